@@ -1,0 +1,5 @@
+import sys
+
+from kwx.cli import main
+
+sys.exit(main())
