@@ -1,0 +1,229 @@
+"""`python -m kwx ledger balances|leaderboard|history|stats|settleup|export [--server ID] [--db PATH] [--json]`
+
+Read-only views of a server's ledger. `--server` defaults to `local` (the terminal's ledger); `--db` to
+`$KWX_DB` or data/kwx.sqlite3. Bad input (no database, unknown server or player) prints one line to stderr
+and exits 2.
+
+JSON shapes (--json):
+    balances     {"hands": n, "balances": [{"player": id, "name": str, "balance": n}, ...]}
+    settleup     {"transfers": [{"from": id, "to": id, "amount": n}, ...]}
+    leaderboard  {"period": p, "leaderboard": [{"rank", "player", "name", "net", "hands"}, ...]}
+    history      {"player": id, "hands": [{hand_id, created_at, outcome, winners, fan, patterns, net, ...}, ...]}
+    stats        {"stats": [{player, name, hands, wins, self_draws, self_draw_rate, deal_ins, ...}, ...]}
+    export       {"entries": [{id, created_at, from_player, to_player, amount, reason, ...}, ...]}  (else CSV)
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sqlite3
+import sys
+import unicodedata
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from kwx.store import PERIODS, Store, StoreError, as_dict, default_db_path
+
+COMMANDS = ("balances", "leaderboard", "history", "stats", "settleup", "export")
+
+
+class UsageError(Exception):
+    """Bad input from the command line: reported in one line, exit code 2."""
+
+
+def add_parser(subparsers: Any) -> None:
+    """Add the `ledger` command (and its sub-commands) to an argparse sub-parsers object."""
+    ledger = subparsers.add_parser("ledger", help="balances, leaderboards, history and stats of a server's ledger",
+                                   description=__doc__.split("\n\n")[1], formatter_class=argparse.RawTextHelpFormatter)
+    _common_options(ledger, None)
+    commands = ledger.add_subparsers(dest="ledger_command", required=True, metavar="COMMAND")
+    helps = {
+        "balances": "every player's balance",
+        "leaderboard": "winnings ranked over a period",
+        "history": "a player's hands, newest first",
+        "stats": "per-player statistics",
+        "settleup": "the fewest cash transfers that square everyone",
+        "export": "the ledger as CSV",
+    }
+    parsers = {name: commands.add_parser(name, help=text, description=text) for name, text in helps.items()}
+    for parser in parsers.values():
+        _common_options(parser, argparse.SUPPRESS)  # also accepted after the sub-command
+    parsers["leaderboard"].add_argument("--period", choices=PERIODS, default="all", help="all (default), month, week")
+    parsers["leaderboard"].add_argument("--limit", type=int, default=None, help="show the top N only")
+    parsers["history"].add_argument("--player", required=True, help="player id")
+    parsers["history"].add_argument("--limit", type=int, default=20, help="hands per page (default 20)")
+    parsers["history"].add_argument("--offset", type=int, default=0, help="skip this many newest hands")
+    parsers["stats"].add_argument("--player", default=None, help="one player id (default: everyone)")
+    parsers["export"].add_argument("--out", default=None, help="write to this file instead of stdout")
+    ledger.set_defaults(func=run)
+
+
+def _common_options(parser: argparse.ArgumentParser, default: Any) -> None:
+    parser.add_argument("--server", default="local" if default is None else default,
+                        help="server (guild) id; default: local")
+    parser.add_argument("--db", default=default, help="database file; default: $KWX_DB or data/kwx.sqlite3")
+    parser.add_argument("--json", action="store_true", default=False if default is None else default,
+                        help="print JSON")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run a parsed `ledger` command; return the exit code."""
+    try:
+        return asyncio.run(_run(args))
+    except (UsageError, StoreError, sqlite3.Error, OSError, ValueError) as exc:
+        print(f"kwx ledger: {exc}", file=sys.stderr)
+        return 2
+
+
+async def _run(args: argparse.Namespace) -> int:
+    command = getattr(args, "ledger_command", None)
+    if command not in COMMANDS:
+        raise UsageError(f"choose a command: {', '.join(COMMANDS)}")
+    path = Path(args.db) if getattr(args, "db", None) else default_db_path()
+    if not path.is_file():
+        raise UsageError(f"no ledger database at {path}")
+    server = getattr(args, "server", None) or "local"
+    as_json = bool(getattr(args, "json", False))
+    async with await Store.open(path) as store:
+        if not await store.has_guild(server):
+            raise UsageError(f"unknown server {server!r} in {path}")
+        player = getattr(args, "player", None)
+        if player is not None and not await store.has_player(server, player):
+            raise UsageError(f"unknown player {player!r} on server {server!r}")
+        output = await _COMMANDS[command](store, server, args, as_json)
+    if output is not None:
+        print(output)
+    return 0
+
+
+# ---------------------------------------------------------------------------------------------- commands
+
+
+async def _balances(store: Store, server: str, args: argparse.Namespace, as_json: bool) -> str:
+    sheet = await store.balances(server)
+    if as_json:
+        return _dumps({"hands": sheet.hands, "balances": [
+            {"player": row.player, "name": row.name, "balance": row.balance} for row in sheet.rows]})
+    rows = [[row.name, row.player, _money(row.balance), str(row.hands)] for row in sheet.rows]
+    return f"Server {server}: {sheet.hands} hands\n" + _table(["Name", "Player", "Balance", "Hands"], rows, "llrr")
+
+
+async def _leaderboard(store: Store, server: str, args: argparse.Namespace, as_json: bool) -> str:
+    board = await store.leaderboard(server, args.period, limit=args.limit)
+    if as_json:
+        return _dumps({"period": args.period, "leaderboard": [as_dict(row) for row in board]})
+    title = {"all": "all time", "month": "this month (UTC)", "week": "this week (UTC)"}[args.period]
+    if not board:
+        return f"Leaderboard, {title}: no hands yet."
+    rows = [[str(r.rank), r.name, _money(r.net), str(r.hands)] for r in board]
+    return f"Leaderboard, {title}\n" + _table(["#", "Name", "Net", "Hands"], rows, "rlrr")
+
+
+async def _history(store: Store, server: str, args: argparse.Namespace, as_json: bool) -> str:
+    hands = await store.history(server, args.player, limit=args.limit, offset=args.offset)
+    if as_json:
+        return _dumps({"player": args.player, "hands": [as_dict(hand) for hand in hands]})
+    if not hands:
+        return "No hands."
+    names: dict[str, str] = {}
+    for hand in hands:
+        for winner in hand.winners:
+            if winner not in names:
+                names[winner] = await store.player_name(server, winner) or winner
+    rows = []
+    for h in hands:
+        where = f"table {h.table_id} #{h.hand_no}" if h.table_id is not None else f"manual #{h.hand_no}"
+        winners = ", ".join(f"{names[w]} {h.fan.get(w, 0)}番" for w in h.winners) or "—"
+        patterns = "; ".join(" ".join(_pattern_name(p) for p in h.patterns.get(w, [])) for w in h.winners)
+        role = "self-draw" if h.self_draw else "won" if h.won else "dealt in" if h.dealt_in else ""
+        outcome = h.outcome + (" (reversed)" if h.reversed else "")
+        rows.append([str(h.hand_id), h.created_at.strftime("%Y-%m-%d %H:%M"), where, outcome, winners,
+                     patterns, role, _money(h.net)])
+    name = await store.player_name(server, args.player) or args.player
+    return f"Hands of {name}\n" + _table(
+        ["Hand", "When (UTC)", "Table", "Outcome", "Winners", "Patterns", "You", "Net"], rows, "rlllllll")
+
+
+async def _stats(store: Store, server: str, args: argparse.Namespace, as_json: bool) -> str:
+    stats = [await store.player_stats(server, args.player)] if args.player else await store.stats(server)
+    if as_json:
+        return _dumps({"stats": [as_dict(s) for s in stats]})
+    if not stats:
+        return "No hands."
+    rows = [[s.name, str(s.hands), f"{s.wins} ({s.win_rate:.0%})", f"{s.self_draws} ({s.self_draw_rate:.0%})",
+             f"{s.deal_ins} ({s.deal_in_rate:.0%})", f"{s.avg_fan:.1f}", str(s.max_fan),
+             f"{s.liangdao} ({s.liangdao_win_rate:.0%} won)", _money(s.net)] for s in stats]
+    return _table(["Name", "Hands", "Wins", "Self-draws", "Deal-ins", "Avg fan", "Max fan", "亮倒", "Net"],
+                  rows, "lrrrrrrrr")
+
+
+async def _settleup(store: Store, server: str, args: argparse.Namespace, as_json: bool) -> str:
+    transfers = await store.settle_up(server)
+    if as_json:
+        return _dumps({"transfers": [t.to_json() for t in transfers]})
+    if not transfers:
+        return "Everyone is square."
+    names = {row.player: row.name for row in (await store.balances(server)).rows}
+    rows = [[names.get(t.from_player, t.from_player), names.get(t.to_player, t.to_player), str(t.amount)]
+            for t in transfers]
+    return _table(["Pays", "To", "Amount"], rows, "llr")
+
+
+async def _export(store: Store, server: str, args: argparse.Namespace, as_json: bool) -> str | None:
+    out = open(args.out, "w", newline="", encoding="utf-8") if args.out else sys.stdout  # noqa: SIM115
+    try:
+        if as_json:
+            entries = [as_dict(entry) async for entry in store.iter_entries(server)]
+            out.write(_dumps({"entries": entries}) + "\n")
+            count = len(entries)
+        else:
+            count = await store.export_csv(server, out)
+    finally:
+        if out is not sys.stdout:
+            out.close()
+    if args.out:
+        print(f"wrote {count} entries to {args.out}", file=sys.stderr)
+    return None
+
+
+_COMMANDS = {"balances": _balances, "leaderboard": _leaderboard, "history": _history, "stats": _stats,
+             "settleup": _settleup, "export": _export}
+
+
+# ---------------------------------------------------------------------------------------------- formatting
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _money(amount: int) -> str:
+    return f"{amount:+d}" if amount else "0"
+
+
+def _pattern_name(pattern: Any) -> str:
+    if isinstance(pattern, dict):
+        return str(pattern.get("id", pattern))
+    return str(pattern)
+
+
+def _width(text: str) -> int:
+    """Terminal columns: CJK characters take two."""
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
+def _table(headers: Sequence[str], rows: Sequence[Sequence[str]], align: str) -> str:
+    widths = [max(_width(cell) for cell in column) for column in zip(headers, *rows)]
+
+    def line(cells: Sequence[str]) -> str:
+        padded = []
+        for cell, width, how in zip(cells, widths, align):
+            gap = " " * (width - _width(cell))
+            padded.append(gap + cell if how == "r" else cell + gap)
+        return "  ".join(padded).rstrip()
+
+    rule = "  ".join("-" * width for width in widths)
+    return "\n".join([line(headers), rule, *(line(row) for row in rows)])

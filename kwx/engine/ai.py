@@ -1,0 +1,228 @@
+"""AI players: pure policies from what one seat can see to one of its legal actions.
+
+`simple`   reduces shanten, claims what does not slow it down, never declares 亮倒. Fast.
+`standard` also counts the tiles still unseen (ukeire: how many live tiles improve the hand), leans to
+           清一色 / 碰碰胡 / 七对 when they are cheap, declares 亮倒 when its waits are live, and never feeds a
+           亮倒 player's waits unless it has no other tile (feeding a declared hand is 包胡: double pay).
+Both are deterministic: ties break by tile order, so a seeded simulation replays exactly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from kwx.engine.analysis import Meld, shanten, waits
+from kwx.engine.rules import STANDARD, RuleSet
+from kwx.engine.tiles import NUM_KINDS
+
+AI_LEVELS = ("simple", "standard")
+
+
+@dataclass
+class Observation:
+    """Everything one seat may know when it must act (nothing of another seat's concealed hand)."""
+
+    seat: int
+    legal: Sequence  # the seat's legal actions (objects with .verb and .tile)
+    counts: list[int]  # own concealed tiles, the drawn tile included
+    melds: Sequence[Meld] = ()
+    visible: list[int] = field(default_factory=lambda: [0] * NUM_KINDS)  # tiles seen anywhere, own hand included
+    liangdao_waits: dict[int, Sequence[int]] = field(default_factory=dict)  # other declared seats → their waits
+    declared: bool = False  # this seat has declared 亮倒
+    wall_remaining: int = 84
+    claim_tile: int | None = None  # the discard (or kong tile) under claim, if this is a claim window
+    rules: RuleSet = STANDARD
+
+
+def choose(obs: Observation, level: str = "standard"):
+    """The action this AI level takes; always one of obs.legal."""
+    if level == "simple":
+        return _choose_simple(obs)
+    if level == "standard":
+        return _choose_standard(obs)
+    raise ValueError(f"unknown AI level {level!r}: choose one of {', '.join(AI_LEVELS)}")
+
+
+# -- shared helpers ----------------------------------------------------------------------------------
+def _by_verb(legal: Sequence) -> dict[str, list]:
+    out: dict[str, list] = {}
+    for a in legal:
+        out.setdefault(a.verb, []).append(a)
+    return out
+
+
+def _shanten_without(counts: list[int], tile: int, n_melds: int) -> int:
+    counts[tile] -= 1
+    s = shanten(counts, n_melds)
+    counts[tile] += 1
+    return s
+
+
+def _isolation(counts: Sequence[int], t: int) -> int:
+    """Higher = more useless: dragons alone, then suit tiles with no neighbours, terminals before middles."""
+    if t >= 18:
+        return 6 if counts[t] == 1 else 0
+    r = t % 9
+    near = 0
+    for d in (-2, -1, 1, 2):
+        if 0 <= r + d <= 8:
+            near += counts[t + d]
+    score = 4 - min(near, 4) + (counts[t] == 1)
+    return score + (1 if r in (0, 8) else 0)
+
+
+def _kong_keeps_pace(obs: Observation, tile: int, removed: int) -> bool:
+    """A kong is worth its money when it does not leave the hand further from ready."""
+    counts = obs.counts
+    n = len(obs.melds)
+    before = shanten(counts, n)
+    counts[tile] -= removed
+    after = shanten(counts, n + 1)
+    counts[tile] += removed
+    return after <= before
+
+
+def _pung_improves(obs: Observation, tile: int) -> bool:
+    """After a pung we must discard, so the best discard after it decides."""
+    counts = obs.counts
+    n = len(obs.melds)
+    before = shanten(counts, n)
+    counts[tile] -= 2
+    after = min(_shanten_without(counts, t, n + 1) for t in range(NUM_KINDS) if counts[t])
+    counts[tile] += 2
+    return after < before
+
+
+# -- simple ------------------------------------------------------------------------------------------
+def _choose_simple(obs: Observation):
+    acts = _by_verb(obs.legal)
+    if "hu" in acts:
+        return acts["hu"][0]
+    for g in acts.get("gang", ()):
+        tile = obs.claim_tile if obs.claim_tile is not None else g.tile
+        removed = 3 if obs.claim_tile is not None else (4 if obs.counts[tile] == 4 else 1)
+        if removed == 1 or _kong_keeps_pace(obs, tile, removed):
+            return g
+    if "peng" in acts and _pung_improves(obs, obs.claim_tile):
+        return acts["peng"][0]
+    discards = acts.get("discard")
+    if discards:
+        n = len(obs.melds)
+        counts = obs.counts
+        best = None
+        for a in discards:
+            key = (_shanten_without(counts, a.tile, n), -_isolation(counts, a.tile), a.tile)
+            if best is None or key < best[0]:
+                best = (key, a)
+        return best[1]
+    if "pass" in acts:
+        return acts["pass"][0]
+    return obs.legal[0]
+
+
+# -- standard ----------------------------------------------------------------------------------------
+def _unseen(obs: Observation, t: int) -> int:
+    return max(0, 4 - obs.visible[t])
+
+
+def _ukeire(obs: Observation, counts: list[int], n_melds: int, current: int) -> int:
+    """Live tiles that bring the hand (13 − 3n tiles) closer to ready than `current`."""
+    total = 0
+    for u in range(NUM_KINDS):
+        left = _unseen(obs, u)
+        if not left or counts[u] >= 4:
+            continue
+        if u < 18:  # only tiles near something in the hand can help a suit
+            r = u % 9
+            base = u - r
+            if not any(counts[base + x] for x in range(max(0, r - 2), min(8, r + 2) + 1)):
+                continue
+        elif not counts[u]:
+            continue
+        counts[u] += 1
+        if shanten(counts, n_melds) < current:
+            total += left
+        counts[u] -= 1
+    return total
+
+
+def _pattern_lean(counts: Sequence[int], melds: Sequence[Meld], t: int) -> int:
+    """Bonus for discarding `t` when a big pattern is within reach: 清一色 (drop the minority suit and
+    dragons), 七对/碰碰胡 (keep pairs)."""
+    suit_tiles = [sum(counts[0:9]) + sum(3 for m in melds if m.tile < 9),
+                  sum(counts[9:18]) + sum(3 for m in melds if 9 <= m.tile < 18)]
+    total = sum(counts) + 3 * len(melds)
+    bonus = 0
+    main = 0 if suit_tiles[0] >= suit_tiles[1] else 1
+    if suit_tiles[main] >= total - 4:  # 清一色 is cheap: at most four strays
+        tile_suit = 0 if t < 9 else 1 if t < 18 else 2
+        if tile_suit != main:
+            bonus += 3
+    pairs = sum(1 for c in counts if c >= 2)
+    if not melds and pairs >= 5 and counts[t] == 1:
+        bonus += 2  # 七对 within reach: singles go first
+    return bonus
+
+
+def _danger(obs: Observation, t: int) -> int:
+    """How many declared 亮倒 hands this tile would feed."""
+    return sum(1 for w in obs.liangdao_waits.values() if t in w)
+
+
+def _choose_standard(obs: Observation):
+    acts = _by_verb(obs.legal)
+    if "hu" in acts:
+        return acts["hu"][0]
+    counts = obs.counts
+    n = len(obs.melds)
+    if obs.claim_tile is not None:  # a claim window on someone's discard
+        for g in acts.get("gang", ()):
+            if obs.declared or _kong_keeps_pace(obs, obs.claim_tile, 3):
+                return g
+        if "peng" in acts and not obs.liangdao_waits and _pung_improves(obs, obs.claim_tile):
+            return acts["peng"][0]
+        return acts.get("pass", obs.legal)[0]
+    for g in acts.get("gang", ()):
+        removed = 4 if counts[g.tile] == 4 else 1
+        if obs.declared or removed == 1 or _kong_keeps_pace(obs, g.tile, removed):
+            return g
+    discard_like = acts.get("discard", []) + acts.get("liangdao", [])
+    if not discard_like:
+        return acts.get("pass", obs.legal)[0]
+    tiles = sorted({a.tile for a in discard_like})
+    scored = []
+    for t in tiles:
+        s = _shanten_without(counts, t, n)
+        scored.append((s, t))
+    best_s = min(s for s, _ in scored)
+    candidates = []
+    for s, t in scored:
+        danger = _danger(obs, t)
+        # Feeding a declared hand costs double (包胡); fold unless every tile is dangerous.
+        rank_s = s + (10 * danger)
+        uke = 0
+        if s == best_s and s <= 3 and not danger:
+            counts[t] -= 1
+            uke = _ukeire(obs, counts, n, s)
+            counts[t] += 1
+        value = (-rank_s, uke + _pattern_lean(counts, obs.melds, t), _isolation(counts, t), -t)
+        candidates.append((value, t))
+    candidates.sort(reverse=True)
+    chosen = candidates[0][1]
+    liangdao = [a for a in acts.get("liangdao", ()) if a.tile == chosen]
+    if liangdao and _worth_declaring(obs, chosen):
+        return liangdao[0]
+    for a in acts.get("discard", ()):
+        if a.tile == chosen:
+            return a
+    return liangdao[0] if liangdao else discard_like[0]
+
+
+def _worth_declaring(obs: Observation, discard: int) -> bool:
+    counts = obs.counts
+    counts[discard] -= 1
+    ws = waits(counts, obs.melds)
+    counts[discard] += 1
+    live = sum(_unseen(obs, w) for w in ws)
+    return live >= 3 or (live >= 2 and obs.wall_remaining >= 20)

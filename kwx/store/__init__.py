@@ -1,0 +1,86 @@
+"""kwx.store — SQLite persistence: tables and their event log, the per-server ledger, and its queries.
+
+    store = await Store.open()            # $KWX_DB or data/kwx.sqlite3; WAL, foreign keys, migrations applied
+    ...
+    await store.close()                    # or: async with await Store.open(path) as store: ...
+
+Ids: guild (server) and player ids are `str` ("local" is the terminal's guild; players like "local:you",
+"ai:standard:1" or a Discord snowflake as text). Money is `int`. Times are aware UTC datetimes; every write takes
+an optional `at=` (default: the store's clock, `Store.open(path, clock=...)`).
+
+Tables and events (crash recovery; kwx.store.events)
+    create_table(guild, *, rules, seed, seats, channel=None, options=None, at=None) -> int
+    get_table(table_id) -> TableRow                       # .seed is secret and hidden from repr()
+    update_table(table_id, *, seats=None, status=None, options=None, rules=…, channel=…, at=None) -> None
+    close_table(table_id) -> None
+    unfinished_tables(guild=None) -> list[TableRow]        # status 'open'
+    append_event(table_id, hand_no, kind, payload=None, *, seq=None, at=None) -> int   # committed on return
+    append_events(table_id, [NewEvent(hand_no, kind, payload, seq=None), ...]) -> list[int]
+    load_events(table_id, *, after_seq=0) -> list[EventRow]  # in seq order
+
+Money (kwx.store.ledger). Every write is one transaction that also updates the summary tables.
+    finish_hand(HandRecord) -> bool       # False when (table_id, hand_no) was already recorded: nothing changes
+    record_manual_hand(HandRecord) -> int # a hand played in person (table_id None, created_by set)
+    hand_id(table_id, hand_no) -> int | None
+    reverse_hand(guild, hand_id, by, why, *, at=None) -> list[int]   # returns its money, drops it from stats
+    reverse_entry(guild, entry_id, by, why, *, at=None) -> int
+    record_settlement(guild, payer, payee, amount, by, note=None, *, at=None) -> int   # cash handed over
+    transfer(guild, from_player, to_player, amount, by, note=None, *, at=None) -> int  # reason 'pay'
+    set_player_name(guild, player_id, name) -> None
+    import_entries(guild, Iterable[LedgerEntry]) -> int   # bulk path (CSV import, benchmarks)
+    rebuild_summaries(guild=None) -> None                 # repair tool: recompute summaries from the ledger
+
+Queries (kwx.store.queries); every one names the guild.
+    balance(guild, player) -> BalanceRow(player, name, balance, hands)
+    balances(guild) -> BalanceSheet(hands, rows: list[BalanceRow])
+    leaderboard(guild, period='all'|'month'|'week', *, now=None, limit=None) -> list[LeaderRow]
+    history(guild, player, *, limit=20, offset=0) -> list[HandHistory]       # newest first
+    player_stats(guild, player) -> PlayerStats;  stats(guild) -> list[PlayerStats]
+    settle_up(guild) -> list[Transfer(from_player, to_player, amount)]      # at most n-1 transfers
+    entries(guild, *, player=None, hand_id=None, limit=50, offset=0) -> list[LedgerEntry]   # newest first
+    iter_entries(guild) -> AsyncIterator[LedgerEntry];  export_csv(guild, out) -> int
+    balance_series(guild, player, *, by='entry'|'day') -> list[(datetime, running balance)]
+    has_guild(guild) / has_player(guild, player) -> bool;  guild_ids() -> list[str];  player_name(guild, player)
+
+Errors: ValueError (bad input: a hand whose money does not add up, a non-int amount, a double reversal),
+NotFound (unknown table/hand/entry in that guild), DuplicateEvent, StoreError (newer schema, bad import).
+"""
+
+from kwx.store.csvio import entries_to_csv, parse_csv
+from kwx.store.db import default_db_path
+from kwx.store.migrations import SCHEMA_VERSION
+from kwx.store.models import (
+    LEDGER_REASONS,
+    PAY,
+    PERIODS,
+    PLAY_REASONS,
+    SETTLEMENT,
+    BalanceRow,
+    BalanceSheet,
+    DuplicateEvent,
+    EventRow,
+    HandHistory,
+    HandRecord,
+    LeaderRow,
+    LedgerEntry,
+    NewEvent,
+    NotFound,
+    Payment,
+    PlayerStats,
+    SeatResult,
+    StoreError,
+    TableRow,
+    Transfer,
+    as_dict,
+    payments_from_seats,
+)
+from kwx.store.settle import settle_up
+from kwx.store.store import Store
+
+__all__ = [
+    "LEDGER_REASONS", "PAY", "PERIODS", "PLAY_REASONS", "SCHEMA_VERSION", "SETTLEMENT",
+    "BalanceRow", "BalanceSheet", "DuplicateEvent", "EventRow", "HandHistory", "HandRecord", "LeaderRow",
+    "LedgerEntry", "NewEvent", "NotFound", "Payment", "PlayerStats", "SeatResult", "Store", "StoreError",
+    "TableRow", "Transfer", "as_dict", "default_db_path", "entries_to_csv", "parse_csv", "payments_from_seats",
+    "settle_up",
+]

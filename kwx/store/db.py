@@ -1,0 +1,128 @@
+"""The connection: opening (pragmas, migrations), one lock, transactions, JSON and time helpers.
+
+One aiosqlite connection per process, in autocommit mode; every public operation takes `_lock`, and writes run
+inside an explicit `BEGIN IMMEDIATE … COMMIT`, so concurrent coroutines never interleave inside a transaction
+and a crash never leaves half an operation.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+import os
+import sqlite3
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Self
+
+import aiosqlite
+
+from kwx.store.clock import to_text, utcnow
+from kwx.store.migrations import migrate
+
+DEFAULT_DB = Path("data") / "kwx.sqlite3"
+
+
+def default_db_path() -> Path:
+    """`$KWX_DB`, else data/kwx.sqlite3 relative to the current directory."""
+    return Path(os.environ.get("KWX_DB") or DEFAULT_DB)
+
+
+def dump_json(value: Any) -> str:
+    """JSON text of a value. Objects with `to_json()` (RuleSet, engine events) give their own form;
+    dataclasses become objects and datetimes ISO strings."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=_json_default)
+
+
+def _json_default(value: Any) -> Any:
+    if hasattr(value, "to_json"):
+        form = value.to_json()
+        return json.loads(form) if isinstance(form, str) else form
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return dataclasses.asdict(value)
+    if isinstance(value, datetime):
+        return to_text(value)
+    if isinstance(value, set | frozenset):
+        return sorted(value)
+    raise TypeError(f"cannot store a {type(value).__name__} as JSON")
+
+
+def load_json(text: str | None) -> Any:
+    return None if text is None else json.loads(text)
+
+
+class StoreBase:
+    """Connection management shared by the parts of `Store`."""
+
+    def __init__(self, conn: aiosqlite.Connection, path: str, clock: Callable[[], datetime]) -> None:
+        self._db = conn
+        self.path = path
+        self._clock = clock
+        self._lock = asyncio.Lock()
+
+    @classmethod
+    async def open(cls, path: str | os.PathLike[str] | None = None, *,
+                   clock: Callable[[], datetime] | None = None) -> Self:
+        """Open (creating the file and its directory if needed) and migrate to the current schema.
+
+        `path=None` uses `default_db_path()`; ":memory:" works for throwaway use. `clock` returns "now" as an
+        aware datetime (tests pass a fake one); every write also accepts an explicit `at=`.
+        """
+        target = default_db_path() if path is None else Path(path)
+        memory = str(path) == ":memory:"
+        if not memory:
+            target.parent.mkdir(parents=True, exist_ok=True)
+        conn = await aiosqlite.connect(":memory:" if memory else target, isolation_level=None)
+        try:
+            conn.row_factory = sqlite3.Row
+            if not memory:
+                await conn.execute("PRAGMA journal_mode = WAL")
+            await conn.execute("PRAGMA synchronous = NORMAL")  # durable at checkpoints; safe with WAL
+            await conn.execute("PRAGMA foreign_keys = ON")
+            await conn.execute("PRAGMA busy_timeout = 5000")
+            await migrate(conn)
+        except BaseException:
+            await conn.close()
+            raise
+        return cls(conn, ":memory:" if memory else str(target), clock or utcnow)
+
+    async def close(self) -> None:
+        async with self._lock:
+            await self._db.close()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    def _stamp(self, at: datetime | None = None) -> str:
+        return to_text(at if at is not None else self._clock())
+
+    @asynccontextmanager
+    async def _write(self) -> AsyncIterator[aiosqlite.Connection]:
+        """One write transaction; rolled back if the body raises (or is cancelled)."""
+        async with self._lock:
+            await self._db.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._db
+            except BaseException:
+                await self._db.execute("ROLLBACK")
+                raise
+            await self._db.execute("COMMIT")
+
+    @asynccontextmanager
+    async def _read(self) -> AsyncIterator[aiosqlite.Connection]:
+        async with self._lock:
+            yield self._db
+
+    async def _one(self, sql: str, params: Any = ()) -> sqlite3.Row | None:
+        async with self._read() as db, db.execute(sql, params) as cur:
+            return await cur.fetchone()
+
+    async def _all(self, sql: str, params: Any = ()) -> list[sqlite3.Row]:
+        async with self._read() as db, db.execute(sql, params) as cur:
+            return list(await cur.fetchall())

@@ -1,0 +1,149 @@
+"""Tables and their append-only event log, for crash recovery.
+
+The table service writes an event (and commits) before any front end shows its effect; at start-up it lists
+`unfinished_tables()` and replays `load_events(table_id)` to rebuild each open table.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from typing import Any
+
+import aiosqlite
+
+from kwx.store.clock import from_text
+from kwx.store.db import StoreBase, dump_json, load_json
+from kwx.store.models import DuplicateEvent, EventRow, NewEvent, NotFound, TableRow
+
+_UNSET: Any = object()
+
+
+class TablesMixin(StoreBase):
+    async def create_table(self, guild: str, *, rules: Any, seed: str, seats: Sequence[Any],
+                           channel: str | None = None, options: Mapping[str, Any] | None = None,
+                           at: datetime | None = None) -> int:
+        """Persist a new open table; return its id. `rules` and `seats` are stored as JSON (`to_json()` honoured).
+
+        Seats given as mappings with `player_id` and `name` also record the player's display name.
+        """
+        stamp = self._stamp(at)
+        async with self._write() as db:
+            cur = await db.execute(
+                "INSERT INTO tables(guild, channel, rules, seed, seats, status, options, created_at, updated_at)"
+                " VALUES (?, ?, ?, ?, ?, 'open', ?, ?, ?)",
+                (guild, channel, dump_json(rules), str(seed), dump_json(list(seats)), dump_json(dict(options or {})),
+                 stamp, stamp))
+            await db.execute("INSERT INTO guilds(guild) VALUES (?) ON CONFLICT DO NOTHING", (guild,))
+            await _remember_seat_names(db, guild, seats, stamp)
+            assert cur.lastrowid is not None
+            return cur.lastrowid
+
+    async def get_table(self, table_id: int) -> TableRow:
+        row = await self._one("SELECT * FROM tables WHERE id = ?", (table_id,))
+        if row is None:
+            raise NotFound(f"no table {table_id}")
+        return _table_row(row)
+
+    async def update_table(self, table_id: int, *, seats: Sequence[Any] | None = None, status: str | None = None,
+                           options: Mapping[str, Any] | None = None, rules: Any = _UNSET,
+                           channel: str | None = _UNSET, at: datetime | None = None) -> None:
+        """Replace any of seats / status ('open' | 'closed') / options / rules / channel."""
+        changes: dict[str, Any] = {}
+        if seats is not None:
+            changes["seats"] = dump_json(list(seats))
+        if status is not None:
+            if status not in ("open", "closed"):
+                raise ValueError(f"table status must be 'open' or 'closed', not {status!r}")
+            changes["status"] = status
+        if options is not None:
+            changes["options"] = dump_json(dict(options))
+        if rules is not _UNSET:
+            changes["rules"] = dump_json(rules)
+        if channel is not _UNSET:
+            changes["channel"] = channel
+        stamp = self._stamp(at)
+        changes["updated_at"] = stamp
+        assignments = ", ".join(f"{column} = ?" for column in changes)
+        async with self._write() as db:
+            cur = await db.execute(f"UPDATE tables SET {assignments} WHERE id = ? RETURNING guild",
+                                   (*changes.values(), table_id))
+            row = await cur.fetchone()
+            await cur.close()
+            if row is None:
+                raise NotFound(f"no table {table_id}")
+            if seats is not None:
+                await _remember_seat_names(db, row["guild"], seats, stamp)
+
+    async def close_table(self, table_id: int, *, at: datetime | None = None) -> None:
+        await self.update_table(table_id, status="closed", at=at)
+
+    async def unfinished_tables(self, guild: str | None = None) -> list[TableRow]:
+        """Open tables (all guilds, or one), oldest first."""
+        if guild is None:
+            rows = await self._all("SELECT * FROM tables WHERE status = 'open' ORDER BY id")
+        else:
+            rows = await self._all("SELECT * FROM tables WHERE status = 'open' AND guild = ? ORDER BY id", (guild,))
+        return [_table_row(row) for row in rows]
+
+    async def append_event(self, table_id: int, hand_no: int, kind: str, payload: Any = None, *,
+                           seq: int | None = None, at: datetime | None = None) -> int:
+        """Append one event and commit before returning its seq (`seq=None`: the next number, from 1).
+
+        Raises DuplicateEvent when `seq` is taken, NotFound for an unknown table.
+        """
+        (number,) = await self.append_events(table_id, [NewEvent(hand_no, kind, payload, seq)], at=at)
+        return number
+
+    async def append_events(self, table_id: int, events: Sequence[NewEvent], *,
+                            at: datetime | None = None) -> list[int]:
+        """Append several events in one transaction (all or none); return their seqs."""
+        stamp = self._stamp(at)
+        rows = [(e.seq, e.hand_no, e.kind, dump_json(e.payload)) for e in events]
+        numbers: list[int] = []
+        async with self._write() as db:
+            async with db.execute("SELECT COALESCE(MAX(seq), 0) FROM events WHERE table_id = ?", (table_id,)) as cur:
+                last = (await cur.fetchone())[0]
+            for seq, hand_no, kind, payload in rows:
+                number = last + 1 if seq is None else seq
+                try:
+                    await db.execute(
+                        "INSERT INTO events(table_id, seq, hand_no, kind, payload, created_at) VALUES (?,?,?,?,?,?)",
+                        (table_id, number, hand_no, kind, payload, stamp))
+                except sqlite3.IntegrityError as exc:
+                    if "FOREIGN KEY" in str(exc):
+                        raise NotFound(f"no table {table_id}") from None
+                    raise DuplicateEvent(f"table {table_id} already has event {number}") from None
+                last = max(last, number)
+                numbers.append(number)
+        return numbers
+
+    async def load_events(self, table_id: int, *, after_seq: int = 0) -> list[EventRow]:
+        """The table's events with seq > after_seq, in seq order."""
+        rows = await self._all(
+            "SELECT * FROM events WHERE table_id = ? AND seq > ? ORDER BY seq", (table_id, after_seq))
+        return [EventRow(r["table_id"], r["seq"], r["hand_no"], r["kind"], load_json(r["payload"]),
+                         from_text(r["created_at"])) for r in rows]
+
+
+def _table_row(row: sqlite3.Row) -> TableRow:
+    return TableRow(id=row["id"], guild=row["guild"], channel=row["channel"], rules=load_json(row["rules"]),
+                    seats=load_json(row["seats"]), status=row["status"], options=load_json(row["options"]),
+                    created_at=from_text(row["created_at"]), updated_at=from_text(row["updated_at"]),
+                    seed=row["seed"])
+
+
+async def _remember_seat_names(db: aiosqlite.Connection, guild: str, seats: Sequence[Any], stamp: str) -> None:
+    names = [(guild, seat["player_id"], seat["name"], stamp) for seat in seats
+             if isinstance(seat, Mapping) and seat.get("player_id") and seat.get("name")]
+    await upsert_names(db, names)
+
+
+async def upsert_names(db: aiosqlite.Connection, rows: list[tuple[str, str, str, str]]) -> None:
+    """Record (guild, player_id, name, stamp) rows as the latest display names."""
+    if rows:
+        await db.executemany(
+            "INSERT INTO players(guild, player_id, name, updated_at) VALUES (?, ?, ?, ?)"
+            " ON CONFLICT(guild, player_id) DO UPDATE SET name = excluded.name, updated_at = excluded.updated_at",
+            rows)

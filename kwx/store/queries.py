@@ -1,0 +1,232 @@
+"""Reading for the front ends: balances, leaderboards, history, statistics, settle-up, export, series.
+
+Every query names a guild: a server sees only its own ledger. Balances and leaderboards read the summary
+tables only (never the ledger), so they stay fast on millions of entries.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime
+from typing import IO, Any, Literal
+
+from kwx.store.clock import from_text, period_days
+from kwx.store.csvio import write_csv
+from kwx.store.db import StoreBase, load_json
+from kwx.store.models import (
+    BalanceRow,
+    BalanceSheet,
+    HandHistory,
+    LeaderRow,
+    LedgerEntry,
+    Period,
+    PlayerStats,
+    Transfer,
+)
+from kwx.store.settle import settle_up
+
+
+class QueriesMixin(StoreBase):
+    # ------------------------------------------------------------------------------------------ guilds/players
+
+    async def has_guild(self, guild: str) -> bool:
+        """Whether the server has any table, hand, ledger entry or named player here."""
+        row = await self._one(
+            "SELECT EXISTS(SELECT 1 FROM guilds WHERE guild = :g) OR EXISTS(SELECT 1 FROM players WHERE guild = :g)",
+            {"g": guild})
+        return bool(row[0])
+
+    async def guild_ids(self) -> list[str]:
+        rows = await self._all("SELECT guild FROM guilds UNION SELECT guild FROM players ORDER BY 1")
+        return [row[0] for row in rows]
+
+    async def player_name(self, guild: str, player: str) -> str | None:
+        row = await self._one("SELECT name FROM players WHERE guild = ? AND player_id = ?", (guild, player))
+        return None if row is None else row["name"]
+
+    async def has_player(self, guild: str, player: str) -> bool:
+        row = await self._one(
+            "SELECT EXISTS(SELECT 1 FROM balances WHERE guild = :g AND player_id = :p)"
+            " OR EXISTS(SELECT 1 FROM players WHERE guild = :g AND player_id = :p)",
+            {"g": guild, "p": player})
+        return bool(row[0])
+
+    # ------------------------------------------------------------------------------------------ balances
+
+    async def balance(self, guild: str, player: str) -> BalanceRow:
+        """One player's balance and hands played (zeros for a player with no history)."""
+        row = await self._one(
+            "SELECT b.balance, b.hands, p.name FROM (SELECT ? AS guild, ? AS player_id) k"
+            " LEFT JOIN balances b USING (guild, player_id) LEFT JOIN players p USING (guild, player_id)",
+            (guild, player))
+        assert row is not None
+        return BalanceRow(player, row["name"] or player, row["balance"] or 0, row["hands"] or 0)
+
+    async def balances(self, guild: str) -> BalanceSheet:
+        """Every player's balance in the guild, highest first, and the guild's number of recorded hands."""
+        async with self._read() as db:
+            async with db.execute(
+                "SELECT b.player_id, COALESCE(p.name, b.player_id) AS name, b.balance, b.hands FROM balances b"
+                " LEFT JOIN players p USING (guild, player_id) WHERE b.guild = ?"
+                " ORDER BY b.balance DESC, b.player_id", (guild,)) as cur:
+                rows = await cur.fetchall()
+            async with db.execute("SELECT hands FROM guilds WHERE guild = ?", (guild,)) as cur:
+                total = await cur.fetchone()
+        return BalanceSheet(total["hands"] if total else 0, [BalanceRow(*row) for row in rows])
+
+    async def leaderboard(self, guild: str, period: Period = "all", *, now: datetime | None = None,
+                          limit: int | None = None) -> list[LeaderRow]:
+        """Winnings (hand payments, net of reversals) in the ISO week / calendar month (UTC) holding `now`, or
+        of all time; highest first. Settlements and transfers do not count. Players without hands or
+        winnings in the period are left out."""
+        bounds = period_days(period, now or self._clock())
+        if bounds is None:
+            sql = ("SELECT b.player_id, COALESCE(p.name, b.player_id) AS name, b.net, b.hands FROM balances b"
+                   " LEFT JOIN players p USING (guild, player_id) WHERE b.guild = ? AND (b.net <> 0 OR b.hands > 0)"
+                   " ORDER BY b.net DESC, b.player_id")
+            params: tuple[Any, ...] = (guild,)
+        else:
+            sql = ("SELECT d.player_id, COALESCE(p.name, d.player_id) AS name, SUM(d.net) AS net,"
+                   " SUM(d.hands) AS hands FROM daily_net d LEFT JOIN players p USING (guild, player_id)"
+                   " WHERE d.guild = ? AND d.day >= ? AND d.day < ? GROUP BY d.player_id"
+                   " HAVING SUM(d.net) <> 0 OR SUM(d.hands) > 0 ORDER BY net DESC, d.player_id")
+            params = (guild, *bounds)
+        if limit is not None:
+            sql += " LIMIT ?"
+            params += (limit,)
+        rows = await self._all(sql, params)
+        board: list[LeaderRow] = []
+        for index, (player, name, net, hands) in enumerate(rows):
+            rank = board[-1].rank if board and board[-1].net == net else index + 1
+            board.append(LeaderRow(rank, player, name, net, hands))
+        return board
+
+    async def settle_up(self, guild: str) -> list[Transfer]:
+        """Cash transfers (at most n-1) that bring every balance in the guild to zero; record each one with
+        `record_settlement(guild, payer=t.from_player, payee=t.to_player, amount=t.amount, ...)`."""
+        rows = await self._all("SELECT player_id, balance FROM balances WHERE guild = ? AND balance <> 0", (guild,))
+        return settle_up({row["player_id"]: row["balance"] for row in rows})
+
+    # ------------------------------------------------------------------------------------------ hands
+
+    async def history(self, guild: str, player: str, *, limit: int = 20, offset: int = 0) -> list[HandHistory]:
+        """The player's hands, newest first, `limit` from `offset`."""
+        rows = await self._all(
+            "SELECT h.*, hs.seat, hs.net, hs.won, hs.self_draw, hs.dealt_in, hs.liangdao FROM hand_seats hs"
+            " JOIN hands h ON h.id = hs.hand_id WHERE hs.guild = ? AND hs.player_id = ?"
+            " ORDER BY hs.hand_id DESC LIMIT ? OFFSET ?", (guild, player, limit, offset))
+        return [HandHistory(
+            hand_id=r["id"], table_id=r["table_id"], hand_no=r["hand_no"], created_at=from_text(r["created_at"]),
+            outcome=r["outcome"], dealer=r["dealer"], winners=load_json(r["winners"]), fan=load_json(r["fan"]),
+            patterns=load_json(r["patterns"]), summary=load_json(r["summary"]), seat=r["seat"], net=r["net"],
+            won=bool(r["won"]), self_draw=bool(r["self_draw"]), dealt_in=bool(r["dealt_in"]),
+            liangdao=bool(r["liangdao"]), reversed=r["reversed_at"] is not None) for r in rows]
+
+    async def player_stats(self, guild: str, player: str) -> PlayerStats:
+        """Statistics over the player's hands that were not reversed (all zero without hands)."""
+        rows = await self._stats_rows(guild, player)
+        if rows:
+            return _stats(rows[0])
+        name = await self.player_name(guild, player)
+        return PlayerStats(player, name or player, 0, 0, 0, 0, 0, 0, 0, 0.0, 0, 0.0, 0.0, 0.0, 0.0)
+
+    async def stats(self, guild: str) -> list[PlayerStats]:
+        """Statistics of every player with hands in the guild, most hands first."""
+        rows = await self._stats_rows(guild, None)
+        return sorted((_stats(row) for row in rows), key=lambda s: (-s.hands, s.player))
+
+    async def _stats_rows(self, guild: str, player: str | None) -> list[sqlite3.Row]:
+        where = "hs.guild = ? AND h.reversed_at IS NULL" + ("" if player is None else " AND hs.player_id = ?")
+        params = (guild,) if player is None else (guild, player)
+        return await self._all(
+            "SELECT hs.player_id, COALESCE(p.name, hs.player_id) AS name, COUNT(*) AS hands, SUM(hs.won) AS wins,"
+            " SUM(hs.self_draw) AS self_draws, SUM(hs.dealt_in) AS deal_ins, SUM(hs.liangdao) AS liangdao,"
+            " SUM(hs.liangdao AND hs.won) AS liangdao_wins, COALESCE(MAX(hs.fan), 0) AS max_fan,"
+            " SUM(CASE WHEN hs.won THEN hs.fan ELSE 0 END) AS fan_sum, SUM(hs.net) AS net"
+            " FROM hand_seats hs JOIN hands h ON h.id = hs.hand_id"
+            " LEFT JOIN players p ON p.guild = hs.guild AND p.player_id = hs.player_id"
+            f" WHERE {where} GROUP BY hs.player_id", params)
+
+    # ------------------------------------------------------------------------------------------ ledger
+
+    async def entries(self, guild: str, *, player: str | None = None, hand_id: int | None = None,
+                      limit: int | None = 50, offset: int = 0) -> list[LedgerEntry]:
+        """Ledger entries, newest first, optionally of one player or one hand."""
+        where, params = ["guild = ?"], [guild]
+        if player is not None:
+            where.append("(from_player = ? OR to_player = ?)")
+            params += [player, player]
+        if hand_id is not None:
+            where.append("hand_id = ?")
+            params.append(hand_id)
+        sql = f"SELECT * FROM ledger_entries WHERE {' AND '.join(where)} ORDER BY id DESC LIMIT ? OFFSET ?"
+        rows = await self._all(sql, (*params, -1 if limit is None else limit, offset))
+        return [_entry(row) for row in rows]
+
+    async def iter_entries(self, guild: str, *, batch: int = 5000) -> AsyncIterator[LedgerEntry]:
+        """All of the guild's entries, oldest first, read in batches (other work runs between them)."""
+        last = 0
+        while True:
+            rows = await self._all("SELECT * FROM ledger_entries WHERE guild = ? AND id > ? ORDER BY id LIMIT ?",
+                                   (guild, last, batch))
+            for row in rows:
+                yield _entry(row)
+            if len(rows) < batch:
+                return
+            last = rows[-1]["id"]
+
+    async def export_csv(self, guild: str, out: IO[str]) -> int:
+        """Write the guild's ledger as CSV (see csvio) to `out`; return the number of entries."""
+        count = 0
+        write_csv((), out)  # the header
+        chunk: list[LedgerEntry] = []
+        async for entry in self.iter_entries(guild):
+            chunk.append(entry)
+            if len(chunk) >= 5000:
+                count += write_csv(chunk, out, header=False)
+                chunk = []
+        return count + write_csv(chunk, out, header=False)
+
+    async def balance_series(self, guild: str, player: str, *,
+                             by: Literal["entry", "day"] = "entry") -> list[tuple[datetime, int]]:
+        """The player's running balance: after each ledger entry (its time), or at the end of each day with
+        activity (that day's midnight UTC, read from the per-day summary)."""
+        if by == "day":
+            rows = await self._all("SELECT day, flow FROM daily_net WHERE guild = ? AND player_id = ? AND flow <> 0"
+                                   " ORDER BY day", (guild, player))
+            points = [(datetime.fromisoformat(row["day"]).replace(tzinfo=UTC), row["flow"]) for row in rows]
+        elif by == "entry":
+            rows = await self._all(
+                "SELECT id, created_at, amount AS delta FROM ledger_entries WHERE guild = :g AND to_player = :p"
+                " UNION ALL SELECT id, created_at, -amount FROM ledger_entries WHERE guild = :g AND from_player = :p"
+                " ORDER BY id", {"g": guild, "p": player})
+            points = [(from_text(row["created_at"]), row["delta"]) for row in rows]
+        else:
+            raise ValueError(f"by must be 'entry' or 'day', not {by!r}")
+        running, series = 0, []
+        for moment, delta in points:
+            running += delta
+            series.append((moment, running))
+        return series
+
+
+def _rate(part: int, whole: int) -> float:
+    return part / whole if whole else 0.0
+
+
+def _stats(row: sqlite3.Row) -> PlayerStats:
+    hands, wins, liangdao = row["hands"], row["wins"], row["liangdao"]
+    return PlayerStats(
+        player=row["player_id"], name=row["name"], hands=hands, wins=wins, self_draws=row["self_draws"],
+        deal_ins=row["deal_ins"], liangdao=liangdao, liangdao_wins=row["liangdao_wins"], max_fan=row["max_fan"],
+        avg_fan=_rate(row["fan_sum"], wins), net=row["net"], win_rate=_rate(wins, hands),
+        self_draw_rate=_rate(row["self_draws"], wins), deal_in_rate=_rate(row["deal_ins"], hands),
+        liangdao_win_rate=_rate(row["liangdao_wins"], liangdao))
+
+
+def _entry(row: sqlite3.Row) -> LedgerEntry:
+    return LedgerEntry(id=row["id"], guild=row["guild"], from_player=row["from_player"], to_player=row["to_player"],
+                       amount=row["amount"], reason=row["reason"], created_at=from_text(row["created_at"]),
+                       hand_id=row["hand_id"], created_by=row["created_by"], note=row["note"],
+                       reverses_id=row["reverses_id"])

@@ -1,0 +1,30 @@
+"""The front-end port: what the table service tells a front end, and when.
+
+The terminal table (`kwx/console.py`) and the Discord cogs (`cogs/`) implement `FrontEnd`. The service calls
+these after the action that caused them is durable in the store. Calls may be frequent (every action at an
+AI table); a front end coalesces what it must (Discord edits the board at most about once a second).
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from kwx.table.views import PlayerRef, PrivateView, PublicView, ResultView
+
+
+class FrontEnd(Protocol):
+    async def board_changed(self, view: PublicView) -> None:
+        """The public board of a table changed (lobby, each action, timers)."""
+
+    async def hand_changed(self, player: PlayerRef, view: PrivateView, *, prompt: bool) -> None:
+        """A player's private panel changed. `prompt` is True when the seat must now act (its turn or a claim):
+        a front end notifies the player then (a new DM); otherwise it may update silently."""
+
+    async def liangdao_revealed(self, view: PublicView, seat: int) -> None:
+        """A seat declared 亮倒: its hand and waits are now public (in `view.seats[seat]`)."""
+
+    async def hand_finished(self, result: ResultView, view: PublicView) -> None:
+        """A hand ended: the result, every hand revealed, payments already written to the ledger."""
+
+    async def notice(self, table_id: int, key: str, **fmt: object) -> None:
+        """A short public notice by string-catalog key (a seat timed out and entered 托管, a player left …)."""

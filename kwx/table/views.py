@@ -1,0 +1,137 @@
+"""What the front ends are given to show: plain frozen data built by the service from the engine's state.
+
+The service builds these and is the only place that decides what is hidden: a `PublicView` never holds a
+concealed tile (only 亮倒 reveals and, in a `ResultView`, the end-of-hand reveal); a `PrivateView` holds one
+seat's own tiles and is only ever handed to that seat's player.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from kwx.engine.tiles import Tile
+
+
+@dataclass(frozen=True)
+class PlayerRef:
+    """Who sits in a seat. `player_id` is a Discord user id as text, `local:you`, or `ai:<level>:<n>`."""
+
+    player_id: str
+    name: str
+    ai_level: str | None = None  # None for a human
+
+    @property
+    def is_ai(self) -> bool:
+        return self.ai_level is not None
+
+
+@dataclass(frozen=True)
+class MeldView:
+    kind: str  # pung | kong | ankong (an ankong's tile is public: four tiles face down still show their kind here)
+    tile: Tile
+    from_seat: int | None = None  # whose discard was claimed; None for 暗杠/补杠 from own hand
+
+
+@dataclass(frozen=True)
+class SeatView:
+    seat: int
+    player: PlayerRef
+    score: int  # running net at this table, in points
+    concealed_count: int
+    melds: tuple[MeldView, ...] = ()
+    discards: tuple[Tile, ...] = ()  # in order; tiles claimed by others are left out
+    liangdao: bool = False
+    revealed: tuple[Tile, ...] = ()  # the concealed hand, only once 亮倒 is declared
+    waits: tuple[Tile, ...] = ()  # the 亮倒 waits
+    is_dealer: bool = False
+    autoplay: bool = False  # 托管: the AI plays for an absent human
+    piao: int = 0
+
+
+@dataclass(frozen=True)
+class PublicView:
+    """The board: what everybody at the table (and spectators) may see."""
+
+    table_id: int
+    hand_no: int  # 1-based; 0 in the lobby
+    step: int
+    phase: str  # lobby | turn | claim | finished | closed
+    seats: tuple[SeatView, ...]
+    wall_remaining: int = 0
+    turn_seat: int | None = None  # whose move it is (turn phase) or whose discard is under claim
+    claim_tile: Tile | None = None
+    deadline: float | None = None  # unix time (seconds) when the current wait times out
+    base: int = 1  # points per fan this hand (上楼 included)
+    rules_name: str = "standard"
+    last_events: tuple[dict, ...] = ()  # public JSON of the events since the previous view
+    waiting_player: PlayerRef | None = None  # rotation: the fourth player sitting out
+
+
+@dataclass(frozen=True)
+class ActionChoice:
+    """A legal action offered to a seat, with a label-friendly form."""
+
+    verb: str  # discard | liangdao | gang | peng | hu | pass
+    tile: Tile | None = None
+
+
+@dataclass(frozen=True)
+class PrivateView:
+    """One seat's hand, for that seat's player only."""
+
+    table_id: int
+    hand_no: int
+    step: int
+    seat: int
+    player_id: str
+    concealed: tuple[Tile, ...]  # sorted, the drawn tile excluded
+    drawn: Tile | None
+    melds: tuple[MeldView, ...]
+    choices: tuple[ActionChoice, ...]  # empty when nothing is asked of this seat
+    deadline: float | None = None
+    waits: tuple[Tile, ...] = ()  # when the 13 − 3n tiles are ready
+    discard_waits: dict[Tile, tuple[Tile, ...]] = field(default_factory=dict)  # on a turn: discard → waits after it
+    claim_tile: Tile | None = None
+    liangdao: bool = False
+    autoplay: bool = False
+
+
+@dataclass(frozen=True)
+class PaymentView:
+    from_player: PlayerRef
+    to_player: PlayerRef
+    amount: int
+    reason: str  # engine reason id: hu, baohu, angang, …
+
+
+@dataclass(frozen=True)
+class WinnerView:
+    seat: int
+    player: PlayerRef
+    fan: int
+    patterns: tuple[tuple[str, int], ...]  # (pattern id, multiplier)
+    win_tile: Tile
+    self_draw: bool
+    from_seat: int | None  # the discarder (or the robbed kong's declarer)
+
+
+@dataclass(frozen=True)
+class RevealedHand:
+    seat: int
+    concealed: tuple[Tile, ...]
+    melds: tuple[MeldView, ...]
+
+
+@dataclass(frozen=True)
+class ResultView:
+    """The end of a hand: every hand revealed, the fan breakdown, the payments and the running balances."""
+
+    table_id: int
+    hand_no: int
+    outcome: str  # win | draw
+    winners: tuple[WinnerView, ...]
+    payments: tuple[PaymentView, ...]
+    net: tuple[int, ...]  # per seat, this hand
+    scores: tuple[int, ...]  # per seat, running at this table
+    hands: tuple[RevealedHand, ...]
+    next_dealer: int | None = None

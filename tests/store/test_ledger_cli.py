@@ -1,0 +1,131 @@
+"""`kwx ledger ...`: parsed with the real add_parser, run against a temporary database."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import csv
+import io
+import json
+from datetime import UTC, datetime
+
+import pytest
+from store_helpers import NAMES, make_hand
+
+from kwx.cli import ledger
+from kwx.store import Store
+
+
+def _parse(*argv: str) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="kwx")
+    ledger.add_parser(parser.add_subparsers(dest="command", required=True))
+    return parser.parse_args(["ledger", *argv])
+
+
+def _run(capsys, *argv: str) -> tuple[int, str, str]:
+    code = ledger.run(_parse(*argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture
+def db(tmp_path) -> str:
+    path = tmp_path / "ledger.sqlite3"
+
+    async def build() -> None:
+        async with await Store.open(path, clock=lambda: datetime.now(UTC)) as store:
+            for guild in ("local", "g2"):
+                table = await store.create_table(guild, rules={}, seed="x",
+                                                 seats=[{"player_id": p, "name": NAMES[p]} for p in "abc"])
+                await store.finish_hand(make_hand(table, 1, [("b", "a", 8, "hu"), ("c", "a", 8, "hu")],
+                                                  winners={"a": 8}, self_draw="a", guild=guild))
+                await store.finish_hand(make_hand(table, 2, [("a", "c", 2, "hu")], winners={"c": 2}, guild=guild))
+            await store.transfer("g2", "b", "c", 100, by="b")
+
+    asyncio.run(build())
+    return str(path)
+
+
+def test_balances_json_shape(db, capsys):
+    code, out, _ = _run(capsys, "balances", "--db", db, "--json")
+    assert code == 0
+    assert json.loads(out) == {"hands": 2, "balances": [
+        {"player": "a", "name": "Ann", "balance": 14}, {"player": "c", "name": "Cy", "balance": -6},
+        {"player": "b", "name": "Bob", "balance": -8}]}
+
+
+def test_settleup_json_shape(db, capsys):
+    code, out, _ = _run(capsys, "settleup", "--db", db, "--server", "g2", "--json")
+    assert code == 0
+    assert json.loads(out) == {"transfers": [{"from": "b", "to": "c", "amount": 94},
+                                             {"from": "b", "to": "a", "amount": 14}]}
+
+
+def test_options_may_come_before_the_sub_command(db, capsys):
+    code, out, _ = _run(capsys, "--db", db, "--server", "g2", "--json", "balances")
+    assert code == 0 and json.loads(out)["balances"][0] == {"player": "c", "name": "Cy", "balance": 94}
+
+
+def test_default_db_comes_from_kwx_db(db, capsys, monkeypatch):
+    monkeypatch.setenv("KWX_DB", db)
+    code, out, _ = _run(capsys, "balances", "--json")
+    assert code == 0 and json.loads(out)["hands"] == 2
+
+
+def test_other_json_outputs(db, capsys):
+    _, out, _ = _run(capsys, "leaderboard", "--db", db, "--period", "week", "--json")
+    assert [(r["rank"], r["player"], r["net"]) for r in json.loads(out)["leaderboard"]] == [
+        (1, "a", 14), (2, "c", -6), (3, "b", -8)]
+    _, out, _ = _run(capsys, "history", "--db", db, "--player", "a", "--json")
+    hands = json.loads(out)["hands"]
+    assert [(h["hand_no"], h["net"], h["self_draw"]) for h in hands] == [(2, -2, False), (1, 16, True)]
+    _, out, _ = _run(capsys, "stats", "--db", db, "--player", "a", "--json")
+    (stats,) = json.loads(out)["stats"]
+    assert (stats["hands"], stats["wins"], stats["deal_ins"], stats["self_draw_rate"]) == (2, 1, 1, 1.0)
+
+
+def test_readable_tables(db, capsys):
+    code, out, _ = _run(capsys, "balances", "--db", db)
+    lines = out.splitlines()
+    assert code == 0 and lines[0] == "Server local: 2 hands"
+    assert lines[1].split() == ["Name", "Player", "Balance", "Hands"]
+    assert [line.split()[0] for line in lines[3:]] == ["Ann", "Cy", "Bob"]
+    assert len({len(line) for line in lines[3:]}) == 1  # right-aligned numbers: equal widths
+    _, out, _ = _run(capsys, "settleup", "--db", db)
+    assert [line.split() for line in out.splitlines()] == [
+        ["Pays", "To", "Amount"], ["----", "---", "------"], ["Bob", "Ann", "8"], ["Cy", "Ann", "6"]]
+    for command in (["leaderboard"], ["history", "--player", "b"], ["stats"]):
+        code, out, _ = _run(capsys, *command, "--db", db)
+        assert code == 0 and "Ann" in out
+
+
+def test_export_writes_csv(db, capsys, tmp_path):
+    _, out, _ = _run(capsys, "export", "--db", db, "--server", "g2")
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert [(r["from_player"], r["to_player"], r["amount"], r["reason"]) for r in rows][-1] == ("b", "c", "100", "pay")
+    target = tmp_path / "out.csv"
+    code, _, err = _run(capsys, "export", "--db", db, "--out", str(target))
+    assert code == 0 and "wrote 3 entries" in err and len(target.read_text().splitlines()) == 4
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["balances", "--db", "{tmp}/missing.sqlite3"], "no ledger database"),
+    (["balances", "--db", "{db}", "--server", "nowhere"], "unknown server"),
+    (["history", "--db", "{db}", "--player", "zed"], "unknown player"),
+    (["stats", "--db", "{tmp}/junk.sqlite3"], "not a database"),
+])
+def test_bad_input_is_one_line_and_exit_2(db, capsys, tmp_path, argv, message):
+    (tmp_path / "junk.sqlite3").write_text("this is not sqlite " * 100)
+    argv = [a.format(db=db, tmp=tmp_path) for a in argv]
+    code, out, err = _run(capsys, *argv)
+    assert code == 2 and out == ""
+    assert message in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    assert not (tmp_path / "missing.sqlite3").exists()  # a typo must not create a database
+
+
+def test_the_kwx_dispatcher_runs_ledger(db, capsys):
+    from kwx.cli import main
+
+    assert main(["ledger", "settleup", "--db", db, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == {"transfers": [{"from": "b", "to": "a", "amount": 8},
+                                                                 {"from": "c", "to": "a", "amount": 6}]}

@@ -1,0 +1,80 @@
+"""Opening a database: pragmas, numbered migrations through user_version, default path, append-only ledger."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import aiosqlite
+import pytest
+
+from kwx.store import SCHEMA_VERSION, Store, StoreError
+from kwx.store.migrations import MIGRATIONS, migrate
+
+
+def _pragma(path, name):
+    with sqlite3.connect(path) as conn:
+        return conn.execute(f"PRAGMA {name}").fetchone()[0]
+
+
+async def test_open_creates_the_directory_and_applies_every_migration(tmp_path):
+    path = tmp_path / "deep" / "dir" / "kwx.sqlite3"
+    store = await Store.open(path)
+    async with store._db.execute("PRAGMA foreign_keys") as cur:
+        assert (await cur.fetchone())[0] == 1
+    await store.close()
+    assert path.is_file()
+    assert _pragma(path, "user_version") == SCHEMA_VERSION == len(MIGRATIONS)
+    assert _pragma(path, "journal_mode") == "wal"
+
+
+async def test_reopening_keeps_data_and_version(tmp_path):
+    path = tmp_path / "kwx.sqlite3"
+    async with await Store.open(path) as store:
+        await store.transfer("g", "a", "b", 5, by="a")
+    async with await Store.open(path) as store:  # migrations must not run again (CREATE TABLE would fail)
+        assert (await store.balance("g", "b")).balance == 5
+    assert _pragma(path, "user_version") == SCHEMA_VERSION
+
+
+async def test_migrations_apply_only_the_missing_ones_each_in_a_transaction(tmp_path):
+    path = tmp_path / "m.sqlite3"
+    scripts = ["CREATE TABLE one (x);", "CREATE TABLE two (x);", "CREATE TABLE three (x); SELECT * FROM nowhere;"]
+    async with aiosqlite.connect(path, isolation_level=None) as conn:
+        assert await migrate(conn, scripts[:1]) == 1
+        assert await migrate(conn, scripts[:2]) == 2  # only 'two' is new; 'one' is not created again
+        with pytest.raises(sqlite3.OperationalError):
+            await migrate(conn, scripts)
+    # The broken third migration left nothing behind and the version at 2.
+    assert _pragma(path, "user_version") == 2
+    with sqlite3.connect(path) as conn:
+        tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    assert tables == {"one", "two"}
+
+
+async def test_a_newer_schema_is_refused(tmp_path):
+    path = tmp_path / "new.sqlite3"
+    with sqlite3.connect(path) as conn:
+        conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+    with pytest.raises(StoreError, match="newer"):
+        await Store.open(path)
+
+
+async def test_default_path_is_kwx_db_or_data_dir(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("KWX_DB", raising=False)
+    async with await Store.open() as store:
+        assert store.path == "data/kwx.sqlite3"
+    assert (tmp_path / "data" / "kwx.sqlite3").is_file()
+    monkeypatch.setenv("KWX_DB", str(tmp_path / "elsewhere" / "x.db"))
+    async with await Store.open():
+        pass
+    assert (tmp_path / "elsewhere" / "x.db").is_file()
+
+
+async def test_ledger_rows_cannot_be_changed_or_deleted(store):
+    await store.transfer("g", "a", "b", 5, by="a")
+    for sql in ("UPDATE ledger_entries SET amount = 1", "DELETE FROM ledger_entries"):
+        with pytest.raises(sqlite3.IntegrityError, match="append-only"):
+            await store._db.execute(sql)
+    assert (await store.balance("g", "b")).balance == 5
+    assert [e.amount for e in await store.entries("g")] == [5]
