@@ -27,8 +27,8 @@ class PlayerRef:
 
 @dataclass(frozen=True)
 class MeldView:
-    kind: str  # pung | kong | ankong (an ankong's tile is public: four tiles face down still show their kind here)
-    tile: Tile
+    kind: str  # pung | kong | ankong
+    tile: Tile | None  # None for another seat's 暗杠 (face down until the end-of-hand reveal)
     from_seat: int | None = None  # whose discard was claimed; None for 暗杠/补杠 from own hand
 
 

@@ -1,0 +1,1 @@
+"""The Discord front end: cogs (slash commands, buttons), tile emojis, safe wrappers for Discord calls."""

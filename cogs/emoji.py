@@ -1,0 +1,95 @@
+"""Tile emojis as Discord *application* emojis: owned by the bot, usable in every server and DM.
+
+`ensure_tile_emojis(client)` uploads whichever of kwx_1p … kwx_7z and kwx_back are missing (from data/tiles,
+drawn on the fly when a file is missing) and returns tile -> "<:kwx_5p:123…>". Call it once in setup_hook,
+after login (it needs the application id). `TileFormatter` writes tiles with those emojis, or as text (5筒, 中)
+when an emoji is unavailable, so a failed upload only makes the board plainer.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Iterable, Mapping
+
+import discord
+
+from kwx.art import tile_png_bytes
+from kwx.engine.tiles import ALL_TILES, SHORT_CHINESE, Tile
+
+logger = logging.getLogger(__name__)
+
+EMOJI_PREFIX = "kwx_"
+BACK_KEY = -1  # the key of the face-down tile in the emoji map
+BACK_TEXT = "🀫"
+_CUSTOM_EMOJI = re.compile(r"<(?P<animated>a?):(?P<name>\w+):(?P<id>\d+)>")
+
+
+def emoji_name(tile: int) -> str:
+    """kwx_5p, kwx_7z (中), or kwx_back for BACK_KEY."""
+    return f"{EMOJI_PREFIX}back" if tile == BACK_KEY else f"{EMOJI_PREFIX}{Tile(tile).compact}"
+
+
+async def ensure_tile_emojis(client: discord.Client) -> dict[int, str]:
+    """Upload the missing tile emojis; return {tile (and BACK_KEY): '<:kwx_5p:id>'} for those that exist.
+
+    Discord errors are logged, never raised: tiles without an emoji are missing from the result."""
+    try:
+        existing = {e.name: e for e in await client.fetch_application_emojis()}
+    except discord.HTTPException as e:
+        logger.warning("could not list application emojis, tiles will be text: %r", e)
+        return {}
+    result: dict[int, str] = {}
+    for key in (*[int(t) for t in ALL_TILES], BACK_KEY):
+        name = emoji_name(key)
+        emoji = existing.get(name)
+        if emoji is None:
+            try:
+                image = tile_png_bytes(None if key == BACK_KEY else key)
+                emoji = await client.create_application_emoji(name=name, image=image)
+                logger.info("uploaded application emoji %s", name)
+            except discord.HTTPException as e:
+                logger.warning("could not upload emoji %s: %r", name, e)
+                continue
+        result[key] = str(emoji)
+    return result
+
+
+class TileFormatter:
+    """Writes tiles for Discord messages: emojis where known, else short Chinese text."""
+
+    def __init__(
+        self, emojis: Mapping[int, str] | None = None, names: Mapping[Tile, str] = SHORT_CHINESE
+    ) -> None:
+        self.emojis = dict(emojis or {})
+        self.names = names
+
+    @property
+    def has_emojis(self) -> bool:
+        return bool(self.emojis)
+
+    def text(self, tile: int) -> str:
+        """Always text (button labels, logs): 5筒, 中."""
+        return self.names[Tile(tile)]
+
+    def tile(self, tile: int) -> str:
+        return self.emojis.get(int(tile)) or self.text(tile)
+
+    def tiles(self, tiles: Iterable[int], sep: str | None = None) -> str:
+        """A row of tiles. Emojis sit side by side; text tiles are spaced (unless `sep` says otherwise)."""
+        tiles = [int(t) for t in tiles]
+        parts = [self.tile(t) for t in tiles]
+        if sep is None:
+            sep = "" if all(t in self.emojis for t in tiles) else " "
+        return sep.join(parts)
+
+    def back(self, count: int = 1) -> str:
+        """Face-down tiles (an opponent's hand)."""
+        return (self.emojis.get(BACK_KEY) or BACK_TEXT) * count
+
+    def partial_emoji(self, tile: int) -> discord.PartialEmoji | None:
+        """For `discord.ui.Button(emoji=...)`; None when the tile has no emoji (use a text label then)."""
+        found = _CUSTOM_EMOJI.fullmatch(self.emojis.get(int(tile), ""))
+        if found is None:
+            return None
+        return discord.PartialEmoji(name=found["name"], id=int(found["id"]), animated=bool(found["animated"]))

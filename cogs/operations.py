@@ -1,0 +1,178 @@
+"""Every Discord side effect of the bot, behind wrappers that never raise for Discord's answers.
+
+A table must keep running when one send fails: a player closed their DMs, a moderator deleted the board, an
+interaction token expired, Discord had a bad second. Each wrapper here does one API call, logs a failure with
+enough context to find it, and returns None/False instead of raising. Callers decide what a failure means
+(e.g. a refused DM -> tell the player to use the "My hand" button).
+
+Modelled on lexicalunit/spellbot's `operations` module. Only discord.py's own error types and transport
+errors are caught; a bug in our code (TypeError, ValueError from a bad argument) still raises.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
+
+import aiohttp
+import discord
+
+logger = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+# What Discord (or the way to it) may answer with. Forbidden and NotFound are HTTPException subclasses.
+DISCORD_ERRORS = (discord.HTTPException, aiohttp.ClientError, TimeoutError)
+
+CANNOT_DM_CODES = frozenset({50007, 50278})  # cannot send messages to this user / no mutual guilds
+
+
+async def _call(action: Callable[[], Awaitable[T]], what: str, *args: Any) -> T | None:
+    try:
+        return await action()
+    except discord.Forbidden as e:
+        logger.info("discord refused to %s: %s", what % args, e)
+    except discord.NotFound as e:
+        logger.info("discord could not %s, it is gone: %s", what % args, e)
+    except DISCORD_ERRORS as e:
+        logger.warning("discord failed to %s: %r", what % args, e)
+    return None
+
+
+# -- channels and DMs -------------------------------------------------------------------------------------
+async def safe_send_channel(channel: discord.abc.Messageable, **kwargs: Any) -> discord.Message | None:
+    """Post in a channel (or thread). None when the bot may not post there or the channel is gone."""
+    return await _call(lambda: channel.send(**kwargs), "send to channel %s", getattr(channel, "id", channel))
+
+
+async def safe_send_dm(user: discord.abc.User, **kwargs: Any) -> discord.Message | None:
+    """DM a player. None when their DMs are closed (Forbidden 50007) or the send failed for another reason.
+
+    Closed DMs are normal, not an error: they are logged at INFO."""
+    try:
+        return await user.send(**kwargs)
+    except discord.Forbidden as e:
+        if e.code in CANNOT_DM_CODES:
+            logger.info("user %s does not accept DMs: %s", user.id, e)
+        else:
+            logger.warning("discord refused a DM to user %s: %s", user.id, e)
+    except DISCORD_ERRORS as e:
+        logger.warning("discord failed to DM user %s: %r", user.id, e)
+    return None
+
+
+async def safe_edit(
+    message: discord.Message | discord.PartialMessage | discord.InteractionMessage, **kwargs: Any
+) -> discord.Message | None:
+    """Edit a message we sent. None when it was deleted or the edit failed."""
+    return await _call(lambda: message.edit(**kwargs), "edit message %s", message.id)
+
+
+async def safe_delete(message: discord.Message | discord.PartialMessage | discord.InteractionMessage) -> bool:
+    """Delete a message. True when it is gone afterwards (also when it was already gone)."""
+    try:
+        await message.delete()
+        return True
+    except discord.NotFound:
+        return True
+    except DISCORD_ERRORS as e:
+        logger.warning("discord failed to delete message %s: %r", message.id, e)
+        return False
+
+
+async def safe_fetch_message(channel: discord.abc.Messageable, message_id: int) -> discord.Message | None:
+    """Find a message again after a restart (e.g. a table's board)."""
+    return await _call(lambda: channel.fetch_message(message_id), "fetch message %s", message_id)
+
+
+async def safe_fetch_channel(client: discord.Client, channel_id: int) -> Any | None:
+    """A channel from the cache, else from the API."""
+    channel = client.get_channel(channel_id)
+    if channel is not None:
+        return channel
+    return await _call(lambda: client.fetch_channel(channel_id), "fetch channel %s", channel_id)
+
+
+async def safe_fetch_user(client: discord.Client, user_id: int) -> discord.User | None:
+    """A user from the cache, else from the API."""
+    user = client.get_user(user_id)
+    if user is not None:
+        return user
+    return await _call(lambda: client.fetch_user(user_id), "fetch user %s", user_id)
+
+
+# -- interactions ---------------------------------------------------------------------------------------
+async def safe_defer(
+    interaction: discord.Interaction, *, ephemeral: bool = False, thinking: bool = False
+) -> bool:
+    """Acknowledge within Discord's 3 seconds. False when it was already answered or the token expired."""
+    if interaction.response.is_done():
+        return False
+    try:
+        await interaction.response.defer(ephemeral=ephemeral, thinking=thinking)
+        return True
+    except discord.InteractionResponded:
+        return False
+    except DISCORD_ERRORS as e:
+        logger.info("could not defer interaction %s of user %s: %r", interaction.id, interaction.user.id, e)
+        return False
+
+
+async def safe_respond(interaction: discord.Interaction, **kwargs: Any) -> bool:
+    """Answer an interaction: the response if there is none yet, else a followup. Pass ephemeral=True for a
+    private reply (errors, hands). False when Discord did not take it."""
+    try:
+        if interaction.response.is_done():
+            await interaction.followup.send(**kwargs)
+        else:
+            await interaction.response.send_message(**kwargs)
+        return True
+    except discord.InteractionResponded:  # answered concurrently between the check and the call
+        return await safe_followup(interaction, **kwargs) is not None
+    except DISCORD_ERRORS as e:
+        logger.info("could not answer interaction %s of user %s: %r", interaction.id, interaction.user.id, e)
+        return False
+
+
+async def safe_followup(interaction: discord.Interaction, **kwargs: Any) -> discord.WebhookMessage | None:
+    """A followup (after a response or a defer). None when the token expired or nothing was answered."""
+    return await _call(
+        lambda: interaction.followup.send(wait=True, **kwargs),
+        "send followup for interaction %s",
+        interaction.id,
+    )
+
+
+async def safe_update_message(interaction: discord.Interaction, **kwargs: Any) -> bool:
+    """Edit the message whose button was pressed, as the interaction's response (e.g. disable the buttons).
+    Falls back to editing the original response when the interaction was already answered."""
+    try:
+        if interaction.response.is_done():
+            await interaction.edit_original_response(**kwargs)
+        else:
+            await interaction.response.edit_message(**kwargs)
+        return True
+    except discord.InteractionResponded:
+        return await safe_edit_original(interaction, **kwargs) is not None
+    except DISCORD_ERRORS as e:
+        logger.info("could not update the message of interaction %s: %r", interaction.id, e)
+        return False
+
+
+async def safe_original_response(interaction: discord.Interaction) -> discord.InteractionMessage | None:
+    """The message the interaction's response created (or, for a button, the message it sits on)."""
+    return await _call(
+        interaction.original_response, "fetch original response of interaction %s", interaction.id
+    )
+
+
+async def safe_edit_original(
+    interaction: discord.Interaction, **kwargs: Any
+) -> discord.InteractionMessage | None:
+    """Edit the interaction's original response (e.g. fill in a deferred 'thinking' message)."""
+    return await _call(
+        lambda: interaction.edit_original_response(**kwargs),
+        "edit original response of interaction %s",
+        interaction.id,
+    )

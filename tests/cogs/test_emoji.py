@@ -1,0 +1,88 @@
+"""Tile emojis: uploaded once as application emojis, formatted as <:kwx_5p:id>, text when unavailable."""
+
+from __future__ import annotations
+
+import io
+
+import discord
+import pytest
+from PIL import Image
+
+from cogs.emoji import BACK_KEY, BACK_TEXT, TileFormatter, emoji_name, ensure_tile_emojis
+from kwx.art import tile_png_bytes
+from kwx.engine.tiles import ALL_TILES, Tile, parse_tiles
+from tests.cogs.fakes import FakeDiscord, discord_error
+
+
+@pytest.fixture
+async def fake() -> FakeDiscord:
+    f = await FakeDiscord.create()
+    yield f
+    await f.close()
+
+
+def test_emoji_names_follow_compact_notation() -> None:
+    assert [emoji_name(t) for t in (Tile.P5, Tile.S1, Tile.RED, Tile.GREEN, Tile.WHITE)] == [
+        "kwx_5p",
+        "kwx_1s",
+        "kwx_7z",
+        "kwx_6z",
+        "kwx_5z",
+    ]
+    assert emoji_name(BACK_KEY) == "kwx_back"
+
+
+async def test_first_run_uploads_every_tile_and_the_back_with_the_tile_pictures(fake: FakeDiscord) -> None:
+    emojis = await ensure_tile_emojis(fake.client)
+    assert set(emojis) == {int(t) for t in ALL_TILES} | {BACK_KEY}
+    by_name = {e["name"]: int(e["id"]) for e in fake.emojis.values()}
+    assert emojis[Tile.P5] == f"<:kwx_5p:{by_name['kwx_5p']}>"
+    assert emojis[Tile.RED] == f"<:kwx_7z:{by_name['kwx_7z']}>"
+    image = fake.emoji_images[by_name["kwx_5p"]]
+    assert image == tile_png_bytes(Tile.P5)
+    assert Image.open(io.BytesIO(image)).size == (128, 128)
+
+
+async def test_second_run_uploads_nothing_and_returns_the_same_map(fake: FakeDiscord) -> None:
+    first = await ensure_tile_emojis(fake.client)
+    count = len(fake.emojis)
+    assert await ensure_tile_emojis(fake.client) == first
+    assert len(fake.emojis) == count == 22
+
+
+async def test_only_missing_emojis_are_uploaded(fake: FakeDiscord) -> None:
+    await ensure_tile_emojis(fake.client)
+    gone = next(eid for eid, e in fake.emojis.items() if e["name"] == "kwx_9s")
+    kept = {eid for eid in fake.emojis if eid != gone}
+    del fake.emojis[gone]
+    emojis = await ensure_tile_emojis(fake.client)
+    assert kept < set(fake.emojis) and len(fake.emojis) == 22
+    assert str(gone) not in emojis[Tile.S9]
+
+
+async def test_failures_leave_tiles_as_text(fake: FakeDiscord) -> None:
+    fake.inject("GET", "/applications/{application_id}/emojis", discord_error(500, 0, "oops"))
+    assert await ensure_tile_emojis(fake.client) == {}
+    fake.inject("POST", "/applications/{application_id}/emojis", discord_error(400, 30008, "Maximum emojis"))
+    emojis = await ensure_tile_emojis(fake.client)
+    assert Tile.P1 not in emojis and len(emojis) == 21  # the first upload failed, the rest went through
+    fmt = TileFormatter(emojis)
+    assert fmt.tile(Tile.P1) == "1筒" and fmt.tile(Tile.P2).startswith("<:kwx_2p:")
+
+
+def test_formatter_text_fallback() -> None:
+    fmt = TileFormatter()
+    assert not fmt.has_emojis
+    assert fmt.tiles(parse_tiles("5p7s7z6z5z")) == "5筒 7条 中 发 白"
+    assert fmt.back(3) == BACK_TEXT * 3
+    assert fmt.partial_emoji(Tile.P5) is None
+
+
+def test_formatter_with_emojis_puts_them_side_by_side_and_mixes_in_text() -> None:
+    fmt = TileFormatter({int(Tile.P5): "<:kwx_5p:111>", BACK_KEY: "<:kwx_back:999>"})
+    assert fmt.tiles([Tile.P5, Tile.P5]) == "<:kwx_5p:111><:kwx_5p:111>"
+    assert fmt.tiles([Tile.P5, Tile.RED]) == "<:kwx_5p:111> 中"
+    assert fmt.text(Tile.P5) == "5筒"
+    assert fmt.back(2) == "<:kwx_back:999>" * 2
+    emoji = fmt.partial_emoji(Tile.P5)
+    assert isinstance(emoji, discord.PartialEmoji) and (emoji.name, emoji.id) == ("kwx_5p", 111)

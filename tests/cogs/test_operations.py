@@ -1,0 +1,126 @@
+"""The safe wrappers swallow what Discord answers (Forbidden, NotFound, 5xx) and report it as None/False."""
+
+from __future__ import annotations
+
+import logging
+
+import discord
+import pytest
+
+from cogs import operations as ops
+from tests.cogs.fakes import World, discord_error, make_world
+
+
+@pytest.fixture
+async def world() -> World:
+    w = await make_world(names=("alice", "bob", "carol"), closed_dms=("bob",))
+    yield w
+    await w.fake.close()
+
+
+async def test_safe_send_dm_delivers_to_open_dms_and_returns_none_for_closed(world: World, caplog) -> None:
+    alice, bob = world.members[0], world.members[1]
+    msg = await ops.safe_send_dm(alice, content="手牌")
+    assert msg is not None and world.fake.log.dms(alice.id)[0].content == "手牌"
+    with caplog.at_level(logging.INFO, logger="cogs.operations"):
+        assert await ops.safe_send_dm(bob, content="手牌") is None
+    assert world.fake.log.refused(user_id=bob.id)[0].error == 50007
+    assert any("does not accept DMs" in r.message and r.levelno == logging.INFO for r in caplog.records)
+
+
+async def test_safe_send_channel_returns_none_when_the_bot_may_not_post(world: World) -> None:
+    assert await ops.safe_send_channel(world.channel, content="board") is not None
+    world.fake.forbid_channel(world.channel.id)
+    assert await ops.safe_send_channel(world.channel, content="board") is None
+
+
+async def test_server_errors_are_swallowed_too(world: World) -> None:
+    world.fake.inject("POST", "/channels/{channel_id}/messages", discord_error(503, 0, "Service Unavailable"))
+    assert await ops.safe_send_channel(world.channel, content="board") is None
+    assert await ops.safe_send_channel(world.channel, content="board") is not None  # next one goes through
+
+
+async def test_bugs_in_our_arguments_still_raise(world: World) -> None:
+    with pytest.raises(TypeError):
+        await ops.safe_send_channel(
+            world.channel, content="x", embed=discord.Embed(), embeds=[discord.Embed()]
+        )
+
+
+async def test_safe_edit_and_safe_delete_of_a_deleted_message(world: World) -> None:
+    msg = await world.channel.send("board")
+    edited = await ops.safe_edit(msg, content="board 2")
+    assert edited is not None and world.fake.message(msg.id).content == "board 2"
+    world.fake.delete_message(msg.id)
+    assert await ops.safe_edit(msg, content="board 3") is None
+    assert await ops.safe_delete(msg) is True  # already gone counts as gone
+    world.fake.inject(
+        "DELETE", "/channels/{channel_id}/messages/{message_id}", discord_error(403, 50013, "no")
+    )
+    other = await world.channel.send("x")
+    assert await ops.safe_delete(other) is False
+
+
+async def test_safe_fetches(world: World) -> None:
+    msg = await world.channel.send("board")
+    assert (await ops.safe_fetch_message(world.channel, msg.id)).content == "board"
+    world.fake.delete_message(msg.id)
+    assert await ops.safe_fetch_message(world.channel, msg.id) is None
+    assert await ops.safe_fetch_channel(world.fake.client, world.channel.id) is world.channel
+    assert (await ops.safe_fetch_user(world.fake.client, world.members[0].id)).name == "alice"
+    assert await ops.safe_fetch_user(world.fake.client, 424242) is None
+
+
+async def test_safe_defer_answers_once_and_never_raises(world: World) -> None:
+    inter = world.fake.slash_interaction(world.members[0], world.channel, "kwx")
+    assert await ops.safe_defer(inter, ephemeral=True) is True
+    assert await ops.safe_defer(inter) is False
+    assert [r.kind for r in world.fake.log] == ["defer"]
+    late = world.fake.slash_interaction(world.members[0], world.channel, "kwx")
+    world.fake.expire(late)
+    assert await ops.safe_defer(late) is False
+
+
+async def test_safe_respond_uses_the_response_then_followups_and_stays_ephemeral(world: World) -> None:
+    alice = world.members[0]
+    inter = world.fake.slash_interaction(alice, world.channel, "kwx")
+    assert await ops.safe_respond(inter, content="还没轮到你。", ephemeral=True)
+    assert await ops.safe_respond(inter, content="again", ephemeral=True)
+    assert [(r.kind, r.content) for r in world.fake.log.ephemerals(alice.id)] == [
+        ("response", "还没轮到你。"),
+        ("followup", "again"),
+    ]
+    assert world.fake.log.public(world.channel.id) == []
+    world.fake.expire(inter)
+    assert await ops.safe_respond(inter, content="late") is False
+
+
+async def test_safe_followup_before_any_response_is_none(world: World) -> None:
+    inter = world.fake.slash_interaction(world.members[0], world.channel, "kwx")
+    assert await ops.safe_followup(inter, content="x") is None
+    await inter.response.defer()
+    assert (await ops.safe_followup(inter, content="x")).content == "x"
+
+
+async def test_safe_update_message_edits_the_pressed_message(world: World) -> None:
+    view = discord.ui.View(timeout=None)
+    view.add_item(discord.ui.Button(label="碰", custom_id="t:pung"))
+    msg = await world.channel.send("claim?", view=view)
+    inter = world.fake.button_interaction(world.members[0], msg, "t:pung")
+    assert await ops.safe_update_message(inter, content="pung!", view=None)
+    assert world.fake.message(msg.id).content == "pung!" and world.fake.message(msg.id).components == []
+    # answered already: the wrapper edits the original response instead
+    assert await ops.safe_update_message(inter, content="pung!!")
+    assert world.fake.message(msg.id).content == "pung!!"
+
+
+async def test_safe_original_response_and_edit_original(world: World) -> None:
+    inter = world.fake.slash_interaction(world.members[0], world.channel, "kwx")
+    assert await ops.safe_original_response(inter) is None  # nothing sent yet
+    await inter.response.defer(thinking=True)
+    edited = await ops.safe_edit_original(inter, content="ready")
+    assert edited is not None and (await ops.safe_original_response(inter)).content == "ready"
+    other = world.fake.slash_interaction(world.members[0], world.channel, "kwx")
+    await other.response.send_message("hi")
+    world.fake.expire(other)  # (discord.py caches a fetched original response, so use a fresh interaction)
+    assert await ops.safe_original_response(other) is None
