@@ -16,9 +16,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 
-from kwx.engine.tiles import NUM_KINDS, Tile
+from kwx.engine.tiles import ALL_TILES, NUM_KINDS, Tile
 
 SUIT_OFFSETS = (0, 9)
 _RANK_BIT = tuple(1 << (3 * r) for r in range(9))
@@ -38,28 +38,32 @@ def _key_counts(key: int) -> list[int]:
     return [(key >> (3 * r)) & 7 for r in range(9)]
 
 
+_LOW_BITS = sum(1 << (3 * r) for r in range(9))  # bit 0 of every rank's three bits
+
+
 def _fits(key: int) -> bool:
-    """No rank above four copies."""
-    return all(((key >> (3 * r)) & 7) <= 4 for r in range(9))
+    """No rank above four copies (counts up to 7 only: 5, 6 and 7 have bit 2 and another bit set)."""
+    return not ((key >> 2) & (key | (key >> 1)) & _LOW_BITS)
 
 
 def _build_tables() -> tuple[frozenset[int], frozenset[int]]:
     sets_only = {0}
     frontier = {0}
+    shapes = _SEQ_SHAPES + _TRIPLET_SHAPES
     for _ in range(4):
-        nxt = set()
-        for k in frontier:
-            for shape in _SEQ_SHAPES + _TRIPLET_SHAPES:
-                n = k + shape
-                if _fits(n) and n not in sets_only:
-                    nxt.add(n)
+        nxt = {k + shape for k in frontier for shape in shapes}
+        nxt = {n for n in nxt if _fits(n)} - sets_only
         sets_only |= nxt
         frontier = nxt
-    with_pair = {k + p for k in sets_only for p in _PAIR_SHAPES if _fits(k + p)}
+    with_pair = {n for n in (k + p for k in sets_only for p in _PAIR_SHAPES) if _fits(n)}
     return frozenset(sets_only), frozenset(with_pair)
 
 
 _SETS_ONLY, _SETS_AND_PAIR = _build_tables()
+# One lookup per suit in the hot paths: 0 = sets only, 1 = sets and one pair, absent = neither.
+_SUIT_STATUS: dict[int, int] = dict.fromkeys(_SETS_ONLY, 0) | dict.fromkeys(_SETS_AND_PAIR, 1)
+# A dragon count as a group: 0 or 3 is sets only, 2 is the pair, 1 or 4 cannot complete.
+_DRAGON_STATUS = (0, None, 1, 0, None)
 
 
 # -- melds ------------------------------------------------------------------------------------------
@@ -86,24 +90,25 @@ class Meld:
 
 
 # -- win check ---------------------------------------------------------------------------------------
+# The two suit keys are spelled out inline in the hot functions below: a call to suit_key costs as much as
+# the lookup it feeds.
 def is_standard_win(counts: Sequence[int]) -> bool:
     """Sets + one pair over the concealed counts (melds already taken out)."""
-    pairs = 0
-    for o in (0, 9):
-        k = suit_key(counts, o)
-        if k in _SETS_ONLY:
-            continue
-        if k in _SETS_AND_PAIR:
-            pairs += 1
-        else:
-            return False
-    for d in (18, 19, 20):
-        c = counts[d]
-        if c == 2:
-            pairs += 1
-        elif c == 1 or c == 4:
-            return False
-    return pairs == 1
+    c = counts
+    sp = _SUIT_STATUS.get(c[0] | c[1] << 3 | c[2] << 6 | c[3] << 9 | c[4] << 12 | c[5] << 15 | c[6] << 18
+                          | c[7] << 21 | c[8] << 24)
+    if sp is None:
+        return False
+    ss = _SUIT_STATUS.get(c[9] | c[10] << 3 | c[11] << 6 | c[12] << 9 | c[13] << 12 | c[14] << 15
+                          | c[15] << 18 | c[16] << 21 | c[17] << 24)
+    if ss is None:
+        return False
+    d0 = _DRAGON_STATUS[c[18]]
+    d1 = _DRAGON_STATUS[c[19]]
+    d2 = _DRAGON_STATUS[c[20]]
+    if d0 is None or d1 is None or d2 is None:
+        return False
+    return sp + ss + d0 + d1 + d2 == 1
 
 
 def is_seven_pairs(counts: Sequence[int]) -> bool:
@@ -118,9 +123,19 @@ def is_seven_pairs(counts: Sequence[int]) -> bool:
 
 def is_win(counts: Sequence[int], n_melds: int = 0) -> bool:
     """Does this concealed part (14 − 3·n_melds tiles) complete the hand? Fan ≥ min_fan is checked elsewhere."""
-    if is_standard_win(counts):
-        return True
-    return n_melds == 0 and is_seven_pairs(counts)
+    c = counts
+    sp = _SUIT_STATUS.get(c[0] | c[1] << 3 | c[2] << 6 | c[3] << 9 | c[4] << 12 | c[5] << 15 | c[6] << 18
+                          | c[7] << 21 | c[8] << 24)
+    if sp is not None:
+        ss = _SUIT_STATUS.get(c[9] | c[10] << 3 | c[11] << 6 | c[12] << 9 | c[13] << 12 | c[14] << 15
+                              | c[15] << 18 | c[16] << 21 | c[17] << 24)
+        if ss is not None:
+            d0 = _DRAGON_STATUS[c[18]]
+            d1 = _DRAGON_STATUS[c[19]]
+            d2 = _DRAGON_STATUS[c[20]]
+            if d0 is not None and d1 is not None and d2 is not None and sp + ss + d0 + d1 + d2 == 1:
+                return True
+    return n_melds == 0 and is_seven_pairs(c)
 
 
 # -- readings ----------------------------------------------------------------------------------------
@@ -136,7 +151,7 @@ class Reading:
     pairs: tuple[Tile, ...] = ()
 
 
-@lru_cache(maxsize=None)
+@cache
 def _suit_decompositions(key: int) -> tuple[tuple[tuple[int, ...], tuple[int, ...], int], ...]:
     """Every split of one suit shape into sets and at most one pair: (seq ranks, triplet ranks, pair rank|-1)."""
     if key == 0:
@@ -159,33 +174,51 @@ def _suit_decompositions(key: int) -> tuple[tuple[tuple[int, ...], tuple[int, ..
     return tuple(dict.fromkeys(out))
 
 
+# A suit's splits with Tile objects already built: (sequences, triplets, pair or None), keyed by suit key,
+# one dict per suit. Filled on first sight of a shape; only complete shapes (≈ 4k per suit) ever get in.
+SuitSplit = tuple[tuple[Tile, ...], tuple[Tile, ...], "Tile | None"]
+_SPLITS: tuple[dict[int, tuple[SuitSplit, ...]], dict[int, tuple[SuitSplit, ...]]] = ({}, {})
+
+
+def suit_splits(key: int, suit: int) -> tuple[SuitSplit, ...]:
+    """The splits of a complete suit shape (`suit` 0 = 筒, 1 = 条) as Tile tuples; cached per shape."""
+    cache = _SPLITS[suit]
+    found = cache.get(key)
+    if found is None:
+        o = 9 * suit
+        found = cache[key] = tuple(
+            (tuple(ALL_TILES[o + r] for r in seqs), tuple(ALL_TILES[o + r] for r in trips),
+             ALL_TILES[o + pair] if pair >= 0 else None)
+            for seqs, trips, pair in _suit_decompositions(key)
+        )
+    return found
+
+
+def qidui_pairs(counts: Sequence[int]) -> tuple[Tile, ...]:
+    """The pairs of a seven-pairs hand in display order; a four gives two equal entries."""
+    return tuple(ALL_TILES[t] for t in range(NUM_KINDS) for _ in range(counts[t] >> 1))
+
+
 def readings(counts: Sequence[int], n_melds: int = 0) -> list[Reading]:
     """Every reading of a complete concealed part (empty list when it does not win)."""
     out: list[Reading] = []
     if n_melds == 0 and is_seven_pairs(counts):
-        out.append(Reading("qidui", pairs=tuple(Tile(t) for t in range(NUM_KINDS) for _ in range(counts[t] // 2))))
+        out.append(Reading("qidui", pairs=qidui_pairs(counts)))
     if not is_standard_win(counts):
         return out
-    dragon_trips = tuple(Tile(d) for d in (18, 19, 20) if counts[d] == 3)
-    dragon_pair = next((Tile(d) for d in (18, 19, 20) if counts[d] == 2), None)
-    per_suit = []
-    for o in (0, 9):
-        per_suit.append([
-            (tuple(Tile(o + r) for r in seqs), tuple(Tile(o + r) for r in trips), Tile(o + pair) if pair >= 0 else None)
-            for seqs, trips, pair in _suit_decompositions(suit_key(counts, o))
-        ])
-    for seq_p, trip_p, pair_p in per_suit[0]:
-        for seq_s, trip_s, pair_s in per_suit[1]:
+    dragon_trips = tuple(ALL_TILES[d] for d in (18, 19, 20) if counts[d] == 3)
+    dragon_pair = next((ALL_TILES[d] for d in (18, 19, 20) if counts[d] == 2), None)
+    for seq_p, trip_p, pair_p in suit_splits(suit_key(counts, 0), 0):
+        for seq_s, trip_s, pair_s in suit_splits(suit_key(counts, 9), 1):
             present = [x for x in (pair_p, pair_s, dragon_pair) if x is not None]
             if len(present) != 1:
                 continue
-            pair = present[0]
-            out.append(Reading("sets", seq_p + seq_s, trip_p + trip_s + dragon_trips, pair))
+            out.append(Reading("sets", seq_p + seq_s, trip_p + trip_s + dragon_trips, present[0]))
     return out
 
 
 # -- waits -------------------------------------------------------------------------------------------
-@lru_cache(maxsize=None)
+@cache
 def _suit_completions(key: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """Ranks whose addition makes this suit shape (sets only, sets and a pair)."""
     to_sets, to_pair = [], []
@@ -200,55 +233,81 @@ def _suit_completions(key: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
     return tuple(to_sets), tuple(to_pair)
 
 
+# Per suit, key -> (tiles that leave it sets only, tiles that leave it sets + a pair), as tile indices.
+_COMPLETIONS: tuple[dict[int, tuple[tuple[int, ...], tuple[int, ...]]], ...] = ({}, {})
+
+
+def _completions(key: int, suit: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    cache = _COMPLETIONS[suit]
+    found = cache.get(key)
+    if found is None:
+        o = 9 * suit
+        to_sets, to_pair = _suit_completions(key)
+        found = cache[key] = (tuple(o + r for r in to_sets), tuple(o + r for r in to_pair))
+    return found
+
+
 def waits(counts: Sequence[int], melds: Iterable[Meld] = ()) -> list[Tile]:
     """The tiles that complete a waiting hand (13 − 3n concealed tiles), in display order.
 
     A tile of which all four copies are already in this hand (concealed or melded) cannot come and is left out.
     """
-    meld_list = list(melds)
-    used = list(counts)
-    for m in meld_list:
-        used[m.tile] += m.size
-    found: set[int] = set()
-    # Status of each group: 0 sets only, 1 sets + pair, None neither (then it must be the group the tile goes to).
-    keys = (suit_key(counts, 0), suit_key(counts, 9))
-    status = []
-    for k in keys:
-        status.append(0 if k in _SETS_ONLY else 1 if k in _SETS_AND_PAIR else None)
-    dragon_status = []
-    for d in (18, 19, 20):
-        c = counts[d]
-        dragon_status.append(0 if c in (0, 3) else 1 if c == 2 else None)
-    groups = status + dragon_status  # five groups: p, s, 中, 发, 白
-    broken = [i for i, st in enumerate(groups) if st is None]
-    if len(broken) <= 1:
-        for g in range(5):
-            if broken and broken[0] != g:
-                continue
-            others = [st for i, st in enumerate(groups) if i != g]
-            if None in others:
-                continue
-            pairs_elsewhere = sum(others)
-            if pairs_elsewhere > 1:
+    c = counts
+    kp = c[0] | c[1] << 3 | c[2] << 6 | c[3] << 9 | c[4] << 12 | c[5] << 15 | c[6] << 18 | c[7] << 21 | c[8] << 24
+    ks = (c[9] | c[10] << 3 | c[11] << 6 | c[12] << 9 | c[13] << 12 | c[14] << 15 | c[15] << 18 | c[16] << 21
+          | c[17] << 24)
+    # Five groups (筒, 条, 中, 发, 白), each sets only (0), sets + pair (1) or broken (None). The winning tile
+    # joins one group; every other group must already be whole, with one pair among all five at the end.
+    status = (_SUIT_STATUS.get(kp), _SUIT_STATUS.get(ks),
+              _DRAGON_STATUS[c[18]], _DRAGON_STATUS[c[19]], _DRAGON_STATUS[c[20]])
+    found: list[int] = []
+    broken = -1
+    pairs = 0
+    for g in range(5):
+        st = status[g]
+        if st is None:
+            if broken >= 0:
+                break  # two broken groups: one tile cannot mend both
+            broken = g
+        else:
+            pairs += st
+    else:
+        for g in range(5) if broken < 0 else (broken,):
+            st = status[g]
+            elsewhere = pairs - st if st is not None else pairs
+            if elsewhere > 1:
                 continue
             if g < 2:
-                to_sets, to_pair = _suit_completions(keys[g])
-                for r in (to_pair if pairs_elsewhere == 0 else to_sets):
-                    found.add(SUIT_OFFSETS[g] + r)
+                to_sets, to_pair = _completions(kp if g == 0 else ks, g)
+                found.extend(to_pair if elsewhere == 0 else to_sets)
             else:
-                d = 18 + g - 2
-                c = counts[d] + 1
-                if (c == 2 and pairs_elsewhere == 0) or (c == 3 and pairs_elsewhere == 1):
-                    found.add(d)
-    if not meld_list:
-        odd = [t for t in range(NUM_KINDS) if counts[t] & 1]
-        if len(odd) == 1 and sum(counts) == 13:
-            found.add(odd[0])
-    return [Tile(t) for t in sorted(found) if used[t] < 4]
+                n = c[16 + g] + 1
+                if (n == 2 and elsewhere == 0) or (n == 3 and elsewhere == 1):
+                    found.append(16 + g)
+    melds = tuple(melds)
+    if not melds:
+        odd = -1
+        total = 0
+        for t in range(NUM_KINDS):
+            n = c[t]
+            total += n
+            if n & 1:
+                if odd >= 0:
+                    odd = -2
+                    break
+                odd = t
+        if odd >= 0 and total == 13 and odd not in found:
+            found.append(odd)
+            found.sort()
+        return [ALL_TILES[t] for t in found if c[t] < 4]
+    used = list(c)
+    for m in melds:
+        used[m.tile] += 3 if m.kind == "pung" else 4
+    return [ALL_TILES[t] for t in found if used[t] < 4]
 
 
 # -- shanten -----------------------------------------------------------------------------------------
-@lru_cache(maxsize=None)
+@cache
 def _suit_partials(key: int) -> tuple[tuple[int, int, int], ...]:
     """Pareto-best (sets, partial sets, head 0/1) for one suit shape; a partial set is two tiles a tile short
     of a set (a pair, 12, 13 …). Cached per shape."""
@@ -283,22 +342,26 @@ def _suit_partials(key: int) -> tuple[tuple[int, int, int], ...]:
 
 def shanten_standard(counts: Sequence[int], n_melds: int = 0) -> int:
     """Distance to ready for sets + pair: 0 = ready (听牌), −1 = complete."""
+    c = counts
     need = 4 - n_melds
     dm = dt = 0  # dragons: triplets and pairs
-    for d in (18, 19, 20):
-        c = counts[d]
-        if c >= 3:
+    for n in (c[18], c[19], c[20]):
+        if n >= 3:
             dm += 1
-        elif c == 2:
+        elif n == 2:
             dt += 1
+    kp = c[0] | c[1] << 3 | c[2] << 6 | c[3] << 9 | c[4] << 12 | c[5] << 15 | c[6] << 18 | c[7] << 21 | c[8] << 24
+    ks = (c[9] | c[10] << 3 | c[11] << 6 | c[12] << 9 | c[13] << 12 | c[14] << 15 | c[15] << 18 | c[16] << 21
+          | c[17] << 24)
     best = 8
-    for m1, t1, h1 in _suit_partials(suit_key(counts, 0)):
-        for m2, t2, h2 in _suit_partials(suit_key(counts, 9)):
-            if h1 + h2 > 1:
+    parts_s = _suit_partials(ks)
+    for m1, t1, h1 in _suit_partials(kp):
+        for m2, t2, h2 in parts_s:
+            h = h1 + h2
+            if h > 1:
                 continue
             m = m1 + m2 + dm
             t = t1 + t2 + dt
-            h = h1 + h2
             if not h and dt:  # a dragon pair serves as the head
                 h, t = 1, t - 1
             if m > need:

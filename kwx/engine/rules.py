@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
+from functools import cached_property
 from types import MappingProxyType
 from typing import Any
 
@@ -170,6 +171,11 @@ class RuleSet:
         if pattern == "shouzhuayi":
             return self.fan_values.get(pattern, self.shouzhuayi_fan)
         return self.fan_values.get(pattern, PATTERN_FAN[pattern])
+
+    @cached_property
+    def fan_table(self) -> Mapping[str, int]:
+        """Every pattern id's multiplier under these rules, computed once (the fan scorer's hot path)."""
+        return MappingProxyType({p: self.pattern_fan(p) for p in PATTERN_FAN})
 
 
 def _coerce(key: str, value: Any) -> Any:

@@ -115,9 +115,21 @@ _CN_TOKEN = re.compile(
     + r"|[一二三四五六七八九1-9][筒饼餅条條索]"
 )
 _COMPACT_GROUP = re.compile(r"(\d+)([a-zA-Z])")
+# Suit letter -> digit -> tile, for the common case of a valid compact group (both letter cases).
+_COMPACT_DIGITS: dict[str, dict[str, Tile]] = {}
+for _letter, _tiles in (("p", {str(n): Tile(n - 1) for n in range(1, 10)}),
+                        ("s", {str(n): Tile(8 + n) for n in range(1, 10)}),
+                        ("z", {str(d): t for d, t in _DIGIT_DRAGON.items()})):
+    _COMPACT_DIGITS[_letter] = _COMPACT_DIGITS[_letter.upper()] = _tiles
 
 
 def _parse_compact_group(digits: str, suit: str) -> list[Tile]:
+    table = _COMPACT_DIGITS.get(suit)
+    if table is not None:  # fast path: every digit a valid tile of the suit
+        try:
+            return [table[d] for d in digits]
+        except KeyError:
+            pass
     suit_l = suit.lower()
     out: list[Tile] = []
     for d in digits:
@@ -167,7 +179,9 @@ def parse_tiles(text: str, *, check_copies: bool = True) -> list[Tile]:
             end = pos
             while end < n and s[end].isdigit():
                 end += 1
-            raise TileError(f'"{s[pos:end + 1] if end < n else s[pos:end]}" is not a tile: write digits then a suit letter, e.g. 1123p 456s 77z')
+            if end < n and s[end] not in " ,，、\t":
+                end += 1  # show the character that stopped the digits
+            raise TileError(f'"{s[pos:end]}" is not a tile: write digits then a suit letter, e.g. 1123p 456s 77z')
         m = _CN_TOKEN.match(s, pos)
         if m:
             tiles.append(_cn_token_tile(m.group(0)))
@@ -200,6 +214,7 @@ def check_counts(tiles: Iterable[int], extra: Iterable[int] = ()) -> None:
     counts = [0] * NUM_KINDS
     for t in (*tiles, *extra):
         counts[t] += 1
+    for t in range(NUM_KINDS):
         if counts[t] > COPIES:
             raise TileError(f'"{Tile(t).compact}" appears {counts[t]} times: there are only four of each tile')
 

@@ -1,0 +1,172 @@
+"""A table: a sequence of hands (RULES.md §2 dealer succession, §9 rotation, §10 上楼 and 漂).
+
+    table = TableState(rules, first_dealer=0)
+    hand = table.start_hand(seed, piao_picks)      # a HandState; seed None draws a fresh secret one
+    ... play it ...
+    record = table.finish_hand(hand)               # running net, next dealer, 上楼, rotation
+
+Players are numbered 0…n−1 for the whole table; a hand's seats are 0–2 in play order and `seated[seat]` is the
+player in that seat. Without rotation seat = player.
+
+Choices where RULES.md is silent:
+- 上楼: the multiplier from history is 2^k where k counts the hands just ended in a row by 荒庄 or 一炮双响 (a
+  forbid_feeding ending neither climbs nor resets), capped at 2^MAX_SHANGLOU_LEVEL; any other win resets it. A
+  hand whose opening dice match doubles once more, for that hand only.
+- rotation: the winner's seat goes to the waiting player, who deals; the winner waits. After 一炮双响 or any hand
+  without a winner nobody moves, and the dealer follows the usual rule (discarder / draw_dealer).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from kwx.engine.hand import HandResult, HandState
+from kwx.engine.rules import RuleSet
+from kwx.engine.wall import dice_from_seed, new_seed, wall_from_seed
+
+MAX_SHANGLOU_LEVEL = 3  # 上楼 from history stops climbing at × 8
+
+
+@dataclass(frozen=True)
+class HandRecord:
+    """One finished hand as the table saw it (players, not seats)."""
+
+    number: int  # 1, 2, …
+    seed: str
+    dice: tuple[int, int]
+    seated: tuple[int, ...]  # player in each seat
+    dealer: int  # player
+    base: int  # points per fan in that hand
+    result: HandResult
+    net: dict[int, int]  # player -> points won (+) or lost (−) in that hand
+
+    def to_json(self) -> dict[str, Any]:
+        return {"number": self.number, "seed": self.seed, "dice": list(self.dice), "seated": list(self.seated),
+                "dealer": self.dealer, "base": self.base, "result": self.result.to_json(),
+                "net": {str(p): n for p, n in self.net.items()}}
+
+
+class TableState:
+    def __init__(self, rules: RuleSet, first_dealer: int = 0, players: int | None = None) -> None:
+        expected = 4 if rules.rotation else 3
+        if players is None:
+            players = expected
+        if players != expected:
+            raise ValueError(f"{'rotation' if rules.rotation else 'a plain table'} needs {expected} players, "
+                             f"not {players}")
+        if first_dealer not in range(players):
+            raise ValueError(f"the first dealer must be a player 0…{players - 1}")
+        self.rules = rules
+        self.n_players = players
+        # Seats in play order; with rotation the dealer starts in seat 0 and player 3 waits.
+        self.seated: tuple[int, ...] = (0, 1, 2)
+        self.waiting: int | None = None
+        if players == 4:
+            others = [p for p in range(4) if p != first_dealer]
+            self.seated = (first_dealer, others[0], others[1])
+            self.waiting = others[2]
+        self.dealer = first_dealer
+        self.shanglou_level = 0
+        self.net = [0] * players
+        self.history: list[HandRecord] = []
+        self._hands_before = 0  # hands booked before this object was restored from JSON
+        self.current: HandState | None = None
+        self._seed: str | None = None
+        self._dice: tuple[int, int] = (0, 0)
+
+    # -- views -------------------------------------------------------------------------------------------
+    @property
+    def dealer_seat(self) -> int:
+        return self.seated.index(self.dealer)
+
+    @property
+    def hands_played(self) -> int:
+        return self._hands_before + len(self.history)
+
+    def seat_of(self, player: int) -> int | None:
+        return self.seated.index(player) if player in self.seated else None
+
+    def base_multiplier(self, seed: str) -> int:
+        """What the base is multiplied by in the hand dealt from `seed` (上楼; 1 without the option)."""
+        if not self.rules.shanglou:
+            return 1
+        dice = dice_from_seed(seed)
+        return (1 << self.shanglou_level) * (2 if dice[0] == dice[1] else 1)
+
+    # -- the hand cycle ------------------------------------------------------------------------------------
+    def start_hand(self, seed: str | None = None, piao_picks: Sequence[int] | Mapping[int, int] | None = None,
+                   wall: Sequence[int] | None = None) -> HandState:
+        """Deal the next hand. `piao_picks`: 漂 per seat (a sequence of three) or per player (a mapping).
+        `wall` overrides the wall drawn from the seed (scripted hands); the dice still come from the seed."""
+        if self.current is not None and not self.current.finished:
+            raise ValueError("the current hand is still being played")
+        if self.current is not None:
+            raise ValueError("finish_hand the last hand before starting the next")
+        seed = seed if seed is not None else new_seed()
+        if piao_picks is None:
+            picks = (0, 0, 0)
+        elif isinstance(piao_picks, Mapping):
+            picks = tuple(int(piao_picks.get(p, 0)) for p in self.seated)
+        else:
+            picks = tuple(int(p) for p in piao_picks)
+        tiles = wall_from_seed(seed) if wall is None else wall
+        hand = HandState(self.rules, self.dealer_seat, tiles, picks, self.base_multiplier(seed))
+        self.current = hand
+        self._seed = seed
+        self._dice = dice_from_seed(seed)
+        return hand
+
+    def finish_hand(self, hand: HandState) -> HandRecord:
+        """Book a finished hand: running net, next dealer, 上楼, rotation."""
+        if hand is not self.current:
+            raise ValueError("that hand was not started by this table (or is already booked)")
+        result = hand.result
+        if result is None:
+            raise ValueError("the hand is not finished")
+        assert self._seed is not None
+        hand_net = {self.seated[s]: result.net[s] for s in range(3)}
+        for player, amount in hand_net.items():
+            self.net[player] += amount
+        record = HandRecord(self.hands_played + 1, self._seed, self._dice, self.seated, self.dealer, hand.base,
+                            result, hand_net)
+        self.history.append(record)
+
+        if self.rules.shanglou:
+            if result.double_win or result.end == "huangzhuang":
+                self.shanglou_level = min(self.shanglou_level + 1, MAX_SHANGLOU_LEVEL)
+            elif result.outcome == "win":
+                self.shanglou_level = 0
+
+        single_winner = result.outcome == "win" and not result.double_win
+        if self.waiting is not None and single_winner:
+            winner_seat = result.winners[0]
+            winner = self.seated[winner_seat]
+            newcomer = self.waiting
+            seated = list(self.seated)
+            seated[winner_seat] = newcomer
+            self.seated = tuple(seated)
+            self.waiting = winner
+            self.dealer = newcomer
+        else:
+            self.dealer = self.seated[result.next_dealer]
+        self.current = None
+        return record
+
+    # -- persistence ---------------------------------------------------------------------------------------
+    def to_json(self) -> dict[str, Any]:
+        """The table between hands (history excluded: the store keeps it)."""
+        return {"rules": self.rules.to_json(), "players": self.n_players, "seated": list(self.seated),
+                "waiting": self.waiting, "dealer": self.dealer, "shanglou_level": self.shanglou_level,
+                "net": list(self.net), "hands_played": self.hands_played}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> TableState:
+        table = cls(RuleSet.from_json(data["rules"]), int(data["dealer"]), int(data["players"]))
+        table.seated = tuple(int(p) for p in data["seated"])
+        table.waiting = None if data.get("waiting") is None else int(data["waiting"])
+        table.shanglou_level = int(data.get("shanglou_level", 0))
+        table.net = [int(n) for n in data["net"]]
+        table._hands_before = int(data.get("hands_played", 0))
+        return table

@@ -1,0 +1,127 @@
+"""Builders for scripted hands: a wall from the hands you want, and a short way to play actions.
+
+    wall = build_wall("11123p...", "456s...", "789p...", draws="5p 3s", back="7z")
+    hand = deal("...", "...", "...", draws="5p", rules=RuleSet.preset("standard"))
+    play(hand, "0 discard 5p", "1 hu")
+
+The dealer takes the first 14 tiles, the next seat 13, the seat after 13; `draws` are the front draws in
+order after the deal; `back` are the kong replacement draws (and the 买码 tile) in order: the first of them is
+the wall's last tile. Every other position is filled with the tiles left over, in display order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from kwx.engine.actions import Action, Event
+from kwx.engine.hand import HandState
+from kwx.engine.rules import STANDARD, RuleSet
+from kwx.engine.tiles import WALL_SIZE, Tile, full_set, parse_tile, parse_tiles
+from kwx.engine.wall import check_wall, format_sequence
+
+
+def build_wall(dealer: str, second: str, third: str, draws: str = "", back: str = "") -> list[Tile]:
+    """An 84-tile wall dealing these hands (dealer 14, the next seats 13 each) with these draws."""
+    parts = [parse_tiles(dealer, check_copies=False), parse_tiles(second, check_copies=False),
+             parse_tiles(third, check_copies=False)]
+    for name, tiles, size in zip(("dealer", "second", "third"), parts, (14, 13, 13)):
+        if len(tiles) != size:
+            raise ValueError(f"the {name} hand needs {size} tiles, got {len(tiles)}")
+    front = [t for p in parts for t in p] + parse_tiles(draws, check_copies=False)
+    back_tiles = parse_tiles(back, check_copies=False)
+    left = full_set()
+    for t in front + back_tiles:
+        try:
+            left.remove(t)
+        except ValueError:
+            raise ValueError(f"more than four {t} in the scripted wall") from None
+    wall = front + left + back_tiles[::-1]
+    assert len(wall) == WALL_SIZE
+    check_wall(wall)
+    return wall
+
+
+def wall_text(*args: str, **kwargs: str) -> str:
+    """`build_wall` as compact text, for replay JSON."""
+    return format_sequence(build_wall(*args, **kwargs))
+
+
+def deal(dealer_hand: str, second: str, third: str, draws: str = "", back: str = "", *,
+         rules: RuleSet = STANDARD, dealer: int = 0, piao: Sequence[int] = (0, 0, 0),
+         base_multiplier: int = 1) -> HandState:
+    """A HandState from scripted hands; `dealer_hand` goes to seat `dealer`, `second` to dealer+1, …"""
+    return HandState(rules, dealer, build_wall(dealer_hand, second, third, draws, back), piao, base_multiplier)
+
+
+def act(text: str) -> Action:
+    """"0 discard 5p", "1 peng", "2 gang 7z", "1 gang" -> Action."""
+    words = text.split()
+    seat, verb = int(words[0]), words[1]
+    tile = parse_tile(words[2]) if len(words) > 2 else None
+    return Action(seat, verb, tile)
+
+
+def play(hand: HandState, *steps: str) -> list[Event]:
+    """Apply each step; returns all the events they caused."""
+    out: list[Event] = []
+    for step in steps:
+        out.extend(hand.apply(act(step)))
+    return out
+
+
+def kinds(events: Sequence[Event]) -> list[str]:
+    return [e.kind for e in events]
+
+
+def of_kind(events: Sequence[Event], kind: str) -> list[Event]:
+    return [e for e in events if e.kind == kind]
+
+
+def payments_json(hand: HandState) -> list[tuple[int, int, int, str]]:
+    """(from, to, amount, reason) of every payment so far, in order."""
+    return [(p.from_seat, p.to_seat, p.amount, p.reason) for p in hand.payments]
+
+
+def census(hand: HandState) -> list[int]:
+    """How many of each tile kind are in hands, melds, discards and the wall: always four each."""
+    counts = [0] * 21
+    for s in range(3):
+        for t in hand.concealed(s):
+            counts[t] += 1
+        for m in hand.melds(s):
+            counts[m.tile] += m.size
+        for t, claimed in hand.discards(s):
+            if not claimed:  # a claimed discard sits in the claimer's meld, or is the winning tile below
+                counts[t] += 1
+    for t in hand.remaining_wall():
+        counts[t] += 1
+    hu = of_kind(hand.events, "hu")
+    if hu and not hu[0].self_draw:
+        counts[hu[0].tile] += 1
+    return counts
+
+
+def passive(hand: HandState, seat: int) -> Action:
+    """The quietest legal action: pass a claim, else discard the drawn tile, else the first discard offered."""
+    legal = hand.legal_actions(seat)
+    for a in legal:
+        if a.verb == "pass":
+            return a
+    drawn = hand.drawn
+    for a in legal:
+        if a.verb == "discard" and a.tile == drawn:
+            return a
+    for a in legal:
+        if a.verb == "discard":
+            return a
+    return legal[0]
+
+
+def drain(hand: HandState, until=None, limit: int = 500) -> list[Event]:
+    """Play passive actions until the hand is over or `until(hand)` holds; returns the events."""
+    out: list[Event] = []
+    for _ in range(limit):
+        if hand.finished or (until is not None and until(hand)):
+            return out
+        out.extend(hand.apply(passive(hand, min(hand.to_act()))))
+    raise AssertionError("drain did not finish")
