@@ -226,3 +226,45 @@ def _worth_declaring(obs: Observation, discard: int) -> bool:
     counts[discard] += 1
     live = sum(_unseen(obs, w) for w in ws)
     return live >= 3 or (live >= 2 and obs.wall_remaining >= 20)
+
+
+# -- from a hand to what one seat sees ---------------------------------------------------------------------
+def observe(hand, seat: int) -> Observation:
+    """What `seat` knows in `hand` (a HandState): its own tiles, every discard and exposed meld, and the hands
+    of declared 亮倒 seats. Another seat's 暗杠 stays unknown, as it is to a player."""
+    visible = list(hand.counts(seat))
+    for s in range(3):
+        for tile, claimed in hand.discards(s):
+            if not claimed:
+                visible[tile] += 1
+        for m in hand.melds(s):
+            if s == seat or m.kind != "ankong":
+                visible[m.tile] += m.size
+        if s != seat and hand.declared(s):
+            for t, c in enumerate(hand.counts(s)):
+                visible[t] += c
+    pending = hand.pending
+    claim_tile = None
+    if pending is not None and pending[0] != seat:
+        claim_tile = pending[1]
+        visible[claim_tile] += 1
+    return Observation(
+        seat=seat,
+        legal=hand.legal_actions(seat),
+        counts=list(hand.counts(seat)),
+        melds=hand.melds(seat),
+        visible=visible,
+        liangdao_waits={s: hand.liangdao_waits(s) for s in range(3) if s != seat and hand.declared(s)},
+        declared=hand.declared(seat),
+        wall_remaining=hand.wall_remaining,
+        claim_tile=claim_tile,
+        rules=hand.rules,
+    )
+
+
+def decide(hand, seat: int, level: str = "standard"):
+    """The action the AI of `level` takes for `seat` now (one of hand.legal_actions(seat))."""
+    legal = hand.legal_actions(seat)
+    if len(legal) == 1:
+        return legal[0]
+    return choose(observe(hand, seat), level)

@@ -336,6 +336,24 @@ class HandState:
         """The undrawn tiles in draw order. SECRET: for audits and tests, never for players."""
         return self._wall[self._front:self._back]
 
+    def census(self) -> list[int]:
+        """How many of each tile kind are in hands, melds, discards and the wall: four each, always."""
+        counts = [0] * NUM_KINDS
+        for s in range(N_SEATS):
+            for t, c in enumerate(self._counts[s]):
+                counts[t] += c
+            for m in self._melds[s]:
+                counts[m.tile] += m.size
+            for t, claimed in zip(self._discards[s], self._claimed[s]):
+                if not claimed:  # a claimed discard sits in the claimer's meld, or is the winning tile below
+                    counts[t] += 1
+        for t in self.remaining_wall():
+            counts[t] += 1
+        for event in self._events:
+            if isinstance(event, Hu) and not event.self_draw:
+                counts[event.tile] += 1
+        return counts
+
     def to_act(self) -> set[int]:
         """Seats that must answer now."""
         if self._phase == TURN:

@@ -84,21 +84,7 @@ def payments_json(hand: HandState) -> list[tuple[int, int, int, str]]:
 
 def census(hand: HandState) -> list[int]:
     """How many of each tile kind are in hands, melds, discards and the wall: always four each."""
-    counts = [0] * 21
-    for s in range(3):
-        for t in hand.concealed(s):
-            counts[t] += 1
-        for m in hand.melds(s):
-            counts[m.tile] += m.size
-        for t, claimed in hand.discards(s):
-            if not claimed:  # a claimed discard sits in the claimer's meld, or is the winning tile below
-                counts[t] += 1
-    for t in hand.remaining_wall():
-        counts[t] += 1
-    hu = of_kind(hand.events, "hu")
-    if hu and not hu[0].self_draw:
-        counts[hu[0].tile] += 1
-    return counts
+    return hand.census()
 
 
 def passive(hand: HandState, seat: int) -> Action:
