@@ -114,14 +114,14 @@ def rules_for(spec: Any) -> RuleSet:
 # -- the calculation ---------------------------------------------------------------------------------------
 @dataclass(slots=True)
 class Calculation:
-    hand: tuple[Tile, ...]
+    hand: Sequence[Tile]
     win: Tile
     melds: tuple[Meld, ...]
     ctx: WinContext
     rules: RuleSet
     result: FanResult | None  # None: the tiles do not form a complete hand
     min_fan: int  # the smallest fan this win may have (min_fan, or the discard minimum)
-    counts: tuple[int, ...]
+    counts: Sequence[int]  # of the hand before the win
 
     @property
     def self_draw(self) -> bool:
@@ -148,7 +148,8 @@ class Calculation:
         return out
 
 
-_CONTEXTS: dict[tuple[bool, ...], WinContext] = {}
+_PLAIN_DISCARD = WinContext()
+_CONTEXTS: dict[tuple[bool, ...], WinContext] = {(False,) * len(CONTEXT_FLAGS): _PLAIN_DISCARD}
 _WIN_TILES: dict[str, Tile] = {t.compact: t for t in Tile}  # the usual spelling of WIN skips the parser
 
 
@@ -169,16 +170,23 @@ def calculate(hand_text: str, win_text: str, meld_texts: Iterable[str], ctx: Win
             win = parse_tile(win_text)
     except TileError as exc:
         raise InputError(str(exc)) from None
-    melds = parse_melds(meld_texts)
-    check_hand(hand, melds, extra=(win,), what="before the winning tile")
-    check_context(ctx, melds)
+    melds = parse_melds(meld_texts) if meld_texts else ()
     counts = [0] * NUM_KINDS
     for t in hand:
         counts[t] += 1
+    used = counts
+    if melds:
+        used = list(counts)
+        for m in melds:
+            used[m.tile] += m.size
+    if len(hand) != 13 - 3 * len(melds) or used[win] >= 4 or max(used) > 4:
+        check_hand(hand, melds, extra=(win,), what="before the winning tile")  # raises with the reason
+    if ctx.kong_draw or ctx.after_kong or ctx.rob_kong:
+        check_context(ctx, melds)
     result = score_counts(counts, win, melds, ctx, rules)
     self_draw = ctx.self_draw or ctx.kong_draw
     min_fan = rules.min_fan if self_draw else max(rules.min_fan, rules.min_fan_discard)
-    return Calculation(tuple(hand), win, melds, ctx, rules, result, min_fan, tuple(counts))
+    return Calculation(hand, win, melds, ctx, rules, result, min_fan, counts)
 
 
 # -- command line ------------------------------------------------------------------------------------------
@@ -261,18 +269,22 @@ def _score_object(obj: Any, default_rules: RuleSet) -> dict[str, Any]:
     win = obj.get("win")
     if not isinstance(hand, str) or not isinstance(win, str):
         raise InputError('"hand" and "win" must both be given as strings, e.g. "hand": "1122334456677p", "win": "5p"')
-    melds = obj.get("melds", ())
-    if not isinstance(melds, list | tuple) or not all(isinstance(m, str) for m in melds):
+    melds = obj.get("melds")
+    if melds is None:
+        melds = ()
+    elif type(melds) is not list or any(type(m) is not str for m in melds):
         raise InputError('"melds" must be a list of "KIND:TILE" strings, e.g. ["pung:7z"]')
-    flags = []
-    for f in CONTEXT_FLAGS:
-        v = obj.get(f, False)
-        if v is not True and v is not False:
-            raise InputError(f'"{f}" must be true or false')
-        flags.append(v)
+    flags = (obj.get("self_draw", False), obj.get("liangdao", False), obj.get("kong_draw", False),
+             obj.get("after_kong", False), obj.get("rob_kong", False), obj.get("last_tile", False))
+    ctx = _CONTEXTS.get(flags)
+    if ctx is None:
+        for name, v in zip(CONTEXT_FLAGS, flags):
+            if v is not True and v is not False:
+                raise InputError(f'"{name}" must be true or false')
+        ctx = context(flags)
     spec = obj.get("rules")
     rules = default_rules if spec is None else rules_for(spec)
-    return calculate(hand, win, melds, context(tuple(flags)), rules).to_json()
+    return calculate(hand, win, melds, ctx, rules).to_json()
 
 
 def _line_batches(stream: TextIO) -> Iterator[list[bytes] | list[str]]:

@@ -101,7 +101,8 @@ def score_counts(counts: Sequence[int], win: int, melds: Sequence[Meld] = (), ct
     ankongs = sum(1 for m in melds if m.kind == "ankong") if rules.shukan else 0
     single_wait: list[bool] = []  # computed at most once, when a reading has 卡五星 and the option is on
 
-    # best: (total, raw, ids, reading-or-builder args, bonus)
+    # The best reading so far: total (capped, plus 数坎), raw product, pattern ids, the reading (or the parts of a
+    # sets reading, built into a Reading once at the end), 数坎 bonus. Ties keep the earlier reading, 七对 first.
     best_total = best_raw = -1
     best_ids: list[str] = []
     best_reading: Reading | tuple = ()

@@ -115,6 +115,7 @@ _CN_TOKEN = re.compile(
     + r"|[一二三四五六七八九1-9][筒饼餅条條索]"
 )
 _COMPACT_GROUP = re.compile(r"(\d+)([a-zA-Z])")
+_VALID_COMPACT = re.compile(r"(?:[1-9]+[psPS]|[5-7]+[zZ])+")
 # Suit letter -> digit -> tile, for the common case of a valid compact group (both letter cases).
 _COMPACT_DIGITS: dict[str, dict[str, Tile]] = {}
 for _letter, _tiles in (("p", {str(n): Tile(n - 1) for n in range(1, 10)}),
@@ -155,9 +156,16 @@ def parse_tiles(text: str, *, check_copies: bool = True) -> list[Tile]:
 
     Spaces and commas are ignored. Raises TileError naming the bad token, or a fifth copy of a tile.
     """
-    tiles: list[Tile] = []
-    pos = 0
     s = text.strip()
+    if _VALID_COMPACT.fullmatch(s):  # fast path: plain compact notation with valid digits only
+        tiles = []
+        for digits, suit in _COMPACT_GROUP.findall(s):
+            tiles += map(_COMPACT_DIGITS[suit].__getitem__, digits)
+        if check_copies:
+            check_counts(tiles)
+        return tiles
+    tiles = []
+    pos = 0
     n = len(s)
     while pos < n:
         ch = s[pos]

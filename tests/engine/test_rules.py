@@ -6,7 +6,7 @@ import dataclasses
 
 import pytest
 
-from kwx.engine.rules import PATTERN_FAN, PATTERN_NAMES, PRESETS, STANDARD, RuleSet, RulesError
+from kwx.engine.rules import PATTERN_FAN, PATTERN_NAMES, PRESETS, STANDARD, RulesError, RuleSet
 
 
 def test_standard_is_every_default_of_section_10() -> None:
