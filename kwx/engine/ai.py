@@ -247,7 +247,8 @@ def observe(hand, seat: int) -> Observation:
     claim_tile = None
     if pending is not None and pending[0] != seat:
         claim_tile = pending[1]
-        visible[claim_tile] += 1
+        if hand.phase == "rob":  # a discard is already among the discards; a 补杠 tile is still in hand
+            visible[claim_tile] += 1
     return Observation(
         seat=seat,
         legal=hand.legal_actions(seat),

@@ -119,6 +119,24 @@ class TablesMixin(StoreBase):
                 numbers.append(number)
         return numbers
 
+    async def append_events_batch(self, rows: Sequence[tuple[int, NewEvent]], *,
+                                  at: datetime | None = None) -> None:
+        """Append events of several tables in ONE transaction (group commit): all or none. Each event names
+        its seq; a duplicate seq or an unknown table refuses the whole batch."""
+        stamp = self._stamp(at)
+        params = [(table_id, e.seq, e.hand_no, e.kind, dump_json(e.payload), stamp) for table_id, e in rows]
+        if any(p[1] is None for p in params):
+            raise ValueError("a batch names every event's seq")
+        async with self._write() as db:
+            try:
+                await db.executemany(
+                    "INSERT INTO events(table_id, seq, hand_no, kind, payload, created_at) VALUES (?,?,?,?,?,?)",
+                    params)
+            except sqlite3.IntegrityError as exc:
+                if "FOREIGN KEY" in str(exc):
+                    raise NotFound("an event names an unknown table") from None
+                raise DuplicateEvent(f"a batch repeats an event seq: {exc}") from None
+
     async def load_events(self, table_id: int, *, after_seq: int = 0) -> list[EventRow]:
         """The table's events with seq > after_seq, in seq order."""
         rows = await self._all(

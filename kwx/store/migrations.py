@@ -16,6 +16,9 @@ Tables
 - Summaries kept in the same transaction as every write, so queries never scan the ledger:
   balances(guild, player_id, balance, net, hands), daily_net(guild, day, player_id, net, flow, hands),
   guilds(guild, hands, entries). `net` = winnings (hand payments), `flow` = every balance change that day.
+- guild_settings(guild, key, value): small per-server settings such as the bot's language (kwx.store.settings).
+- message_refs(table_id, ref, channel_id, message_id, data): where a front end put a table's board and each
+  player's latest private panel, so a restarted bot edits those messages instead of posting new ones.
 """
 
 from __future__ import annotations
@@ -147,6 +150,26 @@ MIGRATIONS: list[str] = [
         guild       TEXT PRIMARY KEY,
         hands       INTEGER NOT NULL DEFAULT 0,
         entries     INTEGER NOT NULL DEFAULT 0
+    ) WITHOUT ROWID;
+    """,
+    # 2: per-server settings (the bot's language, …) and the front end's messages of each table
+    """
+    CREATE TABLE guild_settings (
+        guild       TEXT NOT NULL,
+        key         TEXT NOT NULL,
+        value       TEXT NOT NULL,
+        updated_at  TEXT NOT NULL,
+        PRIMARY KEY (guild, key)
+    ) WITHOUT ROWID;
+
+    CREATE TABLE message_refs (
+        table_id    INTEGER NOT NULL REFERENCES tables(id),
+        ref         TEXT NOT NULL,
+        channel_id  TEXT NOT NULL,
+        message_id  TEXT NOT NULL,
+        data        TEXT NOT NULL DEFAULT '{}',
+        updated_at  TEXT NOT NULL,
+        PRIMARY KEY (table_id, ref)
     ) WITHOUT ROWID;
     """,
 ]

@@ -104,3 +104,24 @@ def test_random_seeds_play_clean_books():
     for _ in range(3):
         report = simulate(30, seed=str(rng.random()), ai=("simple", "standard", "simple"))
         assert report.to_json()["checks"] == {"zero_sum": True, "tiles_conserved": True, "errors": 0}
+
+
+def test_a_claimed_discard_is_seen_once():
+    from kwx.engine.ai import observe
+
+    for seed in range(40):
+        hand = HandState(dealer=0, wall=wall_from_seed(f"seen-{seed}"))
+        while not hand.finished:
+            seat = min(hand.to_act())
+            if hand.phase == "claim":
+                obs = observe(hand, seat)
+                assert all(v <= 4 for v in obs.visible), obs.visible
+                _, tile = hand.pending
+                mine = hand.counts(seat)[tile]
+                public = sum(1 for s in range(3) for t, c in hand.discards(s) if t == tile and not c)
+                public += sum(m.size for s in range(3) for m in hand.melds(s) if m.tile == tile
+                              and (s == seat or m.kind != "ankong"))
+                public += sum(hand.counts(s)[tile] for s in range(3) if s != seat and hand.declared(s))
+                assert obs.visible[tile] == mine + public
+                return
+            hand.apply(decide(hand, seat, "simple"))

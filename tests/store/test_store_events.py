@@ -103,3 +103,12 @@ async def test_concurrent_writers_do_not_interleave_transactions(store, table, h
     assert results[30:].count(True) == 10
     assert (await store.balance(GUILD, "a")).balance == 10
     assert [e.payload["i"] for e in await store.load_events(table)] == list(range(30))
+
+
+async def test_a_batch_of_several_tables_commits_all_or_nothing(store, table):
+    other = await store.create_table(GUILD, rules={"preset": "standard"}, seed="s2", seats=[])
+    await store.append_events_batch([(table, NewEvent(1, "a", {"n": 1}, 1)), (other, NewEvent(1, "b", {"n": 2}, 1))])
+    assert [(e.seq, e.payload) for e in await store.load_events(other)] == [(1, {"n": 2})]
+    with pytest.raises(DuplicateEvent):
+        await store.append_events_batch([(table, NewEvent(1, "c", {}, 2)), (other, NewEvent(1, "d", {}, 1))])
+    assert [e.kind for e in await store.load_events(table)] == ["a"]  # the good half was rolled back too

@@ -1,0 +1,82 @@
+"""Settings from the environment (and a `.env` file): the one place that reads them.
+
+    settings = load_settings()            # reads .env (never overriding variables already set), then os.environ
+
+Every setting is documented in `.env.example`. Nothing here imports discord: the terminal table and the
+tools read the same settings as the bot.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from dotenv import load_dotenv
+
+from kwx.i18n import LANGUAGES, resolve_lang
+from kwx.store.db import DEFAULT_DB
+
+
+class ConfigError(ValueError):
+    """A setting has a value that cannot be used; the message names the variable."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    discord_token: str | None = None  # DISCORD_TOKEN: unset = no Discord, the terminal table runs
+    db_path: Path = DEFAULT_DB  # KWX_DB
+    lang: str = "zh-CN"  # KWX_LANG: zh-CN | en (the terminal's language, the bot's fallback)
+    owner_id: str | None = None  # KWX_OWNER_ID: Discord user id of the bot's owner (admin commands)
+    test_guild: str | None = None  # KWX_TEST_GUILD: a guild id to sync slash commands to instantly
+
+    @property
+    def has_discord(self) -> bool:
+        return bool(self.discord_token)
+
+    def __repr__(self) -> str:  # never print the token
+        token = "set" if self.discord_token else "unset"
+        return (f"Settings(discord_token={token}, db_path={str(self.db_path)!r}, lang={self.lang!r}, "
+                f"owner_id={self.owner_id!r}, test_guild={self.test_guild!r})")
+
+
+def _clean(value: str | None) -> str | None:
+    value = (value or "").strip()
+    return value or None
+
+
+def _snowflake(env: Mapping[str, str], name: str) -> str | None:
+    value = _clean(env.get(name))
+    if value is not None and not value.isdigit():
+        raise ConfigError(f"{name} must be a Discord id (digits only), not {value!r}")
+    return value
+
+
+def settings_from(env: Mapping[str, str]) -> Settings:
+    """Settings from a mapping of environment variables (no file reading; tests pass a dict)."""
+    lang_text = _clean(env.get("KWX_LANG"))
+    if lang_text is None:
+        lang = "zh-CN"
+    else:
+        lang = resolve_lang(lang_text)
+        if lang_text not in LANGUAGES and lang_text.split("-")[0].split("_")[0].lower() not in ("zh", "en"):
+            raise ConfigError(f"KWX_LANG must be one of {', '.join(LANGUAGES)}, not {lang_text!r}")
+    db = _clean(env.get("KWX_DB"))
+    return Settings(
+        discord_token=_clean(env.get("DISCORD_TOKEN")),
+        db_path=Path(db) if db else DEFAULT_DB,
+        lang=lang,
+        owner_id=_snowflake(env, "KWX_OWNER_ID"),
+        test_guild=_snowflake(env, "KWX_TEST_GUILD"),
+    )
+
+
+def load_settings(env_file: str | os.PathLike[str] | None = None) -> Settings:
+    """Read `.env` (the current directory's, or `env_file`) into os.environ without overriding what is already
+    set, then build the settings from os.environ."""
+    if env_file is None:
+        load_dotenv(Path.cwd() / ".env", override=False)
+    else:
+        load_dotenv(env_file, override=False)
+    return settings_from(os.environ)

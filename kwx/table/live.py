@@ -1,0 +1,440 @@
+"""One live table and the reducer of its event log.
+
+Live play and crash recovery go through the same `LiveTable.apply(kind, payload)`: the service writes a record
+to the store (committed) and then applies it; at start-up every record of an open table is applied again in
+order, which rebuilds the same state — the same hand, step, 漂 picks, 托管 flags and deadlines (deadlines are
+computed from the unix time each record carries).
+
+Records of the event log (`kind`: payload), none of them holding the seed:
+    start       {by, at, seating, waiting}                  the host started the game
+    piao_open   {setup, at}                                  漂 choice phase before a hand (rules.piao only)
+    piao        {seat, amount, by, step, at}                 one seat's 漂 pick
+    hand_start  {setup, piao, at}                            a hand is dealt (setup: hand_no, dealer, seating, …)
+    action      {seat, verb, tile, by, step, at}             one engine action
+    autoplay    {player_id, on, at}                          a player switched 托管 on or off themselves
+    stop        {by, at}                                     the table was stopped
+`by` says who decided: `player`, `timeout`, `ai` (an AI seat) or `auto` (the AI playing for a human in 托管).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from kwx.engine.actions import Action, Event
+from kwx.engine.ai import choose, decide, observe
+from kwx.engine.hand import CLAIM, ROB, TURN, HandResult, HandState
+from kwx.engine.rules import RuleSet
+from kwx.engine.table import TableState
+from kwx.engine.tiles import Tile, parse_tile
+from kwx.engine.wall import wall_from_seed
+from kwx.store import HandRecord, SeatResult, payments_from_seats
+from kwx.table.phases import BETWEEN, CLOSED, LOBBY, PIAO, PLAYING
+from kwx.table.seeds import ai_piao, hand_seed, seed_ref
+from kwx.table.succession import HandSetup, new_table_state, upcoming
+from kwx.table.views import PlayerRef
+
+AUTOPLAY_LEVEL = "standard"  # the AI that plays for a human in 托管
+TIMEOUTS_FOR_AUTOPLAY = 2
+
+
+@dataclass
+class Applied:
+    """What one record changed, for the service to tell the front ends."""
+
+    kind: str
+    events: list[Event] = field(default_factory=list)  # engine events (full; filter before showing)
+    new_window: bool = False  # a new decision opened (turn, claim window, 漂 phase): new deadline, new prompts
+    liangdao_seats: list[int] = field(default_factory=list)
+    finished: bool = False  # the hand ended with this record
+    notices: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+
+
+class LiveTable:
+    """The in-memory state of one open table. Mutated only by `apply` (and the lobby methods, which the
+    service persists in the tables row), always under `lock`."""
+
+    def __init__(self, table_id: int, guild: str, channel: str | None, rules: RuleSet, seed: str, host: str,
+                 lobby: Iterable[PlayerRef] = (), spectators: Iterable[PlayerRef] = (), *,
+                 turn_seconds: float = 30.0, claim_seconds: float = 12.0) -> None:
+        self.id = table_id
+        self.guild = guild
+        self.channel = channel
+        self.rules = rules
+        self._seed = seed  # secret: never shown, never logged
+        self.host = host
+        self.lobby: list[PlayerRef] = list(lobby)
+        self.spectators: dict[str, PlayerRef] = {p.player_id: p for p in spectators}
+        self.players: dict[str, PlayerRef] = {p.player_id: p for p in self.lobby}
+        self.turn_seconds = float(turn_seconds)
+        self.claim_seconds = float(claim_seconds)
+
+        self.status = LOBBY
+        self.step = 0  # +1 per game record (piao_open, piao, hand_start, action)
+        self.seq = 0  # last event-log seq written
+        self.state: TableState | None = None  # the engine's sequence of hands (dealer, 上楼, rotation)
+        self.player_ids: tuple[str, ...] = ()  # the engine's player numbers: the lobby order at the start
+        self.setup: HandSetup | None = None  # the hand in play, or the one whose 漂 is being picked
+        self.next: HandSetup | None = None  # between hands: the next hand's setup
+        self.start_now = False  # between hands: start the next hand at once (right after `start`)
+        self.hand: HandState | None = None
+        self.last_result: HandResult | None = None
+        self.piao_picks: dict[int, int] = {}
+        self.scores: Counter[str] = Counter()
+        self.timeouts: Counter[str] = Counter()
+        self.autoplay: set[str] = set()
+        self.shown_autoplay: frozenset[str] = frozenset()  # what the board shows (see held_notices)
+        self.prompt_step: dict[int, int] = {}  # seat -> step at which its current choices were offered
+        self.window = 0  # +1 per decision opened
+        self.wait_started: float | None = None
+        self.finished_at: float | None = None
+        self.meld_from: dict[tuple[int, int], int] = {}  # (seat, tile) -> whose discard made that meld
+        self.held_notices: list[tuple[str, dict[str, Any]]] = []  # from claim answers, until the window closes
+        self.ledger_done = True
+
+        # Runtime (owned by the service, not part of the replayed state).
+        self.lock = asyncio.Lock()
+        self.timer: asyncio.TimerHandle | None = None
+        self.ai_timer: asyncio.TimerHandle | None = None
+        self.last_private: dict[str, Any] = {}
+        self.outbox: Any = None
+
+    # == seats ===========================================================================================
+    @property
+    def capacity(self) -> int:
+        return 4 if self.rules.rotation else 3
+
+    @property
+    def seating(self) -> tuple[str, ...]:
+        """Player ids of seats 0, 1, 2 for the hand in play (or being set up); the lobby order before."""
+        if self.setup is not None:
+            return self.setup.seating
+        return tuple(p.player_id for p in self.lobby[:3])
+
+    @property
+    def waiting(self) -> PlayerRef | None:
+        if self.setup is not None:
+            return self.players[self.setup.waiting] if self.setup.waiting else None
+        return self.lobby[3] if len(self.lobby) > 3 else None
+
+    def seat_player(self, seat: int) -> PlayerRef:
+        return self.players[self.seating[seat]]
+
+    def seat_of(self, player_id: str) -> int | None:
+        try:
+            return self.seating.index(player_id)
+        except ValueError:
+            return None
+
+    def in_lobby(self, player_id: str) -> bool:
+        return any(p.player_id == player_id for p in self.lobby)
+
+    def is_ai_seat(self, seat: int) -> bool:
+        return self.seat_player(seat).is_ai
+
+    def machine_plays(self, seat: int) -> bool:
+        """The AI decides for this seat: an AI seat, or a human in 托管."""
+        player = self.seat_player(seat)
+        return player.is_ai or player.player_id in self.autoplay
+
+    @property
+    def hand_no(self) -> int:
+        return self.setup.hand_no if self.setup is not None else 0
+
+    # == what is asked now ===============================================================================
+    def to_act(self) -> list[int]:
+        if self.status == PIAO:
+            return [s for s in range(3) if s not in self.piao_picks]
+        if self.status == PLAYING and self.hand is not None:
+            return sorted(self.hand.to_act())
+        return []
+
+    def legal(self, seat: int) -> list[Action]:
+        if self.status == PLAYING and self.hand is not None:
+            return self.hand.legal_actions(seat)
+        return []
+
+    @property
+    def deadline(self) -> float | None:
+        if self.wait_started is None:
+            return None
+        if self.status == PIAO:
+            return self.wait_started + self.turn_seconds
+        if self.status == PLAYING and self.hand is not None and not self.hand.finished:
+            seconds = self.turn_seconds if self.hand.phase == TURN else self.claim_seconds
+            return self.wait_started + seconds
+        return None
+
+    # == building records (the service persists them, then applies them) =================================
+    def start_record(self, by: str, at: float) -> dict[str, Any]:
+        ids = [p.player_id for p in self.lobby]
+        return {"by": by, "at": at, "seating": ids[:3], "waiting": ids[3] if len(ids) > 3 else None}
+
+    def next_hand_record(self, at: float) -> tuple[str, dict[str, Any]]:
+        """Between hands: the record that opens the next hand (its 漂 phase, or the deal)."""
+        assert self.status == BETWEEN and self.next is not None
+        if self.rules.piao:
+            return "piao_open", {"setup": self.next.to_json(), "at": at}
+        return "hand_start", {"setup": self.next.to_json(), "piao": [0, 0, 0], "at": at}
+
+    def deal_record(self, at: float) -> dict[str, Any]:
+        """After the last 漂 pick: the deal."""
+        assert self.status == PIAO and self.setup is not None and len(self.piao_picks) == 3
+        return {"setup": self.setup.to_json(), "piao": [self.piao_picks[s] for s in range(3)], "at": at}
+
+    def action_record(self, action: Action, by: str, at: float) -> dict[str, Any]:
+        return {"seat": action.seat, "verb": action.verb,
+                "tile": action.tile.compact if action.tile is not None else None,
+                "by": by, "step": self.step, "at": at}
+
+    def piao_record(self, seat: int, amount: int, by: str, at: float) -> dict[str, Any]:
+        return {"seat": seat, "amount": amount, "by": by, "step": self.step, "at": at}
+
+    # == the reducer =====================================================================================
+    def apply(self, kind: str, payload: dict[str, Any]) -> Applied:
+        handler = getattr(self, f"_on_{kind}", None)
+        if handler is None:
+            raise ValueError(f"unknown event-log record {kind!r} at table {self.id}")
+        out = handler(payload)
+        if not self.held_notices:
+            self.shown_autoplay = frozenset(self.autoplay)
+        return out
+
+    def _on_start(self, p: dict[str, Any]) -> Applied:
+        if self.status != LOBBY:
+            raise ValueError(f"table {self.id}: start while {self.status}")
+        ids = [*p["seating"], *([p["waiting"]] if p.get("waiting") else [])]
+        missing = [pid for pid in ids if pid not in self.players]
+        if missing:
+            raise ValueError(f"table {self.id}: start names unknown players {missing}")
+        self.status = BETWEEN
+        self.player_ids = tuple(ids)
+        self.state = new_table_state(self.rules, self._seed)
+        self.next = upcoming(self.state, self.player_ids, self._seed)
+        self.start_now = True
+        self.finished_at = float(p["at"])
+        return Applied("start", notices=[("lobby.started", {})])
+
+    def _on_piao_open(self, p: dict[str, Any]) -> Applied:
+        self._check_status(BETWEEN, "piao_open")
+        self.setup = self._checked_setup(p)  # `next` stays until the deal checks it again
+        self.hand = None
+        self.meld_from = {}
+        self.status = PIAO
+        self.piao_picks = {}
+        self._open_window(float(p["at"]))
+        return Applied("piao_open", new_window=True)
+
+    def _on_piao(self, p: dict[str, Any]) -> Applied:
+        self._check_status(PIAO, "piao")
+        seat, amount = int(p["seat"]), int(p["amount"])
+        if seat in self.piao_picks or not 0 <= amount <= (self.rules.piao or 0):
+            raise ValueError(f"table {self.id}: bad 漂 record {p}")
+        self.piao_picks[seat] = amount
+        self.step += 1
+        out = Applied("piao")
+        self._track(self.seating[seat], p.get("by", "player"), "piao", out)
+        return out
+
+    def _on_hand_start(self, p: dict[str, Any]) -> Applied:
+        if self.status not in (BETWEEN, PIAO):
+            raise ValueError(f"table {self.id}: hand_start while {self.status}")
+        setup = self.setup = self._checked_setup(p)
+        self.next = None
+        self.start_now = False
+        self.meld_from = {}
+        assert self.state is not None
+        seed = hand_seed(self._seed, setup.hand_no)
+        self.hand = self.state.start_hand(seed, tuple(p["piao"]), wall=wall_from_seed(seed))
+        self.piao_picks = dict(enumerate(p["piao"]))
+        self.status = PLAYING
+        self._open_window(float(p["at"]))
+        return Applied("hand_start", events=list(self.hand.events), new_window=True)
+
+    def _on_action(self, p: dict[str, Any]) -> Applied:
+        self._check_status(PLAYING, "action")
+        hand = self.hand
+        assert hand is not None
+        seat = int(p["seat"])
+        tile = parse_tile(p["tile"]) if p.get("tile") else None
+        claim = hand.phase in (CLAIM, ROB)
+        events = hand.apply(Action(seat, p["verb"], tile))  # raises IllegalAction on a corrupt log
+        self.step += 1
+        out = Applied("action", events=events)
+        # A claim answer is nobody else's business: no timeout notice says a seat had a claim, and 托管 it
+        # caused is announced once the window has closed.
+        self._track(self.seating[seat], p.get("by", "player"), p["verb"], out, announce_timeout=not claim)
+        for e in events:
+            kind = e.kind
+            if kind == "peng" or kind == "gang" and e.gang == "zhigang":
+                self.meld_from[e.seat, int(e.tile)] = e.from_seat
+            elif kind == "liangdao":
+                out.liangdao_seats.append(e.seat)
+        at = float(p["at"])
+        if any(e.kind != "pass" for e in events):  # only hidden claim answers leave the window open
+            out.new_window = True
+            self._open_window(at, advance=False)
+            out.notices[:0], self.held_notices = self.held_notices, []
+        elif out.notices:
+            self.held_notices.extend(out.notices)
+            out.notices = []
+        if hand.finished:
+            self._hand_over(at)
+            out.finished = True
+        return out
+
+    def _on_autoplay(self, p: dict[str, Any]) -> Applied:
+        out = Applied("autoplay")
+        pid = p["player_id"]
+        player = self.players.get(pid)
+        name = player.name if player else pid
+        if p["on"] and pid not in self.autoplay:
+            self.autoplay.add(pid)
+            out.notices.append(("event.autoplay_on", {"player": name, "player_id": pid}))
+        elif not p["on"] and pid in self.autoplay:
+            self.autoplay.discard(pid)
+            self.timeouts[pid] = 0
+            out.notices.append(("event.autoplay_off", {"player": name, "player_id": pid}))
+        return out
+
+    def _on_stop(self, p: dict[str, Any]) -> Applied:
+        self.status = CLOSED
+        self.wait_started = None
+        by = self.players.get(p.get("by", ""))
+        name = by.name if by else p.get("by", "")
+        return Applied("stop", notices=[("lobby.stopped", {"player": name, "player_id": p.get("by")})])
+
+    # -- helpers -----------------------------------------------------------------------------------------
+    def _checked_setup(self, p: dict[str, Any]) -> HandSetup:
+        """The record's hand setup, which must be the one the engine's table state gives next."""
+        setup = HandSetup.from_json(p["setup"])
+        if setup != self.next:
+            raise ValueError(f"table {self.id}: the log deals {setup}, the table state gives {self.next}")
+        return setup
+
+    def _check_status(self, status: str, kind: str) -> None:
+        if self.status != status:
+            raise ValueError(f"table {self.id}: {kind} while {self.status}")
+
+    def _open_window(self, at: float, *, advance: bool = True) -> None:
+        """A new decision: new deadline; every seat asked now is prompted at the current step."""
+        if advance:
+            self.step += 1
+        self.window += 1
+        self.wait_started = at
+        self.prompt_step = {s: self.step for s in self.to_act()}
+
+    def _track(self, player_id: str, by: str, verb: str, out: Applied, *, announce_timeout: bool = True) -> None:
+        """Timeouts in a row put a human in 托管; any action of their own takes them out of it."""
+        player = self.players[player_id]
+        if by == "player":
+            self.timeouts[player_id] = 0
+            if player_id in self.autoplay:
+                self.autoplay.discard(player_id)
+                out.notices.append(("event.autoplay_off", {"player": player.name, "player_id": player_id}))
+        elif by == "timeout":
+            self.timeouts[player_id] += 1
+            if announce_timeout:
+                out.notices.append(("event.timeout", {"player": player.name, "player_id": player_id,
+                                                      "action": verb}))
+            if self.timeouts[player_id] >= TIMEOUTS_FOR_AUTOPLAY and player_id not in self.autoplay:
+                self.autoplay.add(player_id)
+                out.notices.append(("event.autoplay_on", {"player": player.name, "player_id": player_id}))
+
+    def _hand_over(self, at: float) -> None:
+        hand = self.hand
+        assert hand is not None and hand.result is not None and self.setup is not None
+        result = hand.result
+        for seat, pid in enumerate(self.setup.seating):
+            self.scores[pid] += result.net[seat]
+        self.last_result = result
+        self.status = BETWEEN
+        self.finished_at = at
+        self.wait_started = None
+        self.prompt_step = {}
+        self.ledger_done = False
+        assert self.state is not None
+        self.state.finish_hand(hand)
+        self.next = upcoming(self.state, self.player_ids, self._seed)
+
+    # == machine decisions ===============================================================================
+    def machine_moves(self) -> list[tuple[int, Action | int, str]]:
+        """(seat, action or 漂 amount, by) for every seat the AI decides for that must act now."""
+        out: list[tuple[int, Action | int, str]] = []
+        for seat in self.to_act():
+            player = self.seat_player(seat)
+            if player.is_ai:
+                by, level = "ai", player.ai_level or AUTOPLAY_LEVEL
+            elif player.player_id in self.autoplay:
+                by, level = "auto", AUTOPLAY_LEVEL
+            else:
+                continue
+            if self.status == PIAO:
+                amount = ai_piao(self._seed, self.hand_no, player.player_id, self.rules.piao or 0) if by == "ai" else 0
+                out.append((seat, amount, by))
+            else:
+                assert self.hand is not None
+                out.append((seat, decide(self.hand, seat, level), by))
+        return out
+
+    def timeout_move(self, seat: int) -> Action | int:
+        """What a seat does when its time runs out: 漂 0; pass a claim; discard the drawn tile. A 亮倒 seat
+        takes its win if it has one (else passes, which discards the draw). With no drawn tile (after a 碰, or
+        the dealer's first turn) or when the drawn tile may not be discarded, the AI picks the discard."""
+        if self.status == PIAO:
+            return 0
+        hand = self.hand
+        assert hand is not None
+        legal = hand.legal_actions(seat)
+        if hand.phase in (CLAIM, ROB):
+            return Action(seat, "pass")
+        if hand.declared(seat):
+            for verb in ("hu", "pass"):
+                if Action(seat, verb) in legal:
+                    return Action(seat, verb)
+        drawn = hand.drawn
+        if drawn is not None and Action(seat, "discard", drawn) in legal:
+            return Action(seat, "discard", drawn)
+        discards = [a for a in legal if a.verb == "discard"]
+        if discards:
+            obs = observe(hand, seat)
+            obs.legal = discards
+            return choose(obs, AUTOPLAY_LEVEL)
+        return legal[0]
+
+    # == the ledger ======================================================================================
+    def hand_record(self) -> HandRecord:
+        """The finished hand for `Store.finish_hand`: seats, payments (engine reason ids), nets."""
+        hand, setup = self.hand, self.setup
+        assert hand is not None and hand.result is not None and setup is not None
+        result = hand.result
+        ids = setup.seating
+        seats = [
+            SeatResult(player_id=pid, seat=s, name=self.players[pid].name, won=s in result.winners,
+                       self_draw=s in result.winners and result.self_draw, liangdao=hand.declared(s),
+                       fan=result.fan.get(s, 0), patterns=list(result.patterns.get(s, ())), net=result.net[s])
+            for s, pid in enumerate(ids)]
+        summary = {"end": result.end, "base": hand.base, "piao": list(hand.piao), "dealer_seat": setup.dealer,
+                   "next_dealer": result.next_dealer, "from_seat": result.from_seat}
+        return HandRecord(guild=self.guild, table_id=self.id, hand_no=setup.hand_no, seats=seats,
+                          payments=payments_from_seats(result.payments, ids), dealer=ids[setup.dealer],
+                          seed_ref=seed_ref(self._seed, setup.hand_no), outcome=result.outcome,  # type: ignore[arg-type]
+                          summary=summary)
+
+    # == persistence of the lobby (the tables row) ==========================================================
+    def seats_json(self) -> list[dict[str, Any]]:
+        return [{"player_id": p.player_id, "name": p.name, "ai_level": p.ai_level} for p in self.lobby]
+
+    def options_json(self) -> dict[str, Any]:
+        return {"host": self.host, "turn_seconds": self.turn_seconds, "claim_seconds": self.claim_seconds,
+                "spectators": [{"player_id": p.player_id, "name": p.name} for p in self.spectators.values()]}
+
+
+def parse_tile_arg(tile: Tile | str | None) -> Tile | None:
+    """A tile argument from a front end: a Tile, compact/Chinese text, or None. Raises TileError."""
+    if tile is None or isinstance(tile, Tile):
+        return tile
+    return parse_tile(str(tile))

@@ -1,0 +1,704 @@
+"""The table service: every table's lobby, hands, timers, AI seats and 托管, over the store and a front end.
+
+    service = TableService(store, frontend)          # frontend implements kwx.table.ports.FrontEnd
+    await service.start()                             # rebuild the open tables from their event logs
+    table = await service.open_table("guild", "channel", PlayerRef("42", "Ann"))
+    await service.add_ai(table, by="42"); await service.add_ai(table, by="42")
+    await service.start_game(table, by="42")
+    await service.act(table, "42", "discard", Tile.P5, step=view.step)
+    ...
+    await service.shutdown()
+
+One asyncio lock per table. An action is validated against the engine's legal actions (refusals are
+`TableError`s with a stable code), written to the table's event log and committed (kwx.table.journal, group
+commit), applied, and only then shown: views are built at once (kwx.table.viewbuild, the one place that hides
+tiles) and queued to the front end per table (kwx.table.outbox), so a slow front end never holds a table.
+Hands follow each other `between_hands` seconds apart until the table is stopped; dealer, 上楼 and rotation
+come from the engine's TableState (kwx.table.succession), each hand's wall from the secret table seed.
+
+Timers: one deadline per decision — turn_seconds for a turn and for the 漂 choice, claim_seconds for a claim
+window — as unix times of the injected clock. When it passes, every human who still has to answer makes the
+timeout move (`LiveTable.timeout_move`); two timeouts in a row put the player in 托管 until they act again.
+AI seats (and humans in 托管) are played by one AI worker, `ai_delay` seconds after the decision opened. It
+makes one decision at a time and none while `max_in_flight` actions are still being committed: decisions are
+CPU work on the event loop, and every loop turn they take delays the commits in flight.
+
+Choices where the brief is silent:
+- 漂: before each hand (rules.piao set) a `piao` phase: every seat picks 0…max with act(…, "piao", amount=n);
+  AI seats pick from the table seed (seeds.ai_piao), humans in 托管 and timeouts pick 0. Picks stay hidden
+  until the deal. The phase has the turn deadline.
+- Timeout moves: pass a claim (a missed win is 漏胡, as for any pass); on a turn discard the drawn tile, or
+  the AI's discard when there is no drawn tile (after a 碰, the dealer's first turn) or it may not be discarded.
+  A 亮倒 seat whose draw offers a win takes the win on timeout (its hand is public and locked anyway);
+  otherwise it passes, which discards the draw.
+- 托管 ends with any action the player makes, or with set_autoplay(…, False); set_autoplay(…, True) turns it
+  on by hand. Pressing during 托管 races the AI (after ai_delay): the first accepted action wins.
+- stop() abandons a hand in play: it never reaches the ledger, its kong money neither.
+- Leaving is for the lobby (and for spectators); seated players of a started game stay (托管 covers absence).
+- A claim answer that the others cannot see yet (碰 while the other claimant still decides) produces no
+  board update: the board only changes when the window resolves.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable, Coroutine
+from dataclasses import dataclass
+from typing import Any
+
+from kwx.engine.actions import VERBS, Action, IllegalAction
+from kwx.engine.ai import AI_LEVELS
+from kwx.engine.hand import CLAIM, ROB
+from kwx.engine.rules import STANDARD, RuleSet
+from kwx.engine.tiles import Tile, TileError
+from kwx.engine.wall import new_seed
+from kwx.store import Store, TableRow
+from kwx.table.errors import TableError
+from kwx.table.journal import Journal
+from kwx.table.live import Applied, LiveTable, parse_tile_arg
+from kwx.table.outbox import Outbox
+from kwx.table.phases import BETWEEN, CLOSED, LOBBY, PIAO, PLAYING
+from kwx.table.ports import FrontEnd
+from kwx.table.recovery import rebuild
+from kwx.table.viewbuild import private_view, public_events, public_view, result_view
+from kwx.table.views import PlayerRef, PrivateView, PublicView
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["TableError", "TableService", "ServiceStats"]
+
+LEDGER_RETRY_S = 5.0  # a failed ledger write is tried again this often before the next hand may start
+
+
+@dataclass
+class ServiceStats:
+    """Counters for benchmarks and health checks. `latencies`: seconds from an action's arrival to its
+    record being committed and its front-end calls queued (kept only with record_latency=True)."""
+
+    actions: int = 0
+    hands: int = 0
+    latencies: list[float] | None = None
+    errors: int = 0
+
+
+@dataclass
+class _Move:
+    seat: int
+    move: Action | int  # an action, or a 漂 amount
+    by: str
+
+
+class TableService:
+    def __init__(self, store: Store, frontend: FrontEnd, *, ai_delay: float = 0.8, between_hands: float = 4.0,
+                 clock: Callable[[], float] = time.time, group_commit: bool = True,
+                 record_latency: bool = False, max_in_flight: int = 1) -> None:
+        self._store = store
+        self._frontend = frontend
+        self.ai_delay = ai_delay
+        self.between_hands = between_hands
+        self._clock = clock
+        self._journal = Journal(store, group=group_commit)
+        self._tables: dict[int, LiveTable] = {}
+        self._outboxes: dict[int, Outbox] = {}  # also those of tables closed but still delivering
+        self._closed: set[int] = set()
+        self._open_lock = asyncio.Lock()
+        self._ai_queue: asyncio.Queue[tuple[int, int]] = asyncio.Queue()
+        self._ai_task: asyncio.Task[None] | None = None
+        self._tasks: set[asyncio.Task[Any]] = set()
+        # Actions received but not yet committed and shown. The AI worker makes no new decision while there
+        # are `max_in_flight` of them: its decisions are CPU work on this event loop, and each one would delay
+        # every commit in flight (a commit needs several loop turns). 1 gives the lowest latency; more lets
+        # the AI think while the database writes (benchmarks/tables.py measures both).
+        self._max_in_flight = max(1, max_in_flight)
+        self._in_flight = 0
+        self._slot_free = asyncio.Event()
+        self._running = True
+        self.stats = ServiceStats(latencies=[] if record_latency else None)
+
+    @property
+    def journal(self) -> Journal:
+        return self._journal
+
+    # == start-up and shutdown ===========================================================================
+    async def start(self, include: Callable[[TableRow], bool] | None = None) -> list[int]:
+        """Rebuild every open table from its event log (same hand, same step), write a finished hand the
+        ledger missed, show the current views again and re-arm the timers (a past deadline fires at once).
+        `include` picks the tables this service runs (the terminal runs only its own; the Discord bot leaves
+        the `local` ones alone). Returns the ids of the tables rebuilt; a table whose log cannot be replayed
+        is logged and skipped."""
+        self._running = True
+        rebuilt: list[int] = []
+        for row in await self._store.unfinished_tables():
+            if row.id in self._tables or (include is not None and not include(row)):
+                continue
+            try:
+                t = rebuild(row, await self._store.load_events(row.id))
+            except Exception:
+                logger.exception("table %s: cannot replay its event log; left closed in memory", row.id)
+                self.stats.errors += 1
+                continue
+            self._tables[t.id] = t
+            rebuilt.append(t.id)
+        for table_id in rebuilt:
+            t = self._tables[table_id]
+            async with t.lock:
+                self._show(t, Applied("resume", new_window=True), everyone=True)
+                if t.status == BETWEEN and t.hand is not None and t.hand.finished and not t.ledger_done:
+                    await self._finish_ledger(t, resumed=True)
+                self._arm(t)
+        return rebuilt
+
+    async def shutdown(self) -> None:
+        """Stop timers and the AI, let actions in flight commit, deliver queued front-end calls. Tables stay
+        open in the store; `start()` on a new service picks them up."""
+        self._running = False
+        for t in self._tables.values():
+            _cancel(t)
+        if self._ai_task is not None:
+            self._ai_task.cancel()
+            await asyncio.gather(self._ai_task, return_exceptions=True)
+            self._ai_task = None
+        if self._tasks:
+            _, pending = await asyncio.wait(list(self._tasks), timeout=5.0)
+            for task in pending:
+                task.cancel()
+            await asyncio.gather(*pending, return_exceptions=True)
+        await self._journal.idle()
+        for outbox in list(self._outboxes.values()):
+            await outbox.close()
+        self._outboxes.clear()
+        self._in_flight = 0
+        self._tables.clear()
+
+    async def flush(self) -> None:
+        """Wait until the event log is written and every queued front-end call delivered (tests, tools)."""
+        await self._journal.idle()
+        for outbox in list(self._outboxes.values()):
+            await outbox.drain()
+
+    # == lobby ===========================================================================================
+    async def open_table(self, guild: str, channel: str | None, host: PlayerRef, *, rules: RuleSet = STANDARD,
+                         turn_seconds: float = 30, claim_seconds: float = 12, seed: str | None = None) -> int:
+        """A new table with `host` seated; returns its id. One open table per channel."""
+        if turn_seconds <= 0 or claim_seconds <= 0:
+            raise ValueError("turn_seconds and claim_seconds must be positive")
+        async with self._open_lock:
+            if channel is not None and self.table_in_channel(guild, channel) is not None:
+                raise TableError("table_exists", "this channel already has an open table")
+            seed = seed or new_seed()
+            t = LiveTable(0, guild, channel, rules, seed, host.player_id, [host],
+                          turn_seconds=turn_seconds, claim_seconds=claim_seconds)
+            t.id = await self._store.create_table(guild, rules=rules, seed=seed, seats=t.seats_json(),
+                                                  channel=channel, options=t.options_json())
+            self._tables[t.id] = t
+        self._show_lobby(t)
+        return t.id
+
+    async def join(self, table_id: int, player: PlayerRef) -> None:
+        t = self._table(table_id)
+        async with t.lock:
+            self._check_open(t)
+            if t.in_lobby(player.player_id):
+                raise TableError("already_seated", "you already have a seat at this table")
+            if t.status != LOBBY:
+                raise TableError("already_started", "the game has started: seats are taken")
+            if len(t.lobby) >= t.capacity:
+                raise TableError("table_full", "the table is full")
+            spectators = dict(t.spectators)
+            spectators.pop(player.player_id, None)
+            await self._save_lobby(t, [*t.lobby, player], spectators)
+            self._show_lobby(t, ("lobby.joined", {"player": player.name, "player_id": player.player_id}))
+
+    async def leave(self, table_id: int, player_id: str) -> None:
+        """Leave a seat (lobby only) or stop spectating. When the host leaves, the next human hosts; when no
+        human is left, the table closes."""
+        t = self._table(table_id)
+        async with t.lock:
+            self._check_open(t)
+            if player_id in t.spectators and not t.in_lobby(player_id):
+                spectators = {k: v for k, v in t.spectators.items() if k != player_id}
+                await self._save_lobby(t, t.lobby, spectators)
+                return
+            if not t.in_lobby(player_id):
+                raise TableError("not_seated", "you are not at this table")
+            if t.status != LOBBY:
+                raise TableError("already_started", "the game has started: ask the host to stop the table")
+            player = t.players[player_id]
+            lobby = [p for p in t.lobby if p.player_id != player_id]
+            humans = [p for p in lobby if not p.is_ai]
+            if not humans:
+                await self._close(t, player_id)
+                return
+            if t.host == player_id:
+                t.host = humans[0].player_id
+            await self._save_lobby(t, lobby, t.spectators)
+            t.players.pop(player_id, None)
+            self._show_lobby(t, ("lobby.left", {"player": player.name, "player_id": player_id}))
+
+    async def add_ai(self, table_id: int, level: str = "standard", by: str | None = None) -> PlayerRef:
+        """Seat an AI player (`by`, when given, must be the host). Its id is `ai:<level>:<n>`."""
+        if level not in AI_LEVELS:
+            raise TableError("illegal", f"unknown AI level {level!r}: choose one of {', '.join(AI_LEVELS)}")
+        t = self._table(table_id)
+        async with t.lock:
+            self._check_open(t)
+            if by is not None and by != t.host:
+                raise TableError("not_host", "only the host can add AI players")
+            if t.status != LOBBY:
+                raise TableError("already_started", "the game has started: seats are taken")
+            if len(t.lobby) >= t.capacity:
+                raise TableError("table_full", "the table is full")
+            taken = {pid.rsplit(":", 1)[-1] for pid in t.players if pid.startswith("ai:")}
+            n = next(i for i in range(1, 100) if str(i) not in taken)
+            player = PlayerRef(f"ai:{level}:{n}", f"AI {n}", level)
+            await self._save_lobby(t, [*t.lobby, player], t.spectators)
+            self._show_lobby(t, ("lobby.ai_added", {"name": player.name, "player_id": player.player_id}))
+            return player
+
+    async def spectate(self, table_id: int, player: PlayerRef) -> None:
+        t = self._table(table_id)
+        async with t.lock:
+            self._check_open(t)
+            if t.in_lobby(player.player_id):
+                raise TableError("already_seated", "you have a seat at this table")
+            if player.player_id not in t.spectators:
+                await self._save_lobby(t, t.lobby, {**t.spectators, player.player_id: player})
+
+    def spectators(self, table_id: int) -> list[PlayerRef]:
+        """ADDED: who watches the table (front ends decide who gets the board)."""
+        return list(self._table(table_id).spectators.values())
+
+    async def start_game(self, table_id: int, by: str) -> None:
+        """Deal hand 1 (or open its 漂 phase). Needs every seat filled: 3, or 4 with `rotation`."""
+        t = self._table(table_id)
+        async with t.lock:
+            self._check_open(t)
+            if by != t.host:
+                raise TableError("not_host", "only the host can start the game")
+            if t.status != LOBBY:
+                raise TableError("already_started", "the game has already started")
+            if len(t.lobby) < t.capacity:
+                raise TableError("need_players", f"{t.capacity} players are needed to start, "
+                                                 f"{len(t.lobby)} are seated")
+            applied = await self._commit(t, "start", t.start_record(by, self._clock()))
+            self._show(t, applied)
+            await self._open_next_hand(t)
+
+    async def stop(self, table_id: int, by: str, *, force: bool = False) -> None:
+        """Close the table. `by` must be the host unless `force` (the front end has checked that `by` is a
+        manager). A hand in play is abandoned: it never reaches the ledger (its kong money neither)."""
+        t = self._table(table_id)
+        async with t.lock:
+            self._check_open(t)
+            if by != t.host and not force:
+                raise TableError("not_host", "only the host (or a manager) can stop the table")
+            await self._close(t, by)
+
+    # == playing =========================================================================================
+    async def act(self, table_id: int, player_id: str, verb: str, tile: Tile | str | None = None,
+                  step: int | None = None, *, amount: int | None = None) -> None:
+        """One player's action. `step`: the step of the view the player acted on (None: now); a press made
+        for a decision that has passed is refused as `stale`, and so is a second press of the same step.
+        Verbs: discard / liangdao (with a tile), gang (a tile on your turn, none on a discard), peng, hu, pass;
+        and `piao` with `amount` in the 漂 phase. Raises TableError, changing nothing, when refused."""
+        received = time.perf_counter()
+        t = self._table(table_id)
+        self._enter()
+        try:
+            await self._act_locked(t, player_id, verb, tile, step, amount, received)
+        finally:
+            self._leave()
+
+    async def _act_locked(self, t: LiveTable, player_id: str, verb: str, tile: Tile | str | None,
+                          step: int | None, amount: int | None, received: float) -> None:
+        async with t.lock:
+            self._check_open(t)
+            seat = self._seat_for_action(t, player_id)
+            self._check_step(t, seat, step)
+            if verb == "piao":
+                if t.status != PIAO:
+                    raise TableError("illegal", "there is no 漂 to choose now")
+                maximum = t.rules.piao or 0
+                if not isinstance(amount, int) or isinstance(amount, bool) or not 0 <= amount <= maximum:
+                    raise TableError("illegal", f"漂 is a whole number from 0 to {maximum}")
+                await self._apply_piao(t, seat, amount, "player", received)
+            else:
+                if t.status == PIAO:
+                    raise TableError("illegal", "choose your 漂 first")
+                action = self._validate(t, seat, verb, tile)
+                await self._apply_action(t, action, "player", received)
+
+    async def set_autoplay(self, table_id: int, player_id: str, on: bool) -> None:
+        """ADDED: a seated human switches 托管 on (the AI plays for them) or off."""
+        t = self._table(table_id)
+        async with t.lock:
+            self._check_open(t)
+            if t.status == LOBBY:
+                raise TableError("not_started", "the game has not started")
+            seat = t.seat_of(player_id)
+            if seat is None:
+                raise TableError("not_seated", "you have no seat in this hand")
+            if t.seat_player(seat).is_ai or (player_id in t.autoplay) == on:
+                return
+            applied = await self._commit(t, "autoplay", {"player_id": player_id, "on": on, "at": self._clock()})
+            self._show(t, applied)
+            self._arm(t)
+
+    async def tick(self) -> None:
+        """ADDED: fire every deadline (and start every next hand) that is due by the injected clock now.
+        The timers do this by themselves; tests with a fake clock call it after moving the clock."""
+        for t in list(self._tables.values()):
+            if t.status in (PIAO, PLAYING) and t.deadline is not None and self._clock() >= t.deadline:
+                await self._on_deadline(t.id, t.window)
+            elif t.status == BETWEEN and self._clock() >= self._next_due(t):
+                await self._next_hand(t.id, t.step)
+
+    # == reading =========================================================================================
+    def public_view(self, table_id: int) -> PublicView:
+        return public_view(self._table(table_id))
+
+    def private_view(self, table_id: int, player_id: str) -> PrivateView:
+        t = self._table(table_id)
+        seat = t.seat_of(player_id) if t.status != LOBBY else None
+        if seat is None:
+            raise TableError("not_seated", "you have no seat in this hand")
+        return private_view(t, seat)
+
+    def table_in_channel(self, guild: str, channel: str) -> int | None:
+        for t in self._tables.values():
+            if t.guild == guild and t.channel == channel and t.status != CLOSED:
+                return t.id
+        return None
+
+    def tables(self) -> list[int]:
+        return sorted(self._tables)
+
+    def rules(self, table_id: int) -> RuleSet:
+        """ADDED: the table's rules (front ends read `rules.piao` for the 漂 choices 0…max)."""
+        return self._table(table_id).rules
+
+    def host(self, table_id: int) -> str:
+        """ADDED: the host's player id."""
+        return self._table(table_id).host
+
+    # == internals: lookups and checks ===================================================================
+    def _table(self, table_id: int) -> LiveTable:
+        t = self._tables.get(table_id)
+        if t is None:
+            if table_id in self._closed:
+                raise TableError("closed", f"table {table_id} is closed")
+            raise TableError("no_table", f"there is no open table {table_id}")
+        return t
+
+    @staticmethod
+    def _check_open(t: LiveTable) -> None:
+        if t.status == CLOSED:
+            raise TableError("closed", f"table {t.id} is closed")
+
+    @staticmethod
+    def _seat_for_action(t: LiveTable, player_id: str) -> int:
+        if t.status == LOBBY:
+            if t.in_lobby(player_id):
+                raise TableError("not_started", "the game has not started")
+            raise TableError("not_seated", "you are not seated at this table")
+        seat = t.seat_of(player_id)
+        if seat is None:
+            if t.in_lobby(player_id):
+                raise TableError("not_seated", "you sit out this hand (rotation)")
+            raise TableError("not_seated", "you are not seated at this table")
+        return seat
+
+    @staticmethod
+    def _check_step(t: LiveTable, seat: int, step: int | None) -> None:
+        if step is not None and step > t.step:
+            raise TableError("stale", f"step {step} has not happened (now {t.step})")
+        if seat not in t.to_act():
+            if step is not None and step < t.step:
+                raise TableError("stale", "that decision has passed")
+            if t.status == BETWEEN:
+                raise TableError("not_your_turn", "the hand is over: the next one starts soon")
+            raise TableError("not_your_turn", "nothing is asked of you now")
+        if step is not None and step < t.prompt_step.get(seat, 0):
+            raise TableError("stale", "that decision has passed")
+
+    @staticmethod
+    def _validate(t: LiveTable, seat: int, verb: str, tile: Tile | str | None) -> Action:
+        if verb not in VERBS:
+            raise TableError("illegal", f"unknown action {verb!r}: actions are {', '.join(VERBS)} (and piao)")
+        try:
+            parsed = parse_tile_arg(tile)
+        except TileError as exc:
+            raise TableError("bad_tile", str(exc)) from None
+        hand = t.hand
+        assert hand is not None
+        pending = hand.pending
+        if verb in ("peng", "hu", "pass"):
+            parsed = None  # these never name a tile; a front end may pass the claimed tile along
+        elif verb == "gang" and hand.phase in (CLAIM, ROB) and (parsed is None or
+                                                               (pending is not None and parsed == pending[1])):
+            parsed = None  # 直杠 names no tile
+        action = Action(seat, verb, parsed)
+        legal = t.legal(seat)
+        if action in legal:
+            return action
+        same_verb = sorted({a.tile for a in legal if a.verb == verb and a.tile is not None})
+        if same_verb:
+            if parsed is None:
+                raise TableError("bad_tile", f"{verb} needs a tile: one of {' '.join(map(str, same_verb))}")
+            raise TableError("bad_tile", f"you cannot {verb} {parsed} now; you may {verb} "
+                                         f"{' '.join(map(str, same_verb))}")
+        try:
+            hand.clone().apply(action)
+        except IllegalAction as exc:
+            raise TableError("illegal", str(exc)) from None
+        raise TableError("illegal", f"you cannot {verb} now")  # pragma: no cover - clone agreed it was legal
+
+    # == internals: applying records =====================================================================
+    async def _commit(self, t: LiveTable, kind: str, payload: dict[str, Any]) -> Applied:
+        """Write the record (committed) and then apply it. Call with `t.lock` held and the record valid."""
+        hand_no = t.hand_no if kind not in ("piao_open", "hand_start") else int(payload["setup"]["hand_no"])
+        await self._journal.append(t.id, t.seq + 1, hand_no, kind, payload)
+        t.seq += 1
+        return t.apply(kind, payload)
+
+    async def _apply_action(self, t: LiveTable, action: Action, by: str, received: float) -> None:
+        applied = await self._commit(t, "action", t.action_record(action, by, self._clock()))
+        self._show(t, applied)
+        self._measured(received)
+        if applied.finished:
+            self.stats.hands += 1
+            await self._finish_ledger(t)
+        self._arm(t)
+
+    async def _apply_piao(self, t: LiveTable, seat: int, amount: int, by: str, received: float) -> None:
+        applied = await self._commit(t, "piao", t.piao_record(seat, amount, by, self._clock()))
+        if len(t.piao_picks) == 3:
+            self._show(t, applied, board=False)
+            applied = await self._commit(t, "hand_start", t.deal_record(self._clock()))
+        self._show(t, applied, board=applied.kind == "hand_start")
+        self._measured(received)
+        self._arm(t)
+
+    async def _open_next_hand(self, t: LiveTable) -> None:
+        kind, payload = t.next_hand_record(self._clock())
+        applied = await self._commit(t, kind, payload)
+        self._show(t, applied)
+        self._arm(t)
+
+    async def _finish_ledger(self, t: LiveTable, *, resumed: bool = False) -> bool:
+        """Write the finished hand to the ledger (idempotent), then tell the front end. After a restart the
+        front end is told only when this wrote the hand (the crash came before the ledger write)."""
+        try:
+            written = await self._store.finish_hand(t.hand_record())
+        except Exception:
+            logger.exception("table %s: the ledger write of hand %s failed; will retry", t.id, t.hand_no)
+            self.stats.errors += 1
+            return False
+        t.ledger_done = True
+        if written or not resumed:
+            self._send(t, self._frontend.hand_finished, result_view(t), public_view(t))
+        return True
+
+    async def _close(self, t: LiveTable, by: str) -> None:
+        applied = await self._commit(t, "stop", {"by": by, "at": self._clock()})
+        await self._store.close_table(t.id)
+        _cancel(t)
+        self._show(t, applied)
+        self._tables.pop(t.id, None)
+        self._closed.add(t.id)
+        if t.outbox is not None:
+            t.outbox.close_soon()
+
+    async def _save_lobby(self, t: LiveTable, lobby: list[PlayerRef], spectators: dict[str, PlayerRef]) -> None:
+        """Persist the lobby (seats JSON + options) first, then change it in memory."""
+        old = (t.lobby, t.spectators)
+        t.lobby, t.spectators = list(lobby), dict(spectators)
+        try:
+            await self._store.update_table(t.id, seats=t.seats_json(), options=t.options_json())
+        except BaseException:
+            t.lobby, t.spectators = old
+            raise
+        for p in lobby:
+            t.players[p.player_id] = p
+
+    # == internals: telling the front end ================================================================
+    def _send(self, t: LiveTable, call: Callable[..., Coroutine[Any, Any, None]], *args: Any, **kwargs: Any) -> None:
+        if t.outbox is None:
+            t.outbox = self._outboxes[t.id] = Outbox(t.id, on_closed=lambda: self._outboxes.pop(t.id, None))
+        t.outbox.put(call, *args, **kwargs)
+
+    def _show_lobby(self, t: LiveTable, notice: tuple[str, dict[str, Any]] | None = None) -> None:
+        self._send(t, self._frontend.board_changed, public_view(t))
+        if notice is not None:
+            self._send(t, self._frontend.notice, t.id, notice[0], **notice[1])
+
+    def _show(self, t: LiveTable, applied: Applied, *, board: bool = True, everyone: bool = False) -> None:
+        """Queue what the front end is told after `applied`: the board (with the public events), 亮倒
+        reveals, notices, then each human seat's private view when it changed (prompt when newly asked)."""
+        fe = self._frontend
+        shown = public_events(applied.events)
+        if board and (shown or applied.new_window or applied.notices or applied.kind != "action"):
+            view = public_view(t, shown)
+            self._send(t, fe.board_changed, view)
+            for seat in applied.liangdao_seats:
+                self._send(t, fe.liangdao_revealed, view, seat)
+        for key, fmt in applied.notices:
+            self._send(t, fe.notice, t.id, key, **fmt)
+        if t.status not in (PIAO, PLAYING, BETWEEN) or t.setup is None:
+            return
+        for seat in range(3):
+            player = t.seat_player(seat)
+            if player.is_ai:
+                continue
+            view = private_view(t, seat)
+            key = (view.hand_no, view.concealed, view.drawn, view.melds, view.choices, view.deadline, view.waits,
+                   view.claim_tile, view.liangdao, view.autoplay)
+            if not everyone and t.last_private.get(player.player_id) == key:
+                continue
+            t.last_private[player.player_id] = key
+            prompt = bool(view.choices) and player.player_id not in t.autoplay and (
+                everyone or t.prompt_step.get(seat) == t.step)
+            self._send(t, fe.hand_changed, player, view, prompt=prompt)
+
+    def _measured(self, received: float) -> None:
+        self.stats.actions += 1
+        if self.stats.latencies is not None:
+            self.stats.latencies.append(time.perf_counter() - received)
+
+    # == internals: timers and the AI ====================================================================
+    def _next_due(self, t: LiveTable) -> float:
+        assert t.finished_at is not None
+        return t.finished_at if t.start_now else t.finished_at + self.between_hands
+
+    def _arm(self, t: LiveTable) -> None:
+        """Re-arm the table's timer and AI after a change (call with the lock held)."""
+        _cancel(t)
+        if not self._running or t.status in (LOBBY, CLOSED):
+            return
+        loop = asyncio.get_running_loop()
+        if t.status == BETWEEN:
+            delay = self._next_due(t) - self._clock()
+            t.timer = loop.call_later(max(0.0, delay), self._spawn_later, self._next_hand, t.id, t.step)
+            return
+        to_act = t.to_act()
+        if any(t.machine_plays(s) for s in to_act):
+            if self.ai_delay > 0:
+                t.ai_timer = loop.call_later(self.ai_delay, self._queue_ai, t.id, t.step)
+            else:
+                self._queue_ai(t.id, t.step)
+        deadline = t.deadline
+        if deadline is not None and any(not t.is_ai_seat(s) for s in to_act):
+            t.timer = loop.call_later(max(0.0, deadline - self._clock()), self._spawn_later, self._on_deadline,
+                                      t.id, t.window)
+
+    def _spawn_later(self, fn: Callable[..., Coroutine[Any, Any, Any]], *args: Any) -> None:
+        self._spawn(fn(*args))
+
+    def _spawn(self, coro: Coroutine[Any, Any, Any]) -> None:
+        task = asyncio.get_running_loop().create_task(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._task_done)
+
+    def _task_done(self, task: asyncio.Task[Any]) -> None:
+        self._tasks.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            self.stats.errors += 1
+            logger.error("table task failed", exc_info=task.exception())
+
+    def _enter(self) -> None:
+        self._in_flight += 1
+
+    def _leave(self) -> None:
+        self._in_flight -= 1
+        if self._in_flight < self._max_in_flight:
+            self._slot_free.set()
+
+    def _queue_ai(self, table_id: int, step: int) -> None:
+        if not self._running:
+            return
+        self._ai_queue.put_nowait((table_id, step))
+        if self._ai_task is None or self._ai_task.done():
+            self._ai_task = asyncio.get_running_loop().create_task(self._ai_worker(), name="kwx-ai")
+
+    async def _ai_worker(self) -> None:
+        """One decision at a time, yielding between them (see the module docstring)."""
+        while True:
+            table_id, step = await self._ai_queue.get()
+            t = self._tables.get(table_id)
+            if t is None or t.step != step or t.status not in (PIAO, PLAYING):
+                continue
+            try:
+                moves = [_Move(*m) for m in t.machine_moves()]
+            except Exception:
+                logger.exception("table %s: the AI failed to choose", table_id)
+                self.stats.errors += 1
+                continue
+            if moves:
+                self._enter()
+                self._spawn(self._submit_moves(t, t.window, moves, time.perf_counter()))
+            await asyncio.sleep(0)
+            while self._in_flight >= self._max_in_flight:
+                self._slot_free.clear()
+                await self._slot_free.wait()
+
+    async def _submit_moves(self, t: LiveTable, window: int, moves: list[_Move], received: float) -> None:
+        try:
+            await self._submit_moves_locked(t, window, moves, received)
+        finally:
+            self._leave()
+
+    async def _submit_moves_locked(self, t: LiveTable, window: int, moves: list[_Move], received: float) -> None:
+        async with t.lock:
+            for m in moves:
+                if t.window != window or t.status not in (PIAO, PLAYING) or m.seat not in t.to_act():
+                    return
+                if m.by == "auto" and t.seat_player(m.seat).player_id not in t.autoplay:
+                    continue  # the player came back meanwhile
+                if isinstance(m.move, int):
+                    await self._apply_piao(t, m.seat, m.move, m.by, received)
+                elif m.move in t.legal(m.seat):
+                    await self._apply_action(t, m.move, m.by, received)
+
+    async def _on_deadline(self, table_id: int, window: int) -> None:
+        t = self._tables.get(table_id)
+        if t is None:
+            return
+        async with t.lock:
+            if t.window != window or t.status not in (PIAO, PLAYING) or t.deadline is None:
+                return
+            if self._clock() < t.deadline:  # the timer ran early by the injected clock: wait more
+                self._arm(t)
+                return
+            for seat in t.to_act():
+                if t.window != window:
+                    break
+                if t.is_ai_seat(seat):
+                    continue
+                by = "auto" if t.seat_player(seat).player_id in t.autoplay else "timeout"
+                move = t.timeout_move(seat)
+                if isinstance(move, int):
+                    await self._apply_piao(t, seat, move, by, time.perf_counter())
+                else:
+                    await self._apply_action(t, move, by, time.perf_counter())
+
+    async def _next_hand(self, table_id: int, step: int) -> None:
+        t = self._tables.get(table_id)
+        if t is None:
+            return
+        async with t.lock:
+            if t.status != BETWEEN or t.step != step or not self._running:
+                return
+            if not t.ledger_done and not await self._finish_ledger(t):
+                t.timer = asyncio.get_running_loop().call_later(LEDGER_RETRY_S, self._spawn_later,
+                                                                self._next_hand, t.id, t.step)
+                return
+            await self._open_next_hand(t)
+
+
+def _cancel(t: LiveTable) -> None:
+    for handle in (t.timer, t.ai_timer):
+        if handle is not None:
+            handle.cancel()
+    t.timer = t.ai_timer = None

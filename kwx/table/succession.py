@@ -1,0 +1,54 @@
+"""From one hand to the next, by the engine's `TableState` (RULES.md §2, §9, §10 `shanglou`, `rotation`).
+
+The engine decides who deals, who sits where (rotation), and the 上楼 multiplier; this module only maps its
+player numbers (the lobby order) to player ids and derives each hand's seed from the table seed:
+
+- the first dealer comes from the table seed (`seeds.first_dealer`), a player 0…n−1;
+- hand k is dealt from `seeds.hand_seed(table seed, k)`: its wall, its dice, and so its 上楼 doubling.
+`HandSetup` is what the event log records for each hand (no seed in it) and what a replay checks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from kwx.engine.rules import RuleSet
+from kwx.engine.table import TableState
+from kwx.engine.wall import dice_from_seed
+from kwx.table.seeds import first_dealer, hand_seed
+
+
+@dataclass(frozen=True)
+class HandSetup:
+    hand_no: int
+    dealer: int  # seat
+    seating: tuple[str, ...]  # player id per seat 0, 1, 2
+    waiting: str | None  # rotation: the fourth player, sitting out
+    base_multiplier: int  # 上楼 (1 without the option)
+    dice: tuple[int, int]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"hand_no": self.hand_no, "dealer": self.dealer, "seating": list(self.seating),
+                "waiting": self.waiting, "base_multiplier": self.base_multiplier, "dice": list(self.dice)}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> HandSetup:
+        return cls(int(data["hand_no"]), int(data["dealer"]), tuple(data["seating"]), data.get("waiting"),
+                   int(data["base_multiplier"]), (int(data["dice"][0]), int(data["dice"][1])))
+
+
+def new_table_state(rules: RuleSet, table_seed: str) -> TableState:
+    players = 4 if rules.rotation else 3
+    return TableState(rules, first_dealer(table_seed, players), players)
+
+
+def upcoming(state: TableState, player_ids: Sequence[str], table_seed: str) -> HandSetup:
+    """The next hand of `state` (between hands), with player ids for the engine's player numbers."""
+    hand_no = state.hands_played + 1
+    seed = hand_seed(table_seed, hand_no)
+    return HandSetup(hand_no=hand_no, dealer=state.dealer_seat,
+                     seating=tuple(player_ids[p] for p in state.seated),
+                     waiting=None if state.waiting is None else player_ids[state.waiting],
+                     base_multiplier=state.base_multiplier(seed), dice=dice_from_seed(seed))

@@ -1,0 +1,84 @@
+"""Fixtures for the table service tests: a real SQLite file per test, a recording front end, a fake clock,
+services that are shut down after the test, and scripted walls."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+
+import pytest
+
+from kwx.store import Store
+from kwx.table import PlayerRef, TableService
+from tests.engine.builders import build_wall
+from tests.table.fakes import RecordingFrontEnd
+
+GUILD = "g1"
+ANN = PlayerRef("100", "Ann")
+BOB = PlayerRef("200", "Bob")
+CY = PlayerRef("300", "Cy")
+DEE = PlayerRef("400", "Dee")
+
+
+class FakeClock:
+    """Unix time that moves only when told."""
+
+    def __init__(self, now: float = 1_750_000_000.0) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+
+@pytest.fixture
+def db_path(tmp_path):
+    return tmp_path / "kwx.sqlite3"
+
+
+@pytest.fixture
+async def store(db_path) -> AsyncIterator[Store]:
+    s = await Store.open(db_path)
+    yield s
+    await s.close()
+
+
+@pytest.fixture
+def frontend() -> RecordingFrontEnd:
+    return RecordingFrontEnd()
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock()
+
+
+@pytest.fixture
+async def make_service(store, frontend) -> AsyncIterator[Callable[..., TableService]]:
+    """make_service(**kwargs) -> a TableService on the test's store and front end (shut down afterwards)."""
+    made: list[TableService] = []
+
+    def make(**kwargs) -> TableService:
+        kwargs.setdefault("ai_delay", 0)
+        kwargs.setdefault("between_hands", 60)
+        svc = TableService(kwargs.pop("store", store), kwargs.pop("frontend", frontend), **kwargs)
+        made.append(svc)
+        return svc
+
+    yield make
+    for svc in made:
+        await svc.shutdown()
+
+
+@pytest.fixture
+def script(monkeypatch):
+    """script(dealer_hand, second, third, draws="", back="", dealer=0): every hand the service deals uses this
+    wall (in seat order from the dealer, as tests/engine/builders.build_wall) and this first dealer."""
+
+    def use(dealer_hand: str, second: str, third: str, draws: str = "", back: str = "", dealer: int = 0) -> None:
+        wall = build_wall(dealer_hand, second, third, draws, back)
+        monkeypatch.setattr("kwx.table.live.wall_from_seed", lambda seed: list(wall))
+        monkeypatch.setattr("kwx.table.succession.first_dealer", lambda seed, players=3: dealer)
+
+    return use

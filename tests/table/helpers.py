@@ -1,0 +1,35 @@
+"""Small steps shared by the table tests."""
+
+from __future__ import annotations
+
+from kwx.table import PlayerRef, TableService
+from tests.table.conftest import GUILD
+from tests.table.fakes import RecordingFrontEnd
+
+
+async def table_with(svc: TableService, host: PlayerRef, *, ais: int = 2, level: str = "standard",
+                     channel: str | None = "c1", **kwargs) -> int:
+    """A table hosted (and seated) by `host` with `ais` AI players added; not started."""
+    table = await svc.open_table(GUILD, channel, host, **kwargs)
+    for _ in range(ais):
+        await svc.add_ai(table, level, by=host.player_id)
+    return table
+
+
+async def wait_prompt(fe: RecordingFrontEnd, svc: TableService, table: int, player_id: str, after: int = 0,
+                      timeout: float = 10.0):
+    """Wait until the player has choices at a step > `after`; return their private view."""
+
+    def ready() -> bool:
+        try:
+            view = svc.private_view(table, player_id)
+        except Exception:
+            return False
+        return bool(view.choices) and view.step > after
+
+    await fe.wait_for(ready, timeout)
+    return svc.private_view(table, player_id)
+
+
+async def finished_hands(fe: RecordingFrontEnd, table: int, n: int, timeout: float = 20.0) -> None:
+    await fe.wait_for(lambda: len(fe.results(table)) >= n, timeout)

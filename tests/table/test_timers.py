@@ -1,0 +1,122 @@
+"""Deadlines: a timeout passes a claim or discards the drawn tile; two in a row put the player in 托管 (the AI
+plays for them) until they act again. Deadlines in the views are unix times of the injected clock."""
+
+from __future__ import annotations
+
+from kwx.engine.tiles import Tile
+from kwx.table import TableError
+from tests.table.conftest import ANN
+from tests.table.helpers import finished_hands, table_with, wait_prompt
+from tests.table.test_actions import AI_DEALS_7Z
+
+
+def notice_keys(frontend) -> list[str]:
+    return [c.args[1] for c in frontend.notices() if c.args[1].startswith("event.")]
+
+
+async def test_timeouts_then_autoplay_then_back(make_service, frontend, script, clock):
+    script(*AI_DEALS_7Z, draws="9s 4s", dealer=1)  # AI 2 draws 9s (throws 3p), Ann draws 4s
+    svc = make_service(ai_delay=0.3, clock=clock)
+    table = await table_with(svc, ANN, level="simple", turn_seconds=30, claim_seconds=12)
+    await svc.start_game(table, by=ANN.player_id)
+
+    # 1. a claim window on the AI dealer's 7z: the deadline is 12 s after it opened; time runs out → pass
+    claim = await wait_prompt(frontend, svc, table, ANN.player_id)
+    assert claim.claim_tile == Tile.RED and claim.deadline == clock.now + 12
+    assert svc.public_view(table).deadline == claim.deadline
+    clock.advance(11)
+    await svc.tick()
+    assert svc.private_view(table, ANN.player_id).choices == claim.choices  # not yet
+    clock.advance(2)
+    await svc.tick()
+    await svc.flush()
+    assert svc.private_view(table, ANN.player_id).choices != claim.choices  # she passed
+    assert notice_keys(frontend) == []  # silently: that she had a claim is nobody's business
+    assert svc.public_view(table).seats[0].melds == ()  # she did not 碰
+
+    # 2. her own turn with a drawn tile: time runs out → that tile is discarded; second timeout → 托管
+    turn = await wait_prompt(frontend, svc, table, ANN.player_id, after=claim.step)
+    assert turn.drawn is not None and turn.deadline == clock.now + 30
+    clock.advance(31)
+    await svc.tick()
+    await svc.flush()
+    assert notice_keys(frontend) == ["event.timeout", "event.autoplay_on"]  # her second timeout in a row
+    board = frontend.boards(table)[-1]
+    assert board.seats[0].discards[-1] == turn.drawn and board.seats[0].autoplay
+
+    # 3. in 托管 the AI plays for her (after ai_delay); when she acts herself first she is back
+    after = turn.step
+    for _ in range(5):  # on a slow machine the AI may beat her to a decision: she tries the next one
+        view = await wait_prompt(frontend, svc, table, ANN.player_id, after=after)
+        assert view.autoplay
+        choice = next(c for c in view.choices if c.verb in ("discard", "pass"))
+        try:
+            await svc.act(table, ANN.player_id, choice.verb, choice.tile, step=view.step)
+            break
+        except TableError as exc:
+            assert exc.code in ("stale", "not_your_turn")
+            after = view.step
+    await svc.flush()
+    assert notice_keys(frontend)[-1] == "event.autoplay_off"
+    assert not svc.public_view(table).seats[0].autoplay
+    assert not svc.private_view(table, ANN.player_id).autoplay
+
+
+async def test_autoplay_switch_and_real_timers_finish_a_hand(make_service, frontend):
+    svc = make_service(ai_delay=0)
+    table = await table_with(svc, ANN, seed="timer-seed", turn_seconds=0.15, claim_seconds=0.1)
+    await svc.start_game(table, by=ANN.player_id)
+    await finished_hands(frontend, table, 1, timeout=20)
+    keys = notice_keys(frontend)
+    assert "event.autoplay_on" in keys and keys.count("event.timeout") <= 2
+    # after 托管 began the AI played her seat without more timeouts
+    assert "event.timeout" not in keys[keys.index("event.autoplay_on"):]
+    assert frontend.boards(table)[-1].seats[0].autoplay
+    # she switches 托管 off herself
+    await svc.set_autoplay(table, ANN.player_id, False)
+    await svc.flush()
+    assert notice_keys(frontend)[-1] == "event.autoplay_off"
+    await svc.set_autoplay(table, ANN.player_id, True)
+    await svc.flush()
+    assert notice_keys(frontend)[-1] == "event.autoplay_on"
+
+
+async def test_piao_timeout_picks_zero(make_service, frontend, clock):
+    from kwx.engine.rules import RuleSet
+
+    svc = make_service(ai_delay=0, clock=clock)
+    table = await table_with(svc, ANN, seed="piao", rules=RuleSet.preset("shiyan"), turn_seconds=20)
+    await svc.start_game(table, by=ANN.player_id)
+    view = await wait_prompt(frontend, svc, table, ANN.player_id)
+    assert [c.verb for c in view.choices] == ["piao"] and view.deadline == clock.now + 20
+    assert svc.public_view(table).phase == "piao"
+    clock.advance(21)
+    await svc.tick()
+    await svc.flush()
+    board = svc.public_view(table)
+    assert board.phase in ("turn", "claim") and board.seats[0].piao == 0
+    assert frontend.notices("event.timeout")[0].kwargs["action"] == "piao"
+
+
+async def test_piao_choice(make_service, frontend):
+    from kwx.engine.rules import RuleSet
+    from kwx.table import TableError
+
+    svc = make_service(ai_delay=0)
+    table = await table_with(svc, ANN, seed="piao", rules=RuleSet.preset("shiyan"))
+    await svc.start_game(table, by=ANN.player_id)
+    view = await wait_prompt(frontend, svc, table, ANN.player_id)
+    for bad in (4, -1, None):
+        try:
+            await svc.act(table, ANN.player_id, "piao", amount=bad, step=view.step)
+        except TableError as exc:
+            assert exc.code == "illegal"
+        else:
+            raise AssertionError(f"piao {bad} accepted")
+    try:
+        await svc.act(table, ANN.player_id, "discard", "1p", step=view.step)
+    except TableError as exc:
+        assert exc.code == "illegal"
+    await svc.act(table, ANN.player_id, "piao", amount=2, step=view.step)
+    await frontend.wait_for(lambda: svc.public_view(table).phase != "piao")
+    assert svc.public_view(table).seats[0].piao == 2

@@ -1,0 +1,410 @@
+"""The terminal table: commands typed in either notation reach the service as the right action, mistakes are
+explained (never fatal), the board and the result block show what a player needs. A whole hand is played against
+two AI players on the real service and store."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import pytest
+from rich.console import Console
+
+from kwx.console import (
+    Command,
+    CommandError,
+    ConsoleFrontEnd,
+    ScriptedLines,
+    TerminalTable,
+    parse_command,
+    play_terminal,
+)
+from kwx.engine.tiles import Tile, parse_tiles
+from kwx.table.errors import TableError
+from kwx.table.views import (
+    ActionChoice,
+    MeldView,
+    PaymentView,
+    PlayerRef,
+    PrivateView,
+    PublicView,
+    ResultView,
+    RevealedHand,
+    SeatView,
+    WinnerView,
+)
+
+YOU = PlayerRef("local:you", "你")
+AI1 = PlayerRef("ai:standard:1", "电脑1", "standard")
+AI2 = PlayerRef("ai:standard:2", "电脑2", "standard")
+NOW = 1_000_000.0
+
+
+def make_console() -> Console:
+    return Console(file=io.StringIO(), record=True, width=120, color_system=None, highlight=False)
+
+
+def output(console: Console) -> str:
+    return console.export_text(clear=True)
+
+
+@dataclass
+class FakeService:
+    """Views set by the test; `act` records calls (or raises `refuse`)."""
+
+    board: PublicView
+    hand: PrivateView
+    acts: list[tuple[str, Tile | None, int | None]] = field(default_factory=list)
+    refuse: Exception | None = None
+
+    async def act(self, table_id: int, player_id: str, verb: str, tile: Tile | None = None,
+                  step: int | None = None) -> None:
+        assert table_id == 1 and player_id == YOU.player_id
+        if self.refuse is not None:
+            raise self.refuse
+        self.acts.append((verb, tile, step))
+
+    def public_view(self, table_id: int) -> PublicView:
+        return self.board
+
+    def private_view(self, table_id: int, player_id: str) -> PrivateView:
+        return self.hand
+
+
+HAND = tuple(sorted(parse_tiles("1123p456p577s99s7z")))  # 13 tiles, sorted, one 中 (7z)
+
+
+def board(**kw: Any) -> PublicView:
+    seats = (
+        SeatView(0, YOU, score=-4, concealed_count=13, discards=(Tile.S1, Tile.P9), is_dealer=True),
+        SeatView(1, AI1, score=8, concealed_count=10, melds=(MeldView("pung", Tile.GREEN, 0),),
+                 discards=(Tile.WHITE,)),
+        SeatView(2, AI2, score=-4, concealed_count=13, discards=(Tile.P1, Tile.S9)),
+    )
+    values: dict[str, Any] = dict(table_id=1, hand_no=2, step=7, phase="turn", seats=seats, wall_remaining=41,
+                                  turn_seat=0, deadline=NOW + 57)
+    values.update(kw)
+    return PublicView(**values)
+
+
+def my_turn(**kw: Any) -> PrivateView:
+    held = (*HAND, Tile.S8)
+    choices = tuple(ActionChoice("discard", x) for x in sorted(set(held)))
+    values: dict[str, Any] = dict(table_id=1, hand_no=2, step=7, seat=0, player_id=YOU.player_id, concealed=HAND,
+                                  drawn=Tile.S8, melds=(), choices=choices, deadline=NOW + 57,
+                                  discard_waits={Tile.RED: (Tile.S5, Tile.S8)})
+    values.update(kw)
+    return PrivateView(**values)
+
+
+def claim_on(tile: Tile, verbs: tuple[str, ...]) -> PrivateView:
+    return my_turn(drawn=None, claim_tile=tile, choices=tuple(ActionChoice(v) for v in verbs), discard_waits={})
+
+
+def table_for(hand: PrivateView, lang: str = "zh-CN", **board_kw: Any) -> tuple[TerminalTable, FakeService, Console]:
+    console = make_console()
+    service = FakeService(board(**board_kw), hand)
+    fe = ConsoleFrontEnd(console, lang=lang, clock=lambda: NOW, table_id=1)
+    fe.board, fe.hand = service.board, service.hand
+    return TerminalTable(service, fe, 1), service, console
+
+
+# -- the parser -------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("text, expected", [
+    ("5p", Command("discard", Tile.P5)),
+    ("五筒", Command("discard", Tile.P5)),
+    ("5饼", Command("discard", Tile.P5)),
+    ("红中", Command("discard", Tile.RED)),
+    ("打 7z", Command("discard", Tile.RED)),
+    ("打白板", Command("discard", Tile.WHITE)),
+    ("discard 3s", Command("discard", Tile.S3)),
+    ("胡", Command("hu")), ("hu", Command("hu")), ("WIN", Command("hu")),
+    ("杠", Command("gang")), ("kong 5p", Command("gang", Tile.P5)), ("杠5p", Command("gang", Tile.P5)),
+    ("碰", Command("peng")), ("pung", Command("peng")),
+    ("过", Command("pass")), ("pass", Command("pass")),
+    ("亮倒 5p", Command("liangdao", Tile.P5)), ("亮倒五筒", Command("liangdao", Tile.P5)),
+    ("liangdao 7z", Command("liangdao", Tile.RED)),
+    ("help", Command("help")), ("手牌", Command("hand")), ("quit", Command("quit")), ("退出", Command("quit")),
+])
+def test_parse_command_accepts_both_notations_and_both_languages(text: str, expected: Command) -> None:
+    assert parse_command(text) == expected
+
+
+def test_parse_command_ignores_blank_lines() -> None:
+    assert parse_command("   ") is None
+
+
+@pytest.mark.parametrize("text, words", [
+    ("8z", "dragons are 5z 白, 6z 发, 7z 中"),
+    ("0p", "numbered 1–9"),
+    ("5m", "no 万"),
+    ("碰 5p", "takes no tile"),
+    ("打", "5p"),
+    ("xyzzy", "help"),
+])
+def test_parse_command_explains_bad_input(text: str, words: str) -> None:
+    with pytest.raises(CommandError) as err:
+        parse_command(text, "en")
+    assert words in err.value.text
+
+
+# -- commands reach the service ---------------------------------------------------------------------------------
+@pytest.mark.parametrize("text", ["5p", "五筒", "5饼", "打 5p"])
+async def test_discard_by_tile_name_in_either_notation(text: str) -> None:
+    table, service, _ = table_for(my_turn())
+    assert await table.handle_line(text) is True
+    assert service.acts == [("discard", Tile.P5, 7)]
+
+
+async def test_discard_of_the_drawn_tile_and_a_dragon_by_name() -> None:
+    table, service, _ = table_for(my_turn())
+    await table.handle_line("八条")
+    await table.handle_line("红中")
+    assert service.acts == [("discard", Tile.S8, 7), ("discard", Tile.RED, 7)]
+
+
+@pytest.mark.parametrize("text, verb", [("碰", "peng"), ("peng", "peng"), ("胡", "hu"), ("win", "hu"),
+                                        ("过", "pass"), ("pass", "pass")])
+async def test_claim_answers_in_chinese_and_english(text: str, verb: str) -> None:
+    table, service, _ = table_for(claim_on(Tile.P7, ("hu", "peng", "pass")), phase="claim", turn_seat=1,
+                                  claim_tile=Tile.P7)
+    await table.handle_line(text)
+    assert service.acts == [(verb, None, 7)]
+
+
+async def test_kong_on_a_discard_and_a_concealed_kong_naming_its_tile() -> None:
+    table, service, _ = table_for(claim_on(Tile.P1, ("gang", "peng", "pass")), phase="claim", claim_tile=Tile.P1)
+    await table.handle_line("杠")
+    assert service.acts == [("gang", None, 7)]
+    two_kongs = my_turn(choices=(ActionChoice("gang", Tile.P1), ActionChoice("gang", Tile.S9),
+                                 ActionChoice("discard", Tile.P1)))
+    table, service, console = table_for(two_kongs, lang="en")
+    await table.handle_line("kong")
+    assert service.acts == [] and "Kong which tile?" in output(console)
+    await table.handle_line("kong 9s")
+    assert service.acts == [("gang", Tile.S9, 7)]
+
+
+async def test_liangdao_declares_and_discards_the_named_tile() -> None:
+    hand = my_turn(choices=(*my_turn().choices, ActionChoice("liangdao", Tile.RED)))
+    table, service, console = table_for(hand, lang="en")
+    await table.handle_line("亮倒 5p")  # 5p would not leave the hand ready
+    assert service.acts == []
+    assert "declare with one of: 7z" in output(console)
+    await table.handle_line("liangdao 红中")
+    assert service.acts == [("liangdao", Tile.RED, 7)]
+
+
+# -- mistakes are explained -------------------------------------------------------------------------------------
+@pytest.mark.parametrize("lang, line, words", [
+    ("en", "8z", '"8z" is not a tile: dragons are 5z 白, 6z 发, 7z 中'),
+    ("en", "3s", "You have no 3s"),
+    ("zh-CN", "三条", "你没有 3条"),
+    ("en", "pass", "Nothing to pass"),
+    ("en", "hu", "You can't"),
+    ("en", "liangdao 5p", "can't declare 亮倒 now"),
+    ("en", "xyzzy", 'I don\'t understand "xyzzy"'),
+])
+async def test_bad_input_on_your_turn_is_explained_and_nothing_is_sent(lang: str, line: str, words: str) -> None:
+    table, service, console = table_for(my_turn(), lang=lang)
+    assert await table.handle_line(line) is True
+    text = output(console)
+    assert words in text
+    assert "57" in text  # the prompt comes back, with the time left
+    assert service.acts == []
+
+
+async def test_not_your_turn() -> None:
+    idle = my_turn(choices=(), drawn=None)
+    table, service, console = table_for(idle, lang="en", turn_seat=1)
+    await table.handle_line("5p")
+    assert "It's not your turn." in output(console)
+    table, service, console = table_for(idle, lang="zh-CN", turn_seat=1)
+    await table.handle_line("碰")
+    assert "还没轮到你" in output(console)
+    assert service.acts == []
+
+
+async def test_discarding_during_a_claim_window_says_what_to_answer() -> None:
+    table, service, console = table_for(claim_on(Tile.P7, ("peng", "pass")), lang="en", phase="claim",
+                                        claim_tile=Tile.P7)
+    await table.handle_line("5p")
+    text = output(console)
+    assert "answer the 7p" in text and "peng" in text and "pass" in text
+    assert service.acts == []
+
+
+async def test_a_service_refusal_is_shown_translated_and_the_loop_goes_on() -> None:
+    table, service, console = table_for(my_turn(), lang="en")
+    service.refuse = TableError("stale", "that action is for an older step")
+    assert await table.handle_line("5p") is True
+    assert "stale" in output(console).lower()
+    service.refuse = TableError("illegal", "you may not discard 5p now (forbid_feeding)")
+    await table.handle_line("5p")
+    assert "forbid_feeding" in output(console)
+
+
+async def test_quit_and_end_of_input_leave_the_loop() -> None:
+    table, _, console = table_for(my_turn())
+    assert await table.handle_line("quit") is False
+    await table.run(ScriptedLines(["help"]))  # runs help, then the end of input ends the loop
+    text = output(console)
+    assert "亮倒" in text and "quit" in text
+
+
+# -- what is shown ----------------------------------------------------------------------------------------------
+async def test_board_shows_hand_drawn_tile_ready_discards_discards_melds_wall_and_time() -> None:
+    table, _, console = table_for(my_turn(), lang="en")
+    table.show()
+    text = output(console)
+    assert "41 tiles left in the wall" in text
+    assert "1p 1p 2p 3p 4p 5p 6p 5s 7s 7s 9s 9s 7z   drew 8s" in text  # sorted, the drawn tile apart
+    assert "drew 8s" in text
+    assert "7z → 5s 8s" in text  # which discard leaves you ready, and on what
+    assert "[6z6z6z]" in text and "5z" in text  # AI 1's pung and discard
+    assert "57s left" in text
+
+
+async def test_event_log_lines_and_liangdao_reveal() -> None:
+    console = make_console()
+    fe = ConsoleFrontEnd(console, lang="en", clock=lambda: NOW)
+    events = ({"kind": "draw", "seat": 1, "tile": None, "from_back": False, "wall": 40},
+              {"kind": "discard", "seat": 1, "tile": "3s", "auto": False, "liangdao": False},
+              {"kind": "peng", "seat": 0, "tile": "3s", "from": 1})
+    await fe.board_changed(board(step=9, last_events=events))
+    await fe.board_changed(board(step=9, last_events=events))  # the same view twice logs once
+    text = output(console)
+    assert text.count("电脑1 discards 3s") == 1
+    assert "you pungs 3s" in text or "you pung" in text
+    assert "draws" not in text  # other players' draws are not spammed
+    seats = list(board().seats)
+    seats[2] = replace(seats[2], liangdao=True, revealed=tuple(parse_tiles("2345p")), waits=(Tile.P2, Tile.P5))
+    await fe.liangdao_revealed(board(seats=tuple(seats)), 2)
+    assert "电脑2 laid down: 2p 3p 4p 5p" in output(console)
+
+
+async def test_result_block_has_fan_breakdown_payments_and_balances() -> None:
+    console = make_console()
+    fe = ConsoleFrontEnd(console, lang="en", clock=lambda: NOW)
+    result = ResultView(
+        table_id=1, hand_no=2, outcome="win",
+        winners=(WinnerView(1, AI1, fan=8, patterns=(("qingyise", 4), ("kawuxing", 2)), win_tile=Tile.P5,
+                            self_draw=False, from_seat=0),),
+        payments=(PaymentView(YOU, AI1, 8, "hu"), PaymentView(AI2, AI1, 2, "zhigang")),
+        net=(-8, 10, -2), scores=(-12, 18, -6),
+        hands=(RevealedHand(1, tuple(parse_tiles("4677p")), (MeldView("pung", Tile.GREEN, 0),)),),
+        next_dealer=1)
+    await fe.hand_finished(result, board(phase="finished"))
+    text = output(console)
+    assert "Result of hand 2" in text
+    assert "清一色 Pure one suit  ×4" in text and "卡五星 Closed five (4-5-6 on the 5)  ×2" in text
+    assert "8 fan" in text
+    assert "you → 电脑1: 8 (win)" in text and "电脑2 → 电脑1: 2 (exposed kong)" in text
+    assert "-12" in text and "+18" in text and "-6" in text  # running balances at this table
+    assert "+10" in text  # this hand's net
+
+
+# -- a whole hand on the real service ---------------------------------------------------------------------------
+class AutoPlayer:
+    """Types for you: whatever the prompt allows (win, else pass on claims, else discard the drawn tile)."""
+
+    def __init__(self, fe: ConsoleFrontEnd, stop_after_hand: int) -> None:
+        self.fe = fe
+        self.stop_after_hand = stop_after_hand
+        self.typed: list[str] = []
+
+    async def readline(self) -> str | None:
+        for _ in range(4000):
+            await asyncio.sleep(0.005)
+            if (self.fe.table_id, self.stop_after_hand) in self.fe.results_shown:
+                return "quit"
+            hand = self.fe.hand
+            if hand is None or not hand.choices:
+                continue
+            verbs = {c.verb: c for c in hand.choices}
+            if "hu" in verbs:
+                line = "胡"
+            elif "discard" not in verbs:
+                line = "过" if "pass" in verbs else "pass"
+            else:
+                tile = hand.drawn or hand.concealed[-1]
+                line = tile.chinese if len(self.typed) % 2 else tile.compact  # both notations
+            if self.typed and self.typed[-1] == (line, hand.step):
+                continue  # already typed for this step; wait for the service
+            self.typed.append((line, hand.step))  # type: ignore[arg-type]
+            return line
+        return None
+
+
+async def test_a_whole_hand_against_two_ais_ends_with_the_result_block(tmp_path) -> None:
+    console = make_console()
+    holder: dict[str, Any] = {}
+
+    def factory(store, frontend, **kw):
+        from kwx.table.service import TableService
+
+        holder["fe"] = frontend
+        return TableService(store, frontend, **kw)
+
+    class Lines:
+        async def readline(self) -> str | None:
+            if "player" not in holder:
+                holder["player"] = AutoPlayer(holder["fe"], stop_after_hand=1)
+            return await holder["player"].readline()
+
+    status = await asyncio.wait_for(
+        play_terminal(tmp_path / "kwx.sqlite3", lang="en", seed="console-test", ai_delay=0, between_hands=30,
+                      console=console, lines=Lines(), service_factory=factory), timeout=60)
+    assert status == 0
+    text = output(console)
+    assert "Result of hand 1" in text
+    assert "Payments" in text or "Exhaustive draw" in text
+    assert "Balances" in text and "Table total" in text
+    assert "you" in text and "discards" in text
+    # the table stays open: a second run resumes it instead of opening a new one
+    console2 = make_console()
+    holder.clear()
+    await asyncio.wait_for(play_terminal(tmp_path / "kwx.sqlite3", lang="en", ai_delay=0, between_hands=30,
+                                         console=console2, lines=ScriptedLines(["quit"]), service_factory=factory),
+                           timeout=30)
+    assert "Resuming table" in output(console2)
+
+
+async def test_a_reminder_is_printed_before_your_time_runs_out() -> None:
+    console = make_console()
+    fe = ConsoleFrontEnd(console, lang="en", clock=lambda: NOW)
+    fe.warn_seconds = 0.9
+    fe.board = board()
+    await fe.hand_changed(YOU, my_turn(deadline=NOW + 1), prompt=True)
+    await fe.settle()
+    assert "Your turn" in output(console)
+    await asyncio.sleep(0.3)
+    assert "left! When time runs out a move is made for you" in output(console)
+
+
+async def test_timeout_and_autoplay_notices_name_you() -> None:
+    console = make_console()
+    fe = ConsoleFrontEnd(console, lang="en", clock=lambda: NOW)
+    fe.board = board()
+    await fe.notice(1, "event.timeout", player="你", player_id=YOU.player_id, action="discard")
+    await fe.notice(1, "lobby.ai_added", name="AI 1", player_id="ai:standard:1")  # the terminal's own doing
+    text = output(console)
+    assert "you ran out of time: discard" in text
+    assert "AI 1" not in text
+
+
+async def test_a_resumed_table_gets_back_the_time_it_had_when_you_left(tmp_path) -> None:
+    import time
+
+    from kwx.console import paused_clock
+    from kwx.store import Store
+
+    async with await Store.open(tmp_path / "kwx.sqlite3") as store:
+        table_id = await store.create_table("local", rules="standard", seed="s", seats=[], channel="terminal")
+        left_at = time.time() - 3600  # you quit an hour ago
+        await store.append_event(table_id, 1, "action", {"seat": 0, "verb": "discard", "at": left_at})
+        clock = await paused_clock(store, table_id)
+        assert abs(clock() - left_at) < 5
+        assert abs((await paused_clock(store, None))() - time.time()) < 5
