@@ -1,7 +1,8 @@
 """Simulator speed on one core: `python -m benchmarks.game --json`.
 
 Plays hands of three `simple` and of three `standard` AI players (engine + AI, no I/O) and reports hands per
-second and the mean time of one action (legal actions, the AI's choice and applying it).
+second and the mean time of one action (legal actions, the AI's choice and applying it). Time is the process's
+CPU time, so other work on the machine does not count against the one core this runs on.
 Goals: ≥ 500 hands/s simple, ≥ 100 hands/s standard.
 """
 
@@ -9,14 +10,17 @@ from __future__ import annotations
 
 import argparse
 import json
+import time
 
 from kwx.simulate import simulate
 
 
 def measure(level: str, hands: int, seed: str) -> tuple[float, float]:
     simulate(min(hands, 100), seed=f"warm-{seed}", ai=(level,) * 3)  # fill the per-suit caches once
+    started = time.process_time()
     report = simulate(hands, seed=seed, ai=(level,) * 3)
-    return report.hands / report.seconds, report.seconds / report.actions * 1e6
+    cpu = time.process_time() - started
+    return report.hands / cpu, cpu / report.actions * 1e6
 
 
 def main(argv: list[str] | None = None) -> None:

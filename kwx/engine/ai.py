@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from kwx.engine.analysis import Meld, shanten, waits
+from kwx.engine.analysis import Meld, improving_tiles, shanten, shanten_after_discards, waits
 from kwx.engine.rules import STANDARD, RuleSet
 from kwx.engine.tiles import NUM_KINDS
 
@@ -108,14 +108,16 @@ def _choose_simple(obs: Observation):
         return acts["peng"][0]
     discards = acts.get("discard")
     if discards:
+        # The hand's 14-tile shanten is the best any discard can keep; try the most useless tiles first and
+        # take the first that keeps it (usually the first or second try).
         n = len(obs.melds)
         counts = obs.counts
-        best = None
-        for a in discards:
-            key = (_shanten_without(counts, a.tile, n), -_isolation(counts, a.tile), a.tile)
-            if best is None or key < best[0]:
-                best = (key, a)
-        return best[1]
+        target = shanten(counts, n)
+        ordered = sorted(discards, key=lambda a: (-_isolation(counts, a.tile), a.tile))
+        for a in ordered:
+            if _shanten_without(counts, a.tile, n) <= target:
+                return a
+        return ordered[0]
     if "pass" in acts:
         return acts["pass"][0]
     return obs.legal[0]
@@ -128,23 +130,8 @@ def _unseen(obs: Observation, t: int) -> int:
 
 def _ukeire(obs: Observation, counts: list[int], n_melds: int, current: int) -> int:
     """Live tiles that bring the hand (13 − 3n tiles) closer to ready than `current`."""
-    total = 0
-    for u in range(NUM_KINDS):
-        left = _unseen(obs, u)
-        if not left or counts[u] >= 4:
-            continue
-        if u < 18:  # only tiles near something in the hand can help a suit
-            r = u % 9
-            base = u - r
-            if not any(counts[base + x] for x in range(max(0, r - 2), min(8, r + 2) + 1)):
-                continue
-        elif not counts[u]:
-            continue
-        counts[u] += 1
-        if shanten(counts, n_melds) < current:
-            total += left
-        counts[u] -= 1
-    return total
+    visible = obs.visible
+    return sum(max(0, 4 - visible[u]) for u in improving_tiles(counts, n_melds, current))
 
 
 def _pattern_lean(counts: Sequence[int], melds: Sequence[Meld], t: int) -> int:
@@ -190,19 +177,17 @@ def _choose_standard(obs: Observation):
     discard_like = acts.get("discard", []) + acts.get("liangdao", [])
     if not discard_like:
         return acts.get("pass", obs.legal)[0]
-    tiles = sorted({a.tile for a in discard_like})
-    scored = []
-    for t in tiles:
-        s = _shanten_without(counts, t, n)
-        scored.append((s, t))
+    after = shanten_after_discards(counts, n)
+    scored = [(after[t], t) for t in sorted({a.tile for a in discard_like})]
     best_s = min(s for s, _ in scored)
+    contenders = sum(1 for s, t in scored if s == best_s and not _danger(obs, t))
     candidates = []
     for s, t in scored:
         danger = _danger(obs, t)
         # Feeding a declared hand costs double (包胡); fold unless every tile is dangerous.
         rank_s = s + (10 * danger)
         uke = 0
-        if s == best_s and s <= 3 and not danger:
+        if s == best_s and s <= 2 and not danger and contenders > 1:
             counts[t] -= 1
             uke = _ukeire(obs, counts, n, s)
             counts[t] += 1
@@ -268,4 +253,9 @@ def decide(hand, seat: int, level: str = "standard"):
     legal = hand.legal_actions(seat)
     if len(legal) == 1:
         return legal[0]
+    if level == "simple":  # it looks at nothing but its own tiles: skip counting the table
+        pending = hand.pending
+        claim_tile = pending[1] if pending is not None and pending[0] != seat else None
+        return _choose_simple(Observation(seat, legal, list(hand.counts(seat)), hand.melds(seat),
+                                          claim_tile=claim_tile, rules=hand.rules))
     return choose(observe(hand, seat), level)

@@ -334,25 +334,39 @@ def _suit_partials(key: int) -> tuple[tuple[int, int, int], ...]:
         cand.update((m, t + 1, h) for m, t, h in _suit_partials(key - _RANK_BIT[r] - _RANK_BIT[r + 1]))
     if c2:
         cand.update((m, t + 1, h) for m, t, h in _suit_partials(key - _RANK_BIT[r] - _RANK_BIT[r + 2]))
-    # keep the non-dominated options only
-    best = [x for x in cand if not any(y != x and y[0] >= x[0] and y[0] + y[1] >= x[0] + x[1] and y[1] >= x[1]
-                                       and y[2] >= x[2] for y in cand)]
-    return tuple(sorted(best, reverse=True))
+    # Keep the options no other beats in every component. In descending order a dominating option comes first.
+    best: list[tuple[int, int, int]] = []
+    for x in sorted(cand, reverse=True):
+        m, t, h = x
+        for y in best:
+            if y[0] >= m and y[1] >= t and y[2] >= h:
+                break
+        else:
+            best.append(x)
+    return tuple(best)
 
 
-def shanten_standard(counts: Sequence[int], n_melds: int = 0) -> int:
-    """Distance to ready for sets + pair: 0 = ready (听牌), −1 = complete."""
-    c = counts
-    need = 4 - n_melds
-    dm = dt = 0  # dragons: triplets and pairs
+def _suit_keys(c: Sequence[int]) -> tuple[int, int]:
+    kp = c[0] | c[1] << 3 | c[2] << 6 | c[3] << 9 | c[4] << 12 | c[5] << 15 | c[6] << 18 | c[7] << 21 | c[8] << 24
+    ks = (c[9] | c[10] << 3 | c[11] << 6 | c[12] << 9 | c[13] << 12 | c[14] << 15 | c[15] << 18 | c[16] << 21
+          | c[17] << 24)
+    return kp, ks
+
+
+def _dragon_blocks(c: Sequence[int]) -> tuple[int, int]:
+    """(triplets, pairs) among the three dragons."""
+    dm = dt = 0
     for n in (c[18], c[19], c[20]):
         if n >= 3:
             dm += 1
         elif n == 2:
             dt += 1
-    kp = c[0] | c[1] << 3 | c[2] << 6 | c[3] << 9 | c[4] << 12 | c[5] << 15 | c[6] << 18 | c[7] << 21 | c[8] << 24
-    ks = (c[9] | c[10] << 3 | c[11] << 6 | c[12] << 9 | c[13] << 12 | c[14] << 15 | c[15] << 18 | c[16] << 21
-          | c[17] << 24)
+    return dm, dt
+
+
+def shanten_keys(kp: int, ks: int, dm: int, dt: int, need: int) -> int:
+    """Sets + pair shanten from the two suit keys, the dragon triplets/pairs and the sets still needed. The
+    AI calls this directly while it changes one suit key at a time (ukeire, discard choice)."""
     best = 8
     parts_s = _suit_partials(ks)
     for m1, t1, h1 in _suit_partials(kp):
@@ -372,6 +386,89 @@ def shanten_standard(counts: Sequence[int], n_melds: int = 0) -> int:
             if s < best:
                 best = s
     return best
+
+
+def shanten_standard(counts: Sequence[int], n_melds: int = 0) -> int:
+    """Distance to ready for sets + pair: 0 = ready (听牌), −1 = complete."""
+    kp, ks = _suit_keys(counts)
+    dm, dt = _dragon_blocks(counts)
+    return shanten_keys(kp, ks, dm, dt, 4 - n_melds)
+
+
+def _dragon_after(c: int, delta: int, dm: int, dt: int) -> tuple[int, int]:
+    """Dragon (triplets, pairs) after one dragon's count goes from c to c + delta."""
+    n = c + delta
+    dm += (n >= 3) - (c >= 3)
+    dt += (n == 2) - (c == 2)
+    return dm, dt
+
+
+def shanten_after_discards(counts: Sequence[int], n_melds: int = 0) -> dict[int, int]:
+    """For each tile held, the shanten after discarding it (both shapes), computed one suit key at a time."""
+    kp, ks = _suit_keys(counts)
+    dm, dt = _dragon_blocks(counts)
+    need = 4 - n_melds
+    pairs = sum(c >> 1 for c in counts)
+    out: dict[int, int] = {}
+    for t in range(NUM_KINDS):
+        c = counts[t]
+        if not c:
+            continue
+        if t < 9:
+            s = shanten_keys(kp - _RANK_BIT[t], ks, dm, dt, need)
+        elif t < 18:
+            s = shanten_keys(kp, ks - _RANK_BIT[t - 9], dm, dt, need)
+        else:
+            s = shanten_keys(kp, ks, *_dragon_after(c, -1, dm, dt), need)
+        if not n_melds:
+            q = 6 - min(pairs - ((c & 1) == 0), 7)
+            if q < s:
+                s = q
+        out[t] = s
+    return out
+
+
+def _has_neighbour(counts: Sequence[int], u: int) -> bool:
+    r = u % 9
+    base = u - r
+    for x in range(max(0, r - 2), min(8, r + 2) + 1):
+        if counts[base + x]:
+            return True
+    return False
+
+
+def improving_tiles(counts: Sequence[int], n_melds: int = 0, current: int | None = None) -> list[int]:
+    """Tiles whose draw brings this hand (13 − 3n tiles) closer to ready than `current` (its shanten)."""
+    kp, ks = _suit_keys(counts)
+    dm, dt = _dragon_blocks(counts)
+    need = 4 - n_melds
+    pairs = sum(c >> 1 for c in counts)
+    if current is None:
+        current = shanten_keys(kp, ks, dm, dt, need)
+        if not n_melds:
+            current = min(current, 6 - min(pairs, 7))
+    out: list[int] = []
+    for u in range(NUM_KINDS):
+        c = counts[u]
+        if c >= 4:
+            continue
+        # A tile with nothing of its own suit within two ranks (or a dragon not held) stays isolated in
+        # every reading, so it cannot help.
+        if not c and (u >= 18 or not _has_neighbour(counts, u)):
+            continue
+        if u < 9:
+            s = shanten_keys(kp + _RANK_BIT[u], ks, dm, dt, need)
+        elif u < 18:
+            s = shanten_keys(kp, ks + _RANK_BIT[u - 9], dm, dt, need)
+        else:
+            s = shanten_keys(kp, ks, *_dragon_after(c, 1, dm, dt), need)
+        if not n_melds:
+            q = 6 - min(pairs + (c & 1), 7)
+            if q < s:
+                s = q
+        if s < current:
+            out.append(u)
+    return out
 
 
 def shanten_qidui(counts: Sequence[int]) -> int:
