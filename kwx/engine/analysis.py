@@ -431,10 +431,7 @@ def shanten_after_discards(counts: Sequence[int], n_melds: int = 0) -> dict[int,
 def _has_neighbour(counts: Sequence[int], u: int) -> bool:
     r = u % 9
     base = u - r
-    for x in range(max(0, r - 2), min(8, r + 2) + 1):
-        if counts[base + x]:
-            return True
-    return False
+    return any(counts[base + max(0, r - 2):base + min(8, r + 2) + 1])
 
 
 def improving_tiles(counts: Sequence[int], n_melds: int = 0, current: int | None = None) -> list[int]:
