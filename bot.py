@@ -1,0 +1,184 @@
+"""kwx — Ka Wu Xing (卡五星) referee. `python bot.py [--local] [options]`
+
+Reads `.env` (see .env.example). With `--local`, or when no DISCORD_TOKEN is configured, it runs the terminal
+table (you against two AI players; `--autoplay N` lets three AI players play N hands headless). Otherwise it runs
+the Discord bot. The local branch lives in kwx/ (kwx.console.run_local); the Discord branch is `KwxBot` below,
+with its cogs in cogs/ (`python bot.py --sync [--guild ID]` also sends the slash commands to Discord).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import logging
+import sys
+from pathlib import Path
+
+import discord
+from discord.ext import commands
+
+from kwx.config import ConfigError, Settings, load_settings
+
+log = logging.getLogger("kwx.bot")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python bot.py", description="Ka Wu Xing (卡五星) referee: Discord bot or terminal table")
+    p.add_argument("--local", action="store_true", help="play at the terminal even if DISCORD_TOKEN is set")
+    p.add_argument("--autoplay", type=int, metavar="N", default=None,
+                   help="with --local: three AI players play until N more hands are finished (table channel 'autoplay')")
+    p.add_argument("--delay", type=float, metavar="S", default=None,
+                   help="seconds an AI player waits before acting (default 0.8 at the terminal, 0 for --autoplay)")
+    p.add_argument("--seed", metavar="S", default=None,
+                   help="wall seed for a NEW local table (an open table keeps the seed it was created with)")
+    p.add_argument("--db", metavar="PATH", default=None, help="SQLite database (default: $KWX_DB or data/kwx.sqlite3)")
+    p.add_argument("--sync", action="store_true", help="Discord: sync the slash commands at start-up")
+    p.add_argument("--guild", metavar="ID", default=None,
+                   help="Discord: sync the slash commands to this guild only (default: $KWX_TEST_GUILD)")
+    return p
+
+
+# -- the Discord bot -------------------------------------------------------------------------------------------
+# One cog a file; each adds its subcommands to /kwx (cogs/group.py).
+EXTENSIONS = ("cogs.tables", "cogs.ledger", "cogs.tools", "cogs.config")
+LOCAL_GUILD = "local"  # the terminal and autoplay tables: never run by the Discord bot
+
+
+def bot_intents() -> discord.Intents:
+    """Only the guilds intent: channels and threads in the cache. Slash commands, buttons and DMs the bot sends
+    arrive as interactions or are plain API calls, which need no intent (no message content, no members)."""
+    intents = discord.Intents.none()
+    intents.guilds = True
+    return intents
+
+
+class KwxBot(commands.Bot):
+    """The Discord bot. `setup_hook` opens the store, builds the table service with the Discord front end,
+    loads the cogs, registers the persistent buttons, uploads missing tile emojis and resumes open tables.
+
+    Keyword options are for tests and benchmarks (a fake Discord, no delays, no coalescing)."""
+
+    def __init__(self, settings: Settings, *, db_path: str | Path | None = None, sync: bool = False,
+                 sync_guild: str | None = None, ai_delay: float = 0.8, between_hands: float = 4.0,
+                 board_interval: float = 1.0, ai_board_interval: float = 3.0, upload_emojis: bool = True,
+                 table_seed: str | None = None, freeze_gc: bool = False) -> None:
+        super().__init__(command_prefix=commands.when_mentioned, intents=bot_intents(), help_command=None,
+                         allowed_mentions=discord.AllowedMentions.none())
+        self.settings = settings
+        self.db_path = db_path if db_path is not None else settings.db_path
+        self.sync_commands = sync
+        self.sync_guild = sync_guild
+        self.ai_delay = ai_delay
+        self.between_hands = between_hands
+        self.board_interval = board_interval
+        self.ai_board_interval = ai_board_interval
+        self.upload_emojis = upload_emojis
+        self.table_seed = table_seed
+        self.freeze_gc = freeze_gc
+        self.kwx = None  # cogs.runtime.Runtime, built in setup_hook
+
+    async def setup_hook(self) -> None:
+        from cogs.buttons import DYNAMIC_ITEMS
+        from cogs.emoji import TileFormatter, ensure_tile_emojis
+        from cogs.frontend import DiscordFrontEnd
+        from cogs.runtime import Languages, Runtime
+        from cogs.translator import KwxTranslator
+        from kwx.store import Store
+        from kwx.table.service import TableService
+
+        store = await Store.open(self.db_path)
+        try:
+            languages = Languages(store, self.settings.lang)
+            await languages.load()
+            tiles = TileFormatter()
+            frontend = DiscordFrontEnd(self, store, tiles=tiles, languages=languages,
+                                       board_interval=self.board_interval, ai_board_interval=self.ai_board_interval)
+            service = TableService(store, frontend, ai_delay=self.ai_delay, between_hands=self.between_hands)
+            frontend.service = service
+            self.kwx = Runtime(store, service, frontend, tiles, languages, table_seed=self.table_seed)
+            await self.tree.set_translator(KwxTranslator())
+            for extension in EXTENSIONS:
+                await self.load_extension(extension)
+            self.add_dynamic_items(*DYNAMIC_ITEMS)
+            if self.upload_emojis:
+                tiles.emojis.update(await ensure_tile_emojis(self))
+            if self.sync_commands:
+                await self.sync_app_commands()
+            resumed = await service.start(include=lambda row: row.guild != LOCAL_GUILD)
+        except BaseException:
+            await store.close()
+            raise
+        if self.freeze_gc:
+            # Everything loaded so far (discord.py, the engine's tables, Pillow) lives as long as the bot: keep it
+            # out of the garbage collector's full passes, which otherwise stall every table for tens of ms.
+            gc.collect()
+            gc.freeze()
+            gc.set_threshold(700, 10, 100)  # full passes ten times rarer (young ones as usual)
+        log.info("kwx ready: database %s, %d open table(s) resumed, %d tile emojis", store.path, len(resumed),
+                 len(tiles.emojis))
+
+    async def sync_app_commands(self) -> list[discord.app_commands.AppCommand]:
+        """Send the slash commands to Discord: to one guild (instant) or globally (up to an hour)."""
+        if self.sync_guild:
+            guild = discord.Object(int(self.sync_guild))
+            self.tree.copy_global_to(guild=guild)
+            synced = await self.tree.sync(guild=guild)
+            log.info("synced %d slash command(s) to guild %s", len(synced), self.sync_guild)
+        else:
+            synced = await self.tree.sync()
+            log.info("synced %d slash command(s) globally (Discord may take up to an hour)", len(synced))
+        return synced
+
+    async def shutdown_kwx(self) -> None:
+        """Stop the tables (they stay open in the store), the front end's workers, and close the store."""
+        runtime, self.kwx = self.kwx, None
+        if runtime is None:
+            return
+        await runtime.service.shutdown()
+        await runtime.frontend.idle()
+        await runtime.frontend.close()
+        await runtime.store.close()
+
+    async def close(self) -> None:
+        await self.shutdown_kwx()
+        await super().close()
+
+
+def run_discord(args: argparse.Namespace, settings: Settings) -> int:
+    """Run the bot until interrupted. Exit status 2 when the token is missing or Discord rejects it."""
+    if not settings.discord_token:
+        print("python bot.py: DISCORD_TOKEN is not set (see .env.example)", file=sys.stderr)
+        return 2
+    handler = logging.StreamHandler()
+    formatter = logging.Formatter("%(asctime)s %(levelname)-8s %(name)s: %(message)s", "%Y-%m-%d %H:%M:%S")
+    bot = KwxBot(settings, db_path=args.db, sync=args.sync, sync_guild=args.guild or settings.test_guild,
+                 ai_delay=args.delay if args.delay is not None else 0.8, freeze_gc=True)
+    try:
+        bot.run(settings.discord_token, log_handler=handler, log_formatter=formatter, log_level=logging.INFO,
+                root_logger=True)
+    except discord.LoginFailure:
+        print("python bot.py: Discord rejected the token (DISCORD_TOKEN): check it in the developer portal, "
+              "Bot → Reset Token", file=sys.stderr)
+        return 2
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if args.autoplay is not None and args.autoplay < 0:
+        print("python bot.py: --autoplay needs a number of hands ≥ 0", file=sys.stderr)
+        return 2
+    try:
+        settings = load_settings()
+    except ConfigError as exc:
+        print(f"python bot.py: {exc}", file=sys.stderr)
+        return 2
+    if args.local or args.autoplay is not None or not settings.has_discord:
+        from kwx.console import run_local
+
+        return run_local(args, settings)
+    return run_discord(args, settings)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,414 @@
+"""The public messages of a table: the lobby, the board of each hand, 亮倒 reveals and hand results.
+
+Pure rendering: each function takes the service's views (which never hold a concealed tile, see
+kwx/table/viewbuild.py), the server's language and a TileFormatter, and returns embeds (and buttons, files).
+Nothing here sends anything; `cogs/frontend.py` decides when to send or edit.
+
+Sizes: a board with tile emojis (~29 characters a tile) stays well inside Discord's embed limits in practice;
+when a render would not fit (1024 a field, 4096 a description, 6000 a message) it is done again with text
+tiles (5筒), which are ten times shorter.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
+
+import discord
+
+from cogs.buttons import TableButton
+from cogs.emoji import TileFormatter
+from kwx.art import MeldArt, render_hand
+from kwx.engine.tiles import Tile, TileError, parse_tile
+from kwx.i18n import catalog, join_names, pattern_name, t
+from kwx.table.views import MeldView, PlayerRef, PublicView, ResultView, RevealedHand, WinnerView
+
+TEXT_TILES = TileFormatter()  # no emojis: the fallback when emojis would overflow an embed
+FIELD_MAX = 1024
+DESCRIPTION_MAX = 4096
+MESSAGE_MAX = 6000
+RECENT_LINES = 4  # how many of the latest actions the board lists
+
+COLOR_LOBBY = discord.Colour.blurple()
+COLOR_PLAY = discord.Colour.dark_green()
+COLOR_DONE = discord.Colour.dark_grey()
+COLOR_WIN = discord.Colour.gold()
+COLOR_LIANGDAO = discord.Colour.red()
+
+Line = tuple[Any, ...]  # ("event", public event dict) | ("notice", key, fmt)
+
+
+# -- small helpers ---------------------------------------------------------------------------------------
+def esc(text: str) -> str:
+    """A player's name, safe inside markdown (no formatting, no pings)."""
+    return discord.utils.escape_mentions(discord.utils.escape_markdown(text))
+
+
+def player_name(player: PlayerRef, lang: str) -> str:
+    name = esc(player.name)
+    return t("lobby.seat_ai", lang, name=name) if player.is_ai else name
+
+
+def seat_name(view: PublicView, seat: int | None, lang: str) -> str:
+    if seat is None or not 0 <= seat < len(view.seats):
+        return "?"
+    return player_name(view.seats[seat].player, lang)
+
+
+def signed(n: int) -> str:
+    return f"+{n}" if n > 0 else str(n)
+
+
+def timestamp(deadline: float | None) -> str | None:
+    """A Discord relative timestamp ("in 25 seconds"), which every client counts down by itself."""
+    return None if deadline is None else f"<t:{int(deadline)}:R>"
+
+
+def _tile(text: Any) -> Tile | None:
+    if text is None:
+        return None
+    if isinstance(text, int):
+        return Tile(text)
+    try:
+        return parse_tile(str(text))
+    except TileError:
+        return None
+
+
+def meld_text(melds: Iterable[MeldView], fmt: TileFormatter) -> str:
+    parts = []
+    for m in melds:
+        n = 3 if m.kind == "pung" else 4
+        parts.append(fmt.back(n) if m.tile is None else fmt.tiles([m.tile] * n))
+    return "  ".join(parts)
+
+
+def hand_text(tiles: Sequence[int], melds: Iterable[MeldView], fmt: TileFormatter, lang: str) -> str:
+    melds_part = meld_text(melds, fmt)
+    hand_part = fmt.tiles(tiles) if tiles else ""
+    return "  ".join(p for p in (hand_part, melds_part) if p) or t("common.none", lang)
+
+
+def verb_text(verb: Any, lang: str) -> str:
+    key = f"action.{verb}"
+    return t(key, lang) if catalog().template(key, lang) is not None else str(verb)
+
+
+def fits(embeds: Sequence[discord.Embed]) -> bool:
+    if sum(len(e) for e in embeds) > MESSAGE_MAX:
+        return False
+    for e in embeds:
+        if e.description and len(e.description) > DESCRIPTION_MAX:
+            return False
+        if any(len(f.value or "") > FIELD_MAX or len(f.name or "") > 256 for f in e.fields):
+            return False
+        if len(e.fields) > 25:
+            return False
+    return True
+
+
+def fitted(build: Callable[[TileFormatter], list[discord.Embed]], fmt: TileFormatter) -> list[discord.Embed]:
+    """Render with emojis; again with text tiles when that does not fit Discord's limits."""
+    embeds = build(fmt)
+    if fmt.has_emojis and not fits(embeds):
+        embeds = build(TEXT_TILES)
+    if not fits(embeds):  # pathological: cut every long text rather than have Discord refuse the message
+        for e in embeds:
+            if e.description:
+                e.description = e.description[: DESCRIPTION_MAX - 1]
+            for i, f in enumerate(e.fields):
+                e.set_field_at(i, name=f.name, value=(f.value or "")[: FIELD_MAX - 1], inline=f.inline)
+    return embeds
+
+
+def add_lines_field(embed: discord.Embed, name: str, lines: Sequence[str], *, inline: bool = False) -> None:
+    """One field, or several when the lines do not fit in 1024 characters (the others named blank)."""
+    chunk: list[str] = []
+    size = 0
+    first = True
+    for line in lines:
+        if chunk and size + len(line) + 1 > FIELD_MAX:
+            embed.add_field(name=name if first else "\u200b", value="\n".join(chunk), inline=inline)
+            first, chunk, size = False, [], 0
+        chunk.append(line)  # an over-long line makes the embed not fit: `fitted` renders it again as text
+        size += len(line) + 1
+    embed.add_field(name=name if first else "\u200b", value="\n".join(chunk) or "\u200b", inline=inline)
+
+
+def footer(table_id: int, hand_no: int, lang: str) -> str:
+    return t("board.footer", lang, table=table_id, hand=hand_no)
+
+
+# -- the lines of recent actions ------------------------------------------------------------------------
+def event_line(event: Mapping[str, Any], view: PublicView, lang: str, fmt: TileFormatter) -> str | None:
+    """One line for a public event, or None for those the board shows otherwise (draws, deals, reveals)."""
+    kind = event.get("kind")
+    seat = event.get("seat")
+    who = seat_name(view, seat if isinstance(seat, int) else None, lang)
+    tile = _tile(event.get("tile"))
+    tm = fmt.tile(tile) if tile is not None else ""
+    if kind == "discard":
+        return t("event.discard", lang, player=who, tile=tm)
+    if kind == "liangdao":
+        waits = [w for w in (_tile(x) for x in event.get("waits") or ()) if w is not None]
+        return t("event.liangdao", lang, player=who, waits=fmt.tiles(waits))
+    if kind == "peng":
+        return t("event.pung", lang, player=who, tile=tm)
+    if kind == "gang":
+        sort = event.get("gang")
+        if sort == "angang":
+            return t("event.angang", lang, player=who)
+        return t("event.bugang" if sort == "bugang" else "event.zhigang", lang, player=who, tile=tm)
+    if kind == "rob_window":
+        return t("event.rob_window", lang, player=who, tile=tm)
+    if kind == "hu":
+        return _hu_line(event, view, lang, tm)
+    if kind == "huangzhuang":
+        return t("event.huangzhuang", lang)
+    if kind == "forbid_feeding":
+        return t("event.forbid_feeding", lang, player=who)
+    if kind == "maima":
+        return t("event.maima", lang, tile=tm, value=event.get("value", 0))
+    return None
+
+
+def _hu_line(event: Mapping[str, Any], view: PublicView, lang: str, tm: str) -> str:
+    names = [seat_name(view, w.get("seat"), lang) for w in event.get("winners") or ()]
+    discarder = seat_name(view, event.get("from"), lang)
+    if event.get("self_draw"):
+        return t("event.zimo", lang, player=names[0] if names else "?", tile=tm)
+    if event.get("rob_kong"):
+        return t("event.qianggang", lang, winner=join_names(names, lang), player=discarder, tile=tm)
+    if len(names) > 1:
+        return t("event.yipao_shuangxiang", lang, winners=join_names(names, lang), discarder=discarder, tile=tm)
+    return t("event.dianpao", lang, winner=names[0] if names else "?", discarder=discarder, tile=tm)
+
+
+def notice_line(key: str, fmt_values: Mapping[str, Any], view: PublicView | None, lang: str) -> str:
+    values: dict[str, Any] = {}
+    for k, v in fmt_values.items():
+        if isinstance(v, PlayerRef):
+            v = player_name(v, lang)
+        elif isinstance(v, str) and k in ("player", "name", "host"):
+            v = esc(v)
+        values[k] = v
+    if isinstance(values.get("action"), str):
+        values["action"] = verb_text(values["action"], lang)
+    if "player" not in values and isinstance(values.get("seat"), int) and view is not None:
+        values["player"] = seat_name(view, values["seat"], lang)
+    return t(key, lang, **values)
+
+
+def render_lines(lines: Sequence[Line], view: PublicView, lang: str, fmt: TileFormatter) -> list[str]:
+    """The latest RECENT_LINES lines (of the last few items: draws and passes show nothing)."""
+    out = []
+    for line in lines[-3 * RECENT_LINES:]:
+        text = event_line(line[1], view, lang, fmt) if line[0] == "event" else notice_line(line[1], line[2], view, lang)
+        if text:
+            out.append(text)
+    return out[-RECENT_LINES:]
+
+
+# -- the lobby -------------------------------------------------------------------------------------------
+def lobby_embed(view: PublicView, lang: str, lines: Sequence[str], *, host: PlayerRef | None = None,
+                spectators: Sequence[PlayerRef] = (), capacity: int = 3) -> discord.Embed:
+    desc = [t("lobby.rules", lang, preset=view.rules_name) + f" · {t('term.base', lang)} {view.base}"]
+    if host is not None:
+        desc.append(t("lobby.host", lang, host=player_name(host, lang)))
+    seated = len(view.seats) + (1 if view.waiting_player else 0)
+    desc.append(t("lobby.ready_to_start", lang) if seated >= capacity
+                else t("lobby.waiting", lang, count=seated, total=capacity))
+    embed = discord.Embed(title=t("lobby.title", lang, table=view.table_id), description="\n".join(desc),
+                          colour=COLOR_LOBBY)
+    players = [s.player for s in view.seats] + ([view.waiting_player] if view.waiting_player else [])
+    seat_lines = [t("lobby.seat_line", lang, seat=i + 1, name=player_name(p, lang)) for i, p in enumerate(players)]
+    seat_lines += [t("lobby.seat_line", lang, seat=i + 1, name=t("lobby.seat_empty", lang))
+                   for i in range(len(players), capacity)]
+    embed.add_field(name=t("lobby.seats", lang), value="\n".join(seat_lines), inline=False)
+    if spectators:
+        names = t("common.list_sep", lang).join(player_name(p, lang) for p in spectators)
+        embed.add_field(name="\u200b", value=t("lobby.spectators", lang, names=names)[:FIELD_MAX], inline=False)
+    if lines:
+        embed.add_field(name=t("board.recent", lang), value="\n".join(lines)[:FIELD_MAX], inline=False)
+    embed.set_footer(text=footer(view.table_id, view.hand_no, lang))
+    return embed
+
+
+def lobby_buttons(table_id: int, lang: str) -> discord.ui.View:
+    view = discord.ui.View(timeout=None)
+    view.add_item(TableButton(table_id, "join", label=t("lobby.join", lang), style=discord.ButtonStyle.success))
+    view.add_item(TableButton(table_id, "leave", label=t("lobby.leave", lang)))
+    view.add_item(TableButton(table_id, "addbot", label=t("lobby.add_ai", lang), style=discord.ButtonStyle.primary))
+    view.add_item(TableButton(table_id, "start", label=t("lobby.start", lang), style=discord.ButtonStyle.primary))
+    return view
+
+
+# -- the board of a hand ---------------------------------------------------------------------------------
+def status_line(view: PublicView, lang: str, fmt: TileFormatter) -> str:
+    deadline = timestamp(view.deadline)
+    due = f" · {t('board.deadline', lang, time=deadline)}" if deadline else ""
+    if view.phase == "turn":
+        return "▶ " + t("board.turn", lang, player=seat_name(view, view.turn_seat, lang)) + due
+    if view.phase == "claim":
+        tile = fmt.tile(view.claim_tile) if view.claim_tile is not None else "?"
+        return t("board.claim_open", lang, player=seat_name(view, view.turn_seat, lang), tile=tile) + due
+    if view.phase == "piao":
+        return t("board.piao_phase", lang) + due
+    return t(f"phase.{view.phase}", lang) if view.phase in ("finished", "closed", "lobby") else view.phase
+
+
+def seat_field(view: PublicView, seat: int, lang: str, fmt: TileFormatter) -> tuple[str, list[str]]:
+    s = view.seats[seat]
+    marks = []
+    if s.is_dealer:
+        marks.append(t("board.dealer_mark", lang))
+    if s.autoplay:
+        marks.append(t("action.autoplay_on", lang))
+    if s.piao:
+        marks.append(f"{t('term.piao', lang)} {s.piao}")
+    turn = "▶ " if view.turn_seat == seat and view.phase in ("turn", "claim") else ""
+    name = f"{turn}{player_name(s.player, lang)}" + (f" [{' · '.join(marks)}]" if marks else "")
+    name += f"  {signed(s.score)}"
+    lines = []
+    if s.melds:
+        lines.append(f"{t('board.melds', lang)} {meld_text(s.melds, fmt)}")
+    lines.append(f"{t('board.discards', lang)} {fmt.tiles(s.discards) if s.discards else t('common.none', lang)}")
+    if s.liangdao:
+        lines.append(f"{t('term.liangdao', lang)} {fmt.tiles(s.revealed) if s.revealed else ''}")
+        lines.append(t("board.waits", lang, tiles=fmt.tiles(s.waits)))
+    elif view.phase not in ("piao", "lobby"):
+        lines.append(f"{t('board.hand', lang)} {t('board.hand_count', lang, count=s.concealed_count)}")
+    return name[:256], lines
+
+
+def board_embeds(view: PublicView, lang: str, fmt: TileFormatter, lines: Sequence[str]) -> list[discord.Embed]:
+    def build(f: TileFormatter) -> list[discord.Embed]:
+        dealer = next((s.seat for s in view.seats if s.is_dealer), None)
+        title = t("board.title", lang, hand=view.hand_no, dealer=seat_name(view, dealer, lang))
+        desc = [status_line(view, lang, f),
+                t("board.wall", lang, count=view.wall_remaining) + f" · {t('term.base', lang)} {view.base}"]
+        colour = COLOR_PLAY if view.phase in ("turn", "claim", "piao") else COLOR_DONE
+        embed = discord.Embed(title=title, description="\n".join(desc), colour=colour)
+        for seat in range(len(view.seats)):
+            name, seat_lines = seat_field(view, seat, lang, f)
+            add_lines_field(embed, name, seat_lines)
+        if view.waiting_player is not None:
+            embed.add_field(name="\u200b", value=t("board.sitting_out", lang,
+                                                   player=player_name(view.waiting_player, lang)), inline=False)
+        recent = render_recent(lines)
+        if recent:
+            embed.add_field(name=t("board.recent", lang), value=recent, inline=False)
+        embed.set_footer(text=footer(view.table_id, view.hand_no, lang))
+        return [embed]
+
+    return fitted(build, fmt)
+
+
+def render_recent(lines: Sequence[str]) -> str:
+    return "\n".join(f"· {line}" for line in lines)[:FIELD_MAX]
+
+
+def board_buttons(view: PublicView, lang: str) -> discord.ui.View | None:
+    """The board's "My hand" button while a hand is in play (also for players whose DMs are closed)."""
+    if view.phase not in ("turn", "claim", "piao"):
+        return None
+    buttons = discord.ui.View(timeout=None)
+    buttons.add_item(TableButton(view.table_id, "hand", label=t("action.my_hand", lang),
+                                 style=discord.ButtonStyle.primary))
+    return buttons
+
+
+# -- 亮倒 and results ------------------------------------------------------------------------------------
+def liangdao_embeds(view: PublicView, seat: int, lang: str, fmt: TileFormatter) -> list[discord.Embed]:
+    s = view.seats[seat]
+
+    def build(f: TileFormatter) -> list[discord.Embed]:
+        hand = hand_text(s.revealed, s.melds, f, lang)
+        desc = [t("board.liangdao_reveal", lang, player=player_name(s.player, lang), hand=hand),
+                t("board.waits", lang, tiles=f.tiles(s.waits))]
+        embed = discord.Embed(description="\n".join(desc), colour=COLOR_LIANGDAO)
+        embed.set_footer(text=footer(view.table_id, view.hand_no, lang))
+        return [embed]
+
+    return fitted(build, fmt)
+
+
+def _winner_tiles(win: WinnerView, hands: Sequence[RevealedHand]) -> tuple[list[int], tuple[MeldView, ...]]:
+    """The winner's concealed tiles without the winning tile, and melds, from the end-of-hand reveal."""
+    revealed = next((h for h in hands if h.seat == win.seat), None)
+    if revealed is None:
+        return [], ()
+    tiles = [int(x) for x in revealed.concealed]
+    if len(tiles) % 3 == 2 and int(win.win_tile) in tiles:  # the reveal holds the winning tile too
+        tiles.remove(int(win.win_tile))
+    return tiles, revealed.melds
+
+
+def result_embeds(result: ResultView, view: PublicView, lang: str, fmt: TileFormatter,
+                  image_names: Sequence[str] = ()) -> list[discord.Embed]:
+    players = {s.seat: s.player for s in view.seats}
+
+    def name(seat: int | None) -> str:
+        return player_name(players[seat], lang) if seat in players else "?"
+
+    def build(f: TileFormatter) -> list[discord.Embed]:
+        desc: list[str] = []
+        for win in result.winners:
+            if win.self_draw:
+                desc.append("**" + t("result.win_zimo", lang, player=name(win.seat)) + "**")
+            else:
+                desc.append("**" + t("result.win_discard", lang, player=name(win.seat),
+                                     discarder=name(win.from_seat)) + "**")
+            patterns = t("common.list_sep", lang).join(
+                t("result.pattern_line", lang, name=pattern_name(pid, lang), mult=mult) for pid, mult in win.patterns)
+            desc.append(t("result.fan", lang, fan=win.fan) + " · " + t("result.patterns", lang, patterns=patterns))
+            tiles, melds = _winner_tiles(win, result.hands)
+            desc.append(t("result.hand", lang, hand=f"{hand_text(tiles, melds, f, lang)}  ＋ {f.tile(win.win_tile)}"))
+        if not result.winners:
+            desc.append("**" + t("result.draw", lang) + "**")
+        embed = discord.Embed(title=t("result.title", lang, hand=result.hand_no), description="\n".join(desc),
+                              colour=COLOR_WIN if result.winners else COLOR_DONE)
+        pay_lines = [t("result.payment_line", lang, payer=player_name(p.from_player, lang),
+                       payee=player_name(p.to_player, lang), amount=p.amount, reason=verb_payment(p.reason, lang))
+                     for p in result.payments] or [t("common.none", lang)]
+        add_lines_field(embed, t("result.payments", lang), pay_lines)
+        for h in result.hands:
+            net = result.net[h.seat] if h.seat < len(result.net) else 0
+            add_lines_field(embed, f"{name(h.seat)}  {signed(net)}", [hand_text(h.concealed, h.melds, f, lang)])
+        balances = [t("result.balance_line", lang, player=name(seat), amount=signed(score))
+                    for seat, score in enumerate(result.scores)]
+        add_lines_field(embed, t("result.balances", lang), balances)
+        if result.next_dealer is not None and result.next_dealer in players:
+            embed.add_field(name="\u200b", value=t("result.next_dealer", lang, player=name(result.next_dealer)),
+                            inline=False)
+        embed.set_footer(text=footer(result.table_id, result.hand_no, lang))
+        embeds = [embed]
+        for i, filename in enumerate(image_names):
+            target = embed if i == 0 else discord.Embed(colour=COLOR_WIN)
+            target.set_image(url=f"attachment://{filename}")
+            if i:
+                embeds.append(target)
+        return embeds
+
+    return fitted(build, fmt)
+
+
+def verb_payment(reason: str, lang: str) -> str:
+    key = f"payment.{reason}"
+    return t(key, lang) if catalog().template(key, lang) is not None else reason
+
+
+def winner_images(result: ResultView) -> list[tuple[str, bytes]]:
+    """PNG pictures of each winning hand (file name, bytes); call off the event loop (Pillow is CPU work)."""
+    out = []
+    for win in result.winners[:2]:
+        tiles, melds = _winner_tiles(win, result.hands)
+        art = [MeldArt((int(m.tile),) * (3 if m.kind == "pung" else 4), m.kind == "ankong")
+               for m in melds if m.tile is not None]
+        out.append((f"hand-{result.hand_no}-{win.seat}.png", render_hand(tiles, art, int(win.win_tile))))
+    return out
+
+
+def files_of(images: Sequence[tuple[str, bytes]]) -> list[discord.File]:
+    return [discord.File(io.BytesIO(data), filename=name) for name, data in images]

@@ -1,0 +1,104 @@
+"""The Config cog: `/kwx config [rules] [base] [turn_seconds] [claim_seconds] [language]` (Manage Server).
+
+Without options it shows the server's settings; with options it validates and stores them (guild settings, see
+kwx/guild_defaults.py, which the table commands read when a table opens). The language goes through the
+runtime's `Languages`, so every reply switches at once.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from cogs.group import KwxGroupCog, text
+from cogs.operations import safe_respond
+from cogs.runtime import Runtime, runtime
+from kwx.engine.rules import PRESETS
+from kwx.guild_defaults import (
+    BASE,
+    CLAIM_SECONDS,
+    LANG,
+    RULES,
+    SETTING_KEYS,
+    TURN_SECONDS,
+    SettingError,
+    guild_settings,
+    parse_setting,
+    set_setting,
+)
+from kwx.i18n import LANGUAGES, t
+
+LANGUAGE_NAMES = {"zh-CN": "简体中文", "en": "English"}
+NO_PINGS = discord.AllowedMentions.none()
+
+
+class Config(KwxGroupCog, name="Config"):
+    def __init__(self, bot: commands.Bot) -> None:
+        super().__init__(bot)
+
+    @property
+    def rt(self) -> Runtime:
+        return runtime(self.bot)
+
+    @app_commands.command(name="config", description=text("cmd.config"))
+    @app_commands.describe(rules=text("cmd.config.rules"), base=text("cmd.config.base"),
+                           turn_seconds=text("cmd.config.turn_seconds"),
+                           claim_seconds=text("cmd.config.claim_seconds"), language=text("cmd.config.language"))
+    @app_commands.choices(rules=[app_commands.Choice(name=p, value=p) for p in PRESETS],
+                          language=[app_commands.Choice(name=LANGUAGE_NAMES[x], value=x) for x in LANGUAGES])
+    @app_commands.default_permissions(manage_guild=True)
+    async def config(self, interaction: discord.Interaction, rules: str | None = None,
+                     base: app_commands.Range[int, 1, 100_000] | None = None,  # kwx.guild_defaults.BOUNDS
+                     turn_seconds: app_commands.Range[int, 10, 600] | None = None,
+                     claim_seconds: app_commands.Range[int, 5, 120] | None = None,
+                     language: str | None = None) -> None:
+        guild = str(interaction.guild_id)
+        lang = self.rt.languages.of(guild)
+        if not interaction.permissions.manage_guild:
+            await safe_respond(interaction, content=t("ledger.error.manage_server", lang), ephemeral=True)
+            return
+        given: dict[str, Any] = {RULES: rules, BASE: base, TURN_SECONDS: turn_seconds,
+                                 CLAIM_SECONDS: claim_seconds, LANG: language}
+        given = {k: v for k, v in given.items() if v is not None}
+        try:  # check everything before storing anything
+            for key, value in given.items():
+                parse_setting(key, value)
+        except SettingError as err:
+            await safe_respond(interaction, content=self.error_text(err, lang), ephemeral=True)
+            return
+        for key, value in given.items():
+            if key == LANG:
+                lang = await self.rt.languages.set(guild, value)
+            else:
+                await set_setting(self.rt.store, guild, key, value)
+        values = await guild_settings(self.rt.store, guild)
+        values[LANG] = self.rt.languages.of(guild)
+        await safe_respond(interaction, embed=self.settings_embed(values, lang, changed=set(given)),
+                           ephemeral=True, allowed_mentions=NO_PINGS)
+
+    @staticmethod
+    def error_text(err: SettingError, lang: str) -> str:
+        setting = t(f"config.{err.key}", lang)
+        if err.bounds is not None:
+            return t("config.error.range", lang, setting=setting, low=err.bounds[0], high=err.bounds[1])
+        return t("config.error.bad", lang, setting=setting, value=err.value)
+
+    @staticmethod
+    def settings_embed(values: dict[str, Any], lang: str, changed: set[str]) -> discord.Embed:
+        shown = {RULES: f"{t(f'choice.{values[RULES]}', lang)} ({values[RULES]})", BASE: str(values[BASE]),
+                 TURN_SECONDS: t("config.seconds", lang, n=values[TURN_SECONDS]),
+                 CLAIM_SECONDS: t("config.seconds", lang, n=values[CLAIM_SECONDS]),
+                 LANG: LANGUAGE_NAMES.get(values[LANG], values[LANG])}
+        lines = [f"{'✅' if key in changed else '▫️'} **{t(f'config.{key}', lang)}**: {shown[key]}"
+                 for key in SETTING_KEYS]
+        embed = discord.Embed(title=t("config.title", lang), description="\n".join(lines),
+                              colour=discord.Colour.green() if changed else discord.Colour.blurple())
+        embed.set_footer(text=t("config.saved" if changed else "config.hint", lang))
+        return embed
+
+
+async def setup(bot: commands.Bot) -> None:
+    await bot.add_cog(Config(bot))

@@ -1,0 +1,637 @@
+"""`DiscordFrontEnd`: the table service's FrontEnd port (kwx/table/ports.py) for Discord.
+
+The service calls these methods for every action (each table's calls in order, from its own sender task). They
+only record what changed and wake a worker; the workers talk to Discord:
+
+- one worker per table for the channel, working through a queue of "board of hand N" marks and posts (亮倒
+  reveals, hand results, notices) in order. The board is one message per hand, edited in place; edits are
+  coalesced: the first change goes out at once, later ones at most one per `board_interval` seconds (tables
+  without a human seat: `ai_board_interval`), the latest state always last. The lobby message becomes the
+  board of hand 1; hands 2+ get a new message (after the previous result), so the board stays at the bottom.
+- one worker per (table, player) for the private panel. A new DM when the player must act (prompt) or a new
+  hand is dealt, so Discord notifies them; the previous prompt's buttons are disabled. Other changes edit the
+  live panel in place, or are left for the next prompt. A refused DM (DMs closed) is said once in the
+  channel; the player then uses the board's "My hand" button, whose ephemeral panel is kept up to date here
+  for as long as its interaction token lives (15 minutes).
+
+Where the board and each player's panel are is kept in the store (message_refs), so a restarted bot edits the
+same messages, and an unchanged prompt is left as it is (its buttons still work: they are dynamic items).
+Every Discord call goes through cogs/operations.py, so a failure is logged and the table goes on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections import deque
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import discord
+
+from cogs import board as boards
+from cogs.buttons import release
+from cogs.emoji import TileFormatter
+from cogs.operations import safe_edit, safe_edit_original, safe_fetch_user, safe_send_channel, safe_send_dm
+from cogs.panels import panel_buttons, panel_key, panel_message
+from cogs.runtime import Languages
+from kwx.i18n import t
+from kwx.store import NotFound, Store
+from kwx.store.settings import MessageRef
+from kwx.table.views import PlayerRef, PrivateView, PublicView, ResultView
+
+logger = logging.getLogger(__name__)
+
+BOARD_REF = "board"
+HANDS_KEPT = 3  # boards and action lines of the last few hands, for late edits
+LINES_KEPT = 32  # recent events and notices kept per hand (the board shows the last few)
+
+
+@dataclass
+class FrontEndStats:
+    """Discord calls made, by kind (for the benchmark and the logs)."""
+
+    public_sends: int = 0
+    public_edits: int = 0
+    dm_sends: int = 0
+    dm_edits: int = 0
+    ephemeral_edits: int = 0
+    refused_dms: int = 0
+
+    @property
+    def public_calls(self) -> int:
+        return self.public_sends + self.public_edits
+
+    @property
+    def dm_calls(self) -> int:
+        return self.dm_sends + self.dm_edits
+
+
+@dataclass
+class Shown:
+    """What one panel message shows now."""
+
+    channel_id: int
+    message_id: int
+    hand: int
+    step: int
+    key: str
+    live: bool  # it has enabled buttons
+    dealt: bool  # it shows tiles (not just the 漂 choice)
+    view: PrivateView | None = None
+
+    def data(self) -> dict[str, Any]:
+        return {"hand": self.hand, "step": self.step, "key": self.key, "live": self.live, "dealt": self.dealt}
+
+
+@dataclass
+class _Panel:
+    table_id: int
+    player_id: str
+    latest: PrivateView | None = None
+    prompt: bool = False
+    dirty: bool = False
+    hold: int = 0  # button presses in flight: their interaction answers update the panel themselves
+    dm: Shown | None = None
+    eph: discord.Interaction | None = None  # the latest ephemeral panel (My hand), while its token lives
+    eph_shown: Shown | None = None
+    refused_hand: int | None = None  # the hand in which a DM to this player was refused (retried next hand)
+    task: asyncio.Task[None] | None = None
+
+
+@dataclass
+class _Table:
+    id: int
+    guild: str | None = None
+    channel: int | None = None
+    loaded: bool = False
+    load_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    views: dict[int, PublicView] = field(default_factory=dict)  # the latest view of each recent hand
+    lines: dict[int, list[boards.Line]] = field(default_factory=dict)  # recent actions and notices, per hand
+    queue: deque[tuple[Any, ...]] = field(default_factory=deque)
+    marked: set[int] = field(default_factory=set)  # hands with a board mark in the queue
+    boards: dict[int, int] = field(default_factory=dict)  # hand -> board message id
+    board_hand: int | None = None  # the newest hand that has a board message
+    last_call: float = float("-inf")
+    dm_notices: set[str] = field(default_factory=set)
+    closed: bool = False
+    task: asyncio.Task[None] | None = None
+
+
+class DiscordFrontEnd:
+    def __init__(self, bot: discord.Client, store: Store, *, tiles: TileFormatter, languages: Languages,
+                 board_interval: float = 1.0, ai_board_interval: float = 3.0,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.bot = bot
+        self.store = store
+        self.tiles = tiles
+        self.languages = languages
+        self.board_interval = board_interval
+        self.ai_board_interval = ai_board_interval
+        self.clock = clock
+        self.service: Any = None  # the TableService, set once built (hosts, spectators, 漂 limits)
+        self.stats = FrontEndStats()
+        self._tables: dict[int, _Table] = {}
+        self._panels: dict[tuple[int, str], _Panel] = {}
+        self._dm_closed: set[str] = set()
+        self._dm_owner: dict[int, str] = {}  # DM channel id -> player id
+        self._dm_channel: dict[str, int] = {}  # player id -> DM channel id
+        self._refs: dict[tuple[int, str], MessageRef] = {}  # where messages are, not yet written to the store
+        self._refs_task: asyncio.Task[None] | None = None
+        self.refs_interval = 1.0
+
+    # == the FrontEnd port ================================================================================
+    async def board_changed(self, view: PublicView) -> None:
+        tc = self._table(view.table_id)
+        self._take(tc, view)
+
+    async def hand_changed(self, player: PlayerRef, view: PrivateView, *, prompt: bool) -> None:
+        if player.is_ai or not player.player_id.isdigit():
+            return
+        p = self._panel(view.table_id, player.player_id)
+        if p.latest is not None and (view.hand_no, view.step) < (p.latest.hand_no, p.latest.step):
+            return  # an older state than one already shown (a button answer overtook the service's call)
+        p.latest = view
+        p.prompt = p.prompt or prompt
+        self._kick_panel(p)
+
+    async def liangdao_revealed(self, view: PublicView, seat: int) -> None:
+        tc = self._table(view.table_id)
+        tc.queue.append(("liangdao", view, seat))
+        self._kick_table(tc)
+
+    async def hand_finished(self, result: ResultView, view: PublicView) -> None:
+        tc = self._table(view.table_id)
+        self._take(tc, view)
+        tc.queue.append(("result", result, view))
+        self._kick_table(tc)
+
+    async def notice(self, table_id: int, key: str, **fmt: object) -> None:
+        tc = self._table(table_id)
+        hand = max(tc.views, default=0)
+        tc.lines.setdefault(hand, []).append(("notice", key, fmt))
+        if hand in tc.views:
+            self._mark(tc, hand)
+        else:
+            tc.queue.append(("notice", key, fmt))
+            self._kick_table(tc)
+
+    # == what the cogs tell the front end =================================================================
+    @contextlib.asynccontextmanager
+    async def pressing(self, table_id: int, player_id: str) -> AsyncIterator[None]:
+        """While a panel button is being answered, the panel worker leaves that player alone (the answer
+        edits the pressed message); afterwards it catches up with anything newer."""
+        p = self._panel(table_id, player_id)
+        p.hold += 1
+        try:
+            yield
+        finally:
+            p.hold -= 1
+            if p.hold == 0:
+                self._kick_panel(p)
+
+    def shown_by_interaction(self, interaction: discord.Interaction, view: PrivateView, *, live: bool) -> None:
+        """A button answer or a My-hand panel now shows `view` (live: with its buttons)."""
+        p = self._panel(view.table_id, str(interaction.user.id))
+        if p.latest is None or (view.hand_no, view.step) >= (p.latest.hand_no, p.latest.step):
+            p.latest = view
+        message = interaction.message
+        if interaction.guild_id is None and message is not None:  # a DM panel
+            p.dm = Shown(interaction.channel_id or 0, message.id, view.hand_no, view.step, panel_key(view), live,
+                         bool(view.concealed), view)
+            self._remember_dm(p)
+            self._dm_owner[p.dm.channel_id] = p.player_id
+            self._dm_channel[p.player_id] = p.dm.channel_id
+        else:  # an ephemeral panel: keep its interaction to edit it later
+            p.eph = interaction
+            p.eph_shown = Shown(interaction.channel_id or 0, message.id if message else 0, view.hand_no, view.step,
+                                panel_key(view), live, bool(view.concealed), view)
+
+    def dm_owner(self, channel_id: int | None) -> str | None:
+        """Whose hand panels are in this DM channel (None: not one we know)."""
+        return None if channel_id is None else self._dm_owner.get(channel_id)
+
+    def refresh(self, table_id: int) -> None:
+        """Render the table's board again (something it shows changed without a service call: spectators)."""
+        tc = self._tables.get(table_id)
+        if tc is not None and tc.views:
+            self._mark(tc, max(tc.views))
+
+    def table_guild(self, table_id: int) -> str | None:
+        """The server of a table the front end has located (for the language of a DM press)."""
+        tc = self._tables.get(table_id)
+        return tc.guild if tc is not None else None
+
+    def dms_closed(self, player_id: str) -> bool:
+        return player_id in self._dm_closed
+
+    async def idle(self, timeout: float = 10.0) -> None:
+        """Wait until every worker has nothing left to do (tests and benchmarks)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            tasks = [x.task for x in (*self._tables.values(), *self._panels.values())
+                     if x.task is not None and not x.task.done()]
+            if not tasks:
+                return
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError("the Discord front end is still busy")
+            await asyncio.wait(tasks, timeout=left)
+
+    async def close(self) -> None:
+        """Stop the workers and write down where the messages are (call before closing the store)."""
+        tasks = [x.task for x in (*self._tables.values(), *self._panels.values())
+                 if x.task is not None and not x.task.done()]
+        if self._refs_task is not None and not self._refs_task.done():
+            tasks.append(self._refs_task)
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        await self._write_refs(0)
+
+    # == bookkeeping ======================================================================================
+    def _table(self, table_id: int) -> _Table:
+        tc = self._tables.get(table_id)
+        if tc is None:
+            tc = self._tables[table_id] = _Table(table_id)
+        return tc
+
+    def _panel(self, table_id: int, player_id: str) -> _Panel:
+        key = (table_id, player_id)
+        p = self._panels.get(key)
+        if p is None:
+            p = self._panels[key] = _Panel(table_id, player_id)
+        return p
+
+    def _take(self, tc: _Table, view: PublicView) -> None:
+        hand = view.hand_no
+        previous = tc.views.get(hand)
+        tc.views[hand] = view
+        if view.last_events:
+            lines = tc.lines.setdefault(hand, [])
+            lines.extend(("event", e) for e in view.last_events)
+            del lines[: -LINES_KEPT]
+        elif previous is not None and replace(previous, last_events=()) == view:
+            return  # the same board again (e.g. with the hand's result): nothing to edit
+        for old in [h for h in tc.views if h < hand - HANDS_KEPT]:
+            tc.views.pop(old, None)
+            tc.lines.pop(old, None)
+        self._mark(tc, hand)
+
+    def _mark(self, tc: _Table, hand: int) -> None:
+        if hand not in tc.marked:
+            tc.marked.add(hand)
+            tc.queue.append(("board", hand))
+        self._kick_table(tc)
+
+    def _kick_table(self, tc: _Table) -> None:
+        if tc.task is None or tc.task.done():
+            tc.task = asyncio.get_running_loop().create_task(self._run_table(tc), name=f"kwx-board-{tc.id}")
+
+    def _kick_panel(self, p: _Panel) -> None:
+        p.dirty = True
+        if p.hold == 0 and (p.task is None or p.task.done()):
+            p.task = asyncio.get_running_loop().create_task(self._run_panel(p),
+                                                            name=f"kwx-panel-{p.table_id}-{p.player_id}")
+
+    async def _locate(self, tc: _Table) -> None:
+        """The table's guild and channel, and where its messages are (after a restart), from the store."""
+        if tc.loaded:
+            return
+        async with tc.load_lock:
+            if tc.loaded:
+                return
+            try:
+                row = await self.store.get_table(tc.id)
+                refs = await self.store.message_refs(tc.id)
+            except NotFound:
+                tc.loaded = True
+                return
+            tc.guild = row.guild
+            tc.channel = int(row.channel) if row.channel and row.channel.isdigit() else None
+            for ref in refs.values():
+                data = ref.data
+                if ref.ref == BOARD_REF:
+                    hand = int(data.get("hand", 0))
+                    tc.boards[hand] = int(ref.message_id)
+                    tc.board_hand = hand
+                elif ref.ref.startswith("dm:"):
+                    pid = ref.ref[3:]
+                    p = self._panel(tc.id, pid)
+                    if p.dm is None:
+                        p.dm = Shown(int(ref.channel_id), int(ref.message_id), int(data.get("hand", 0)),
+                                     int(data.get("step", 0)), str(data.get("key", "")), bool(data.get("live")),
+                                     bool(data.get("dealt", True)))
+                    self._dm_owner[int(ref.channel_id)] = pid
+                    self._dm_channel.setdefault(pid, int(ref.channel_id))
+            tc.loaded = True
+
+    def _lang(self, tc: _Table) -> str:
+        return self.languages.of(tc.guild)
+
+    def _channel(self, tc: _Table) -> discord.PartialMessageable | None:
+        if tc.channel is None:
+            return None
+        guild_id = int(tc.guild) if tc.guild and tc.guild.isdigit() else None
+        return self.bot.get_partial_messageable(tc.channel, guild_id=guild_id)
+
+    def _service_call(self, name: str, table_id: int, default: Any) -> Any:
+        if self.service is None:
+            return default
+        try:
+            return getattr(self.service, name)(table_id)
+        except Exception:  # the table closed meanwhile: render without it
+            return default
+
+    def piao_max(self, table_id: int) -> int:
+        rules = self._service_call("rules", table_id, None)
+        return int(getattr(rules, "piao", 0) or 0)
+
+    # == the channel worker ===============================================================================
+    async def _run_table(self, tc: _Table) -> None:
+        await self._locate(tc)
+        while tc.queue:
+            item = tc.queue[0]
+            try:
+                if item[0] == "board":
+                    await self._coalesce(tc, item[1])
+                    tc.queue.popleft()
+                    tc.marked.discard(item[1])
+                    await self._flush_board(tc, item[1])
+                else:
+                    tc.queue.popleft()
+                    await self._post(tc, item)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                logger.exception("table %s: could not update the channel (%s)", tc.id, item[0])
+        if tc.closed:
+            await self._forget(tc)
+
+    async def _coalesce(self, tc: _Table, hand: int) -> None:
+        """Wait out the table's edit interval when this would be an edit; new messages go out at once."""
+        if hand not in tc.boards and not (hand == 1 and 0 in tc.boards):
+            return
+        view = tc.views.get(hand)
+        humans = view is None or view.phase == "lobby" or any(not s.player.is_ai for s in view.seats)
+        interval = self.board_interval if humans else self.ai_board_interval
+        wait = tc.last_call + interval - self.clock()
+        if wait > 0:
+            await asyncio.sleep(wait)
+
+    async def _flush_board(self, tc: _Table, hand: int) -> None:
+        view = tc.views.get(hand)
+        channel = self._channel(tc)
+        if view is None or channel is None:
+            return
+        if hand == 0 and 1 in tc.views and tc.board_hand == 0:
+            return  # the game has begun: the lobby message is about to become the board of hand 1
+        lang = self._lang(tc)
+        if view.phase == "closed":
+            tc.closed = True
+        kwargs = self._board_message(tc, view, lang)
+        message_id = tc.boards.get(hand)
+        if message_id is None and hand == 1 and tc.board_hand == 0:
+            message_id = tc.boards.pop(0)  # the lobby message becomes the board of hand 1
+        if message_id is not None:
+            tc.last_call = self.clock()
+            self.stats.public_edits += 1
+            edited = await safe_edit(channel.get_partial_message(message_id), **kwargs)
+            if edited is not None:
+                release(kwargs["view"])
+                tc.boards[hand] = message_id
+                if hand == 1 and tc.board_hand == 0:
+                    tc.board_hand = 1
+                    await self._save_board_ref(tc, hand, channel.id, message_id)
+                return
+            tc.boards.pop(hand, None)  # deleted (by a moderator?): post the board again below
+        if tc.board_hand is not None and hand < tc.board_hand:
+            return  # an older hand whose board is gone: nothing to update
+        tc.last_call = self.clock()
+        self.stats.public_sends += 1
+        message = await safe_send_channel(channel, **kwargs)
+        release(kwargs["view"])
+        if message is None:
+            return
+        tc.boards[hand] = message.id
+        tc.board_hand = hand
+        for old in [h for h in tc.boards if h < hand - HANDS_KEPT]:
+            tc.boards.pop(old, None)
+        await self._save_board_ref(tc, hand, channel.id, message.id)
+
+    def _board_message(self, tc: _Table, view: PublicView, lang: str) -> dict[str, Any]:
+        lines = boards.render_lines(tc.lines.get(view.hand_no, ()), view, lang, self.tiles)
+        if view.phase == "lobby" and view.hand_no == 0:
+            host_id = self._service_call("host", tc.id, None)
+            seated = {s.player.player_id: s.player for s in view.seats}
+            rules = self._service_call("rules", tc.id, None)
+            embed = boards.lobby_embed(view, lang, lines, host=seated.get(host_id),
+                                       spectators=self._service_call("spectators", tc.id, []),
+                                       capacity=4 if getattr(rules, "rotation", False) else 3)
+            return {"embeds": [embed], "view": boards.lobby_buttons(tc.id, lang)}
+        if view.phase == "closed" and view.hand_no == 0:
+            embed = boards.lobby_embed(view, lang, lines)
+            embed.description = t("phase.closed", lang)
+            return {"embeds": [embed], "view": None}
+        return {"embeds": boards.board_embeds(view, lang, self.tiles, lines),
+                "view": boards.board_buttons(view, lang)}
+
+    async def _save_board_ref(self, tc: _Table, hand: int, channel_id: int, message_id: int) -> None:
+        self._remember(tc.id, BOARD_REF, channel_id, message_id, {"hand": hand})
+
+    def _remember_dm(self, p: _Panel) -> None:
+        if p.dm is not None:
+            self._remember(p.table_id, f"dm:{p.player_id}", p.dm.channel_id, p.dm.message_id, p.dm.data())
+
+    def _remember(self, table_id: int, ref: str, channel_id: int, message_id: int, data: dict[str, Any]) -> None:
+        """Note where a message is; written to the store behind, at most once per `refs_interval` for all
+        tables in one transaction (a crash loses at most that: the bot then posts a board or a prompt anew)."""
+        self._refs[(table_id, ref)] = MessageRef(ref, str(channel_id), str(message_id), data)
+        if self._refs_task is None or self._refs_task.done():
+            self._refs_task = asyncio.get_running_loop().create_task(self._write_refs(self.refs_interval))
+
+    async def _write_refs(self, delay: float) -> None:
+        if delay > 0:
+            await asyncio.sleep(delay)
+        batch, self._refs = self._refs, {}
+        try:
+            await self.store.set_message_refs([(table_id, ref) for (table_id, _), ref in batch.items()])
+        except Exception:
+            logger.exception("could not remember where %d message(s) are", len(batch))
+
+    async def _post(self, tc: _Table, item: tuple[Any, ...]) -> None:
+        channel = self._channel(tc)
+        if channel is None:
+            return
+        lang = self._lang(tc)
+        kind = item[0]
+        kwargs: dict[str, Any]
+        if kind == "liangdao":
+            _, view, seat = item
+            kwargs = {"embeds": boards.liangdao_embeds(view, seat, lang, self.tiles)}
+        elif kind == "result":
+            _, result, view = item
+            try:
+                images = await asyncio.to_thread(boards.winner_images, result)
+            except Exception:
+                logger.exception("table %s: could not draw the winning hand", tc.id)
+                images = []
+            kwargs = {"embeds": boards.result_embeds(result, view, lang, self.tiles, [n for n, _ in images]),
+                      "files": boards.files_of(images)}
+        elif kind == "notice":
+            _, key, fmt = item
+            kwargs = {"content": boards.notice_line(key, fmt, None, lang)}
+        elif kind == "text":
+            kwargs = {"content": item[1], "allowed_mentions": discord.AllowedMentions(users=True)}
+        else:  # pragma: no cover - every kind is above
+            return
+        self.stats.public_sends += 1
+        await safe_send_channel(channel, **kwargs)
+
+    async def _forget(self, tc: _Table) -> None:
+        """A closed table: take the buttons off its players' live prompts and forget its messages."""
+        for key, p in list(self._panels.items()):
+            if key[0] != tc.id:
+                continue
+            if p.dm is not None and p.dm.live:
+                await self._disable_dm(p.dm)
+            self._panels.pop(key, None)
+        self._tables.pop(tc.id, None)
+        for key in [k for k in self._refs if k[0] == tc.id]:
+            self._refs.pop(key, None)
+        try:
+            await self.store.delete_message_refs(tc.id)
+        except Exception:
+            logger.exception("table %s: could not forget its messages", tc.id)
+
+    # == the panel worker =================================================================================
+    async def _run_panel(self, p: _Panel) -> None:
+        while p.dirty and p.hold == 0:
+            p.dirty = False
+            try:
+                await self._flush_panel(p)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                logger.exception("table %s: could not update the hand of player %s", p.table_id, p.player_id)
+
+    async def _flush_panel(self, p: _Panel) -> None:
+        view = p.latest
+        if view is None:
+            return
+        prompt, p.prompt = p.prompt, False
+        tc = self._table(p.table_id)
+        await self._locate(tc)
+        if tc.closed:
+            return
+        lang = self._lang(tc)
+        key = panel_key(view)
+        await self._update_dm(tc, p, view, key, prompt, lang)
+        await self._update_ephemeral(p, view, key, lang)
+
+    async def _update_dm(self, tc: _Table, p: _Panel, view: PrivateView, key: str, prompt: bool, lang: str) -> None:
+        shown = p.dm
+        if shown is not None and shown.key == key:
+            return
+        choices = bool(view.choices)
+        if p.player_id in self._dm_closed and p.refused_hand == view.hand_no:
+            return  # refused this hand already: the player uses My hand (tried again next hand)
+        new_deal = shown is None or shown.hand != view.hand_no or (not shown.dealt and bool(view.concealed))
+        message = panel_message(view, lang, self.tiles, piao_max=self.piao_max(p.table_id))
+        if new_deal or (choices and (prompt or shown is None or not shown.live)):
+            if shown is not None and shown.live:
+                await self._disable_dm(shown)
+                self._remember_dm(p)
+            await self._send_dm(tc, p, view, key, message)
+        elif shown is not None and shown.live:
+            if not choices:  # the prompt is over: show the hand now, with the old buttons greyed out
+                message["view"] = self._greyed(shown)
+            self.stats.dm_edits += 1
+            edited = await safe_edit(self._dm_message(shown), **message)
+            release(message["view"])
+            if edited is None:
+                p.dm = None  # the DM is gone: the next change sends a new one
+                return
+            p.dm = replace(shown, step=view.step, key=key, live=choices, dealt=bool(view.concealed), view=view)
+            self._remember_dm(p)
+
+    async def _send_dm(self, tc: _Table, p: _Panel, view: PrivateView, key: str, message: dict[str, Any]) -> None:
+        sent = None
+        known = self._dm_channel.get(p.player_id)
+        if known is not None:  # a DM channel we used before: one call, no user lookup, no "open DM" call
+            self.stats.dm_sends += 1
+            channel = self.bot.get_partial_messageable(known, type=discord.ChannelType.private)
+            sent = await safe_send_channel(channel, **message)
+        else:
+            uid = int(p.player_id)
+            user = self.bot.get_user(uid) or await safe_fetch_user(self.bot, uid)
+            if user is not None:
+                self.stats.dm_sends += 1
+                sent = await safe_send_dm(user, **message)
+        release(message["view"])
+        if sent is None:
+            self.stats.refused_dms += 1
+            self._dm_closed.add(p.player_id)
+            p.dm = None
+            p.refused_hand = view.hand_no
+            self._dms_refused(tc, p.player_id)
+            return
+        self._dm_closed.discard(p.player_id)
+        p.dm = Shown(sent.channel.id, sent.id, view.hand_no, view.step, key, bool(view.choices),
+                     bool(view.concealed), view)
+        self._dm_owner[sent.channel.id] = p.player_id
+        self._dm_channel[p.player_id] = sent.channel.id
+        self._remember_dm(p)
+
+    def _dm_message(self, shown: Shown) -> discord.PartialMessage:
+        channel = self.bot.get_partial_messageable(shown.channel_id, type=discord.ChannelType.private)
+        return channel.get_partial_message(shown.message_id)
+
+    def _greyed(self, shown: Shown) -> discord.ui.View | None:
+        """An old prompt's buttons, disabled (None when we no longer know what they were: after a restart).
+        Greyed rather than removed, so a press that raced the change still reaches us and is told why."""
+        if shown.view is None:
+            return None
+        tc = self._tables.get(shown.view.table_id)
+        lang = self._lang(tc) if tc is not None else self.languages.default
+        return panel_buttons(shown.view, lang, self.tiles, piao_max=self.piao_max(shown.view.table_id),
+                             disabled=True)
+
+    async def _disable_dm(self, shown: Shown) -> None:
+        self.stats.dm_edits += 1
+        greyed = self._greyed(shown)
+        await safe_edit(self._dm_message(shown), view=greyed)
+        release(greyed)
+        shown.live = False
+
+    def _dms_refused(self, tc: _Table, player_id: str) -> None:
+        if player_id in tc.dm_notices:
+            return
+        tc.dm_notices.add(player_id)
+        lang = self._lang(tc)
+        text = t("error.dms_closed", lang, player=f"<@{player_id}>", button=t("action.my_hand", lang))
+        tc.queue.append(("text", text))
+        self._kick_table(tc)
+
+    async def _update_ephemeral(self, p: _Panel, view: PrivateView, key: str, lang: str) -> None:
+        shown, interaction = p.eph_shown, p.eph
+        if interaction is None or shown is None or shown.key == key:
+            return
+        if interaction.is_expired():
+            p.eph = p.eph_shown = None
+            return
+        if not (shown.live or p.player_id in self._dm_closed):
+            return  # a snapshot the player opened; their DMs carry the prompts
+        self.stats.ephemeral_edits += 1
+        message = panel_message(view, lang, self.tiles, piao_max=self.piao_max(p.table_id))
+        if not view.choices and shown.live:
+            message["view"] = self._greyed(shown)
+        edited = await safe_edit_original(interaction, **message)
+        release(message["view"])
+        if edited is None:
+            p.eph = p.eph_shown = None
+            return
+        p.eph_shown = replace(shown, step=view.step, key=key, live=bool(view.choices), view=view)

@@ -1,0 +1,67 @@
+"""The one `/kwx` slash-command group that every cog adds its subcommands to.
+
+Discord allows one top-level command per name, but the table commands and the ledger commands live in
+different cogs (files). So `/kwx` belongs to the bot's command tree, made on first use by `kwx_group(bot)`,
+and a cog that derives from `KwxGroupCog` has its `@app_commands.command` methods moved under it when it is
+loaded (and removed again when it is unloaded)::
+
+    class Ledger(KwxGroupCog):
+        @app_commands.command(name="balance", description="…")
+        async def balance(self, interaction: discord.Interaction) -> None: ...
+
+    async def setup(bot): await bot.add_cog(Ledger(bot))      # → /kwx balance
+
+Descriptions come from the string catalog: `description=text("cmd.balance")` is the Chinese text, and
+`cogs.translator.KwxTranslator` (set on the tree by bot.py) gives Discord the English one at sync.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from discord import app_commands
+from discord.ext import commands
+
+from kwx.i18n import DEFAULT_LANG, t
+
+GROUP_NAME = "kwx"
+GROUP_DESCRIPTION = "卡五星 Ka Wu Xing"
+
+
+def kwx_group(bot: commands.Bot) -> app_commands.Group:
+    """The bot's `/kwx` group, added to its tree on first use. Server-only: tables and ledgers are per server."""
+    found = bot.tree.get_command(GROUP_NAME)
+    if isinstance(found, app_commands.Group):
+        return found
+    group = app_commands.Group(name=GROUP_NAME, description=GROUP_DESCRIPTION, guild_only=True)
+    bot.tree.add_command(group)
+    return group
+
+
+class KwxGroupCog(commands.Cog):
+    """A cog whose app commands are subcommands of `/kwx` rather than top-level commands."""
+
+    def __init__(self, bot: commands.Bot) -> None:
+        self.bot = bot
+        # The cog machinery made bound copies of the decorated methods; take them before it would add them to
+        # the tree as top-level commands, and put them under /kwx in cog_load instead.
+        self._kwx_commands: list[Any] = list(self.__cog_app_commands__)
+        self.__cog_app_commands__ = []
+
+    async def cog_load(self) -> None:
+        group = kwx_group(self.bot)
+        for command in self._kwx_commands:
+            command.parent = group
+            group.add_command(command, override=True)
+
+    async def cog_unload(self) -> None:
+        group = kwx_group(self.bot)
+        for command in self._kwx_commands:
+            group.remove_command(command.name)
+
+
+def text(key: str) -> app_commands.locale_str:
+    """A command or option description from the string catalog: Chinese by default (what Discord shows
+    clients in other languages); `cogs.translator.KwxTranslator` gives Discord the English texts and the Chinese
+    names."""
+    return app_commands.locale_str(t(key, DEFAULT_LANG), key=key)

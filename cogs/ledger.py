@@ -1,0 +1,578 @@
+"""The Ledger cog: `/kwx balance | leaderboard | history | stats | settleup | pay | record | chart | export | undo`.
+
+Every answer reads (and every write names) this server's ledger only: the guild id of the interaction is the
+ledger's key. Answers are embeds that read well on a phone: aligned code-block tables (```diff, so winning rows
+are green and losing rows red), a green embed for a positive balance and a red one for a negative one, page
+buttons for long lists, and mentions that never ping (`AllowedMentions.none()`), except the members a
+confirmation request waits for.
+
+Money moves only with consent (cogs/confirm.py): `pay` waits for the recipient (who confirms the cash reached
+them), `record` for every member who would pay. `undo` and `export` need Manage Server.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import logging
+from datetime import UTC, datetime
+from typing import Any
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from cogs.confirm import CANCELLED, DONE, EXPIRED, FAILED, OPEN, ConfirmButton, ConfirmFlow, Pending, Texts
+from cogs.group import KwxGroupCog, text
+from cogs.operations import safe_defer, safe_followup, safe_respond
+from cogs.paginate import PageButton, page_view
+from cogs.runtime import Runtime, runtime
+from kwx.chart import MAX_SERIES, Series, balance_chart
+from kwx.engine.rules import PRESETS, RuleSet
+from kwx.guild_defaults import guild_settings
+from kwx.i18n import join_names, pattern_name, t
+from kwx.ledger_text import clean_name, code_block, diff_marker, money, percent, signed, table, tone
+from kwx.manual_hand import (
+    MAX_AMOUNT,
+    MAX_FAN,
+    ManualHandError,
+    ManualWin,
+    fan_from_tiles,
+    manual_payments,
+    manual_record,
+    payers,
+)
+from kwx.store import NotFound, Payment, Store
+
+logger = logging.getLogger(__name__)
+
+PAGE_SIZE = 10
+SHEET_ROWS = 20  # balances listed before "… and n more"
+CHART_PLAYERS = 6  # lines on the server chart (the largest balances, either sign)
+CHART_DAILY_AFTER = 2000  # more ledger entries than this: one chart point per day
+NO_PINGS = discord.AllowedMentions.none()
+
+COLOURS = {"win": discord.Colour.green(), "loss": discord.Colour.red(), "even": discord.Colour.light_grey()}
+STATE_COLOURS = {OPEN: discord.Colour.blurple(), DONE: discord.Colour.green(), CANCELLED: discord.Colour.dark_grey(),
+                 EXPIRED: discord.Colour.dark_grey(), FAILED: discord.Colour.dark_grey()}
+PERIOD_CHOICES = [app_commands.Choice(name=p, value=p) for p in ("all", "month", "week")]
+PRESET_CHOICES = [app_commands.Choice(name=p, value=p) for p in PRESETS]
+
+
+def mention(player: str) -> str:
+    return f"<@{player}>" if player.isdigit() else player
+
+
+def safe_text(text: str) -> str:
+    """Free text a member typed (a note), shown as typed: no markdown, no mentions."""
+    return discord.utils.escape_mentions(discord.utils.escape_markdown(text))
+
+
+def colour_of(amount: int) -> discord.Colour:
+    return COLOURS[tone(amount)]
+
+
+def confirm_texts(lang: str) -> Texts:
+    return Texts(confirm=t("confirm.yes", lang), cancel=t("confirm.no", lang), not_yours=t("confirm.not_yours", lang),
+                 already=t("confirm.already", lang), gone=t("confirm.gone", lang),
+                 expired=t("confirm.expired_note", lang))
+
+
+def state_lines(pending: Pending, state: str, lang: str, detail: str | None) -> list[str]:
+    """The lines under a request that say where it stands."""
+    if state == OPEN:
+        lines = [t("ledger.confirm.waiting", lang, members=join_names([mention(m) for m in pending.waiting], lang))]
+        if pending.confirmed:
+            lines.append(t("ledger.confirm.confirmed", lang,
+                           members=join_names([mention(m) for m in pending.confirmed], lang)))
+        lines.append(t("ledger.confirm.expires", lang, time=f"<t:{int(pending.expires)}:R>"))
+        return lines
+    if state == CANCELLED:
+        return [t("ledger.confirm.cancelled", lang, member=mention(detail or pending.initiator))]
+    if state == EXPIRED:
+        return [t("ledger.confirm.expired", lang)]
+    if state == FAILED:
+        return [t("ledger.confirm.failed", lang, detail=detail or "?")]
+    return []
+
+
+class PayRequest:
+    """`/kwx pay`: the payer handed the recipient cash; the recipient confirms; a settlement is recorded."""
+
+    def __init__(self, cog: Ledger) -> None:
+        self.cog = cog
+
+    def render(self, pending: Pending, state: str, lang: str, detail: str | None = None) -> discord.Embed:
+        d = pending.data
+        fmt = {"payer": mention(d["payer"]), "payee": mention(d["payee"]), "amount": money(d["amount"])}
+        lines = [t("ledger.pay.done" if state == DONE else "ledger.pay.open", lang, **fmt)]
+        if d.get("note"):
+            lines.append(t("ledger.pay.note", lang, note=safe_text(d["note"])))
+        lines += state_lines(pending, state, lang, detail)
+        return discord.Embed(title=t("ledger.pay.title", lang), description="\n".join(lines),
+                             colour=STATE_COLOURS[state])
+
+    async def apply(self, pending: Pending) -> None:
+        d, store = pending.data, self.cog.store
+        for player, name in d.get("names", {}).items():
+            await store.set_player_name(pending.guild, player, name)
+        note = "; ".join(x for x in (d.get("note"), f"confirmed by {d['payee']}") if x)
+        entry = await store.record_settlement(pending.guild, d["payer"], d["payee"], d["amount"],
+                                              by=pending.initiator, note=note)
+        d["entry"] = entry
+
+
+class RecordRequest:
+    """`/kwx record`: a hand played in person; everyone who pays confirms; the hand is recorded."""
+
+    def __init__(self, cog: Ledger) -> None:
+        self.cog = cog
+
+    def render(self, pending: Pending, state: str, lang: str, detail: str | None = None) -> discord.Embed:
+        d = pending.data
+        names = d.get("names", {})
+        how = "ledger.record.win_zimo" if d["self_draw"] else "ledger.record.win_discard"
+        lines = [t(how, lang, winner=mention(d["winner"]), payer=mention(d["payer"])),
+                 t("ledger.record.fan", lang, fan=d["fan"], base=d["base"], preset=t(f"choice.{d['preset']}", lang))]
+        if d.get("patterns"):
+            lines.append(t("ledger.record.patterns", lang,
+                           patterns=join_names([pattern_name(p, lang) for p in d["patterns"]], lang)))
+        rows = [[clean_name(names.get(f, f), 10), "→", clean_name(names.get(to, to), 10), money(amount),
+                 t(f"payment.{reason}", lang)] for f, to, amount, reason in d["payments"]]
+        lines.append(code_block(table(rows, "lllrl")))
+        if d.get("note"):
+            lines.append(t("ledger.pay.note", lang, note=safe_text(d["note"])))
+        if state == DONE:
+            lines.append(t("ledger.record.done", lang, hand=d.get("hand_id", "?")))
+        lines += state_lines(pending, state, lang, detail)
+        return discord.Embed(title=t("ledger.record.title", lang), description="\n".join(lines),
+                             colour=STATE_COLOURS[state])
+
+    async def apply(self, pending: Pending) -> None:
+        d = pending.data
+        win = ManualWin(winner=d["winner"], payer=d["payer"], third=d.get("third"), self_draw=d["self_draw"],
+                        fan=d["fan"], patterns=tuple(d.get("patterns", ())), liangdao=d.get("liangdao", False),
+                        extra={"base": d["base"], "rules": d["preset"], "tiles": d.get("tiles")})
+        payments = [Payment(*p) for p in d["payments"]]  # exactly what the members confirmed
+        record = manual_record(pending.guild, win, payments, d.get("names", {}), by=pending.initiator,
+                               note=d.get("note"))
+        d["hand_id"] = await self.cog.store.record_manual_hand(record)
+
+
+class Ledger(KwxGroupCog, name="Ledger"):
+    PAGER_KINDS = frozenset({"hist", "lb"})
+
+    def __init__(self, bot: commands.Bot) -> None:
+        super().__init__(bot)
+        self._flow: ConfirmFlow | None = None
+
+    # == plumbing ============================================================================================
+    @property
+    def rt(self) -> Runtime:
+        return runtime(self.bot)
+
+    @property
+    def store(self) -> Store:
+        return self.rt.store
+
+    @property
+    def confirm_flow(self) -> ConfirmFlow:
+        if self._flow is None:
+            self._flow = ConfirmFlow(self.bot, self.store, {"pay": PayRequest(self), "record": RecordRequest(self)},
+                                     lang_of=self.rt.languages.of, texts_of=confirm_texts)
+        return self._flow
+
+    async def cog_load(self) -> None:
+        await super().cog_load()
+        self.bot.add_dynamic_items(ConfirmButton, PageButton)
+        if getattr(self.bot, "kwx", None) is not None:
+            await self.confirm_flow.restore()
+
+    async def cog_unload(self) -> None:
+        await super().cog_unload()
+        self.bot.remove_dynamic_items(ConfirmButton, PageButton)
+        if self._flow is not None:
+            self._flow.close()
+
+    def lang(self, interaction: discord.Interaction) -> str:
+        return self.rt.languages.of(interaction.guild_id)
+
+    pager_lang = lang
+
+    @staticmethod
+    def guild(interaction: discord.Interaction) -> str:
+        return str(interaction.guild_id)
+
+    async def say(self, interaction: discord.Interaction, content: str) -> None:
+        await safe_respond(interaction, content=content, ephemeral=True, allowed_mentions=NO_PINGS)
+
+    async def show(self, interaction: discord.Interaction, embed: discord.Embed, **kwargs: Any) -> None:
+        await safe_respond(interaction, embed=embed, allowed_mentions=NO_PINGS, **kwargs)
+
+    async def require_manager(self, interaction: discord.Interaction) -> bool:
+        if interaction.permissions.manage_guild:
+            return True
+        await self.say(interaction, t("ledger.error.manage_server", self.lang(interaction)))
+        return False
+
+    def name_of(self, interaction: discord.Interaction, player: str, stored: str | None = None) -> str:
+        """A player's name: the name the ledger keeps, else the member's display name, else the id."""
+        if stored and stored != player:
+            return stored
+        if player.isdigit() and interaction.guild is not None:
+            member = interaction.guild.get_member(int(player))
+            if member is not None:
+                return member.display_name
+        return stored or player
+
+    @staticmethod
+    def target(interaction: discord.Interaction, member: discord.Member | None) -> str:
+        """The player a command is about: the member given, else whoever asked."""
+        return str((member or interaction.user).id)
+
+    async def refuse_bot(self, interaction: discord.Interaction, *members: discord.abc.User | None) -> bool:
+        for member in members:
+            if member is not None and member.bot:
+                await self.say(interaction, t("ledger.error.bot_member", self.lang(interaction),
+                                              member=member.display_name))
+                return True
+        return False
+
+    # == reading =============================================================================================
+    @app_commands.command(name="balance", description=text("cmd.balance"))
+    @app_commands.describe(member=text("cmd.balance.member"))
+    async def balance(self, interaction: discord.Interaction, member: discord.Member | None = None) -> None:
+        lang, guild = self.lang(interaction), self.guild(interaction)
+        if member is not None:
+            row = await self.store.balance(guild, str(member.id))
+            name = self.name_of(interaction, row.player, row.name)
+            body = code_block(f"{diff_marker(row.balance)} {signed(row.balance)}", "diff")
+            embed = discord.Embed(title=t("ledger.balance.title", lang, name=name),
+                                  description=f"{mention(row.player)}\n{body}", colour=colour_of(row.balance))
+            embed.set_footer(text=t("ledger.balance.hands", lang, count=row.hands))
+            await self.show(interaction, embed)
+            return
+        sheet = await self.store.balances(guild)
+        if not sheet.rows:
+            await self.show(interaction, discord.Embed(title=t("ledger.balances.title", lang),
+                                                       description=t("ledger.empty", lang),
+                                                       colour=COLOURS["even"]))
+            return
+        me = str(interaction.user.id)
+        shown = sheet.rows[:SHEET_ROWS]
+        rows = [[diff_marker(r.balance), clean_name(self.name_of(interaction, r.player, r.name)), signed(r.balance)]
+                for r in shown]
+        headers = [" ", t("ledger.col.player", lang), t("ledger.col.balance", lang)]
+        body = table(rows, "llr", headers)
+        hidden = len(sheet.rows) - len(shown)
+        if hidden:
+            body += "\n" + t("ledger.balances.more", lang, count=hidden)
+            mine = next((r for r in sheet.rows[SHEET_ROWS:] if r.player == me), None)
+            if mine is not None:
+                body += "\n" + table([[diff_marker(mine.balance), clean_name(self.name_of(interaction, me, mine.name)),
+                                       signed(mine.balance)]], "llr")
+        my_balance = next((r.balance for r in sheet.rows if r.player == me), 0)
+        embed = discord.Embed(title=t("ledger.balances.title", lang), description=code_block(body, "diff"),
+                              colour=colour_of(my_balance))
+        embed.set_footer(text=t("ledger.balances.footer", lang, hands=sheet.hands, players=len(sheet.rows)))
+        await self.show(interaction, embed)
+
+    @app_commands.command(name="leaderboard", description=text("cmd.leaderboard"))
+    @app_commands.describe(period=text("cmd.leaderboard.period"))
+    @app_commands.choices(period=PERIOD_CHOICES)
+    async def leaderboard(self, interaction: discord.Interaction, period: str = "all") -> None:
+        embed, more = await self.render_page(interaction, "lb", period, 0)
+        view = page_view("lb", period, 0, more, interaction.user.id)
+        await self.show(interaction, embed, **({"view": view} if view else {}))
+
+    @app_commands.command(name="history", description=text("cmd.history"))
+    @app_commands.describe(member=text("cmd.history.member"))
+    async def history(self, interaction: discord.Interaction, member: discord.Member | None = None) -> None:
+        player = self.target(interaction, member)
+        embed, more = await self.render_page(interaction, "hist", player, 0)
+        view = page_view("hist", player, 0, more, interaction.user.id)
+        await self.show(interaction, embed, **({"view": view} if view else {}))
+
+    async def render_page(self, interaction: discord.Interaction, kind: str, arg: str,
+                          page: int) -> tuple[discord.Embed, bool]:
+        if kind == "lb":
+            return await self._leaderboard_page(interaction, arg, page)
+        return await self._history_page(interaction, arg, page)
+
+    async def _leaderboard_page(self, interaction: discord.Interaction, period: str,
+                                page: int) -> tuple[discord.Embed, bool]:
+        lang = self.lang(interaction)
+        period_ = period if period in ("all", "month", "week") else "all"
+        board = await self.store.leaderboard(self.guild(interaction), period_)  # type: ignore[arg-type]
+        title = t("ledger.leaderboard.title", lang, period=t(f"ledger.period.{period_}", lang))
+        if not board:
+            return discord.Embed(title=title, description=t("ledger.leaderboard.empty", lang),
+                                 colour=discord.Colour.gold()), False
+        chunk = board[page * PAGE_SIZE:(page + 1) * PAGE_SIZE]
+        rows = [[diff_marker(r.net), str(r.rank), clean_name(self.name_of(interaction, r.player, r.name)),
+                 signed(r.net), str(r.hands)] for r in chunk]
+        headers = [" ", "#", t("ledger.col.player", lang), t("ledger.col.net", lang), t("ledger.col.hands", lang)]
+        embed = discord.Embed(title=title, description=code_block(table(rows, "lrlrr", headers), "diff"),
+                              colour=discord.Colour.gold())
+        more = len(board) > (page + 1) * PAGE_SIZE
+        embed.set_footer(text=t("ledger.page", lang, page=page + 1))
+        return embed, more
+
+    async def _history_page(self, interaction: discord.Interaction, player: str,
+                            page: int) -> tuple[discord.Embed, bool]:
+        lang, guild = self.lang(interaction), self.guild(interaction)
+        found = await self.store.history(guild, player, limit=PAGE_SIZE + 1, offset=page * PAGE_SIZE)
+        name = self.name_of(interaction, player, await self.store.player_name(guild, player))
+        title = t("ledger.history.title", lang, name=name)
+        if not found and page == 0:
+            return discord.Embed(title=title, description=t("ledger.history.empty", lang, name=name),
+                                 colour=COLOURS["even"]), False
+        rows = []
+        for h in found[:PAGE_SIZE]:
+            if h.reversed:
+                result, net = t("ledger.history.reversed", lang), f"({signed(h.net)})"
+            else:
+                result, net = self._result_word(h, lang), signed(h.net)
+            fan = t("result.fan", lang, fan=h.fan.get(player, 0)) if h.won else ""
+            rows.append([" " if h.reversed else diff_marker(h.net), f"#{h.hand_id}",
+                         h.created_at.strftime("%m-%d"), result, fan, net])
+        headers = [" ", "#", t("ledger.col.date", lang), t("ledger.col.result", lang), t("ledger.col.fan", lang),
+                   t("ledger.col.net", lang)]
+        balance = await self.store.balance(guild, player)
+        embed = discord.Embed(title=title, description=code_block(table(rows, "llllrr", headers), "diff"),
+                              colour=colour_of(balance.balance))
+        embed.set_footer(text=t("ledger.page", lang, page=page + 1))
+        return embed, len(found) > PAGE_SIZE
+
+    @staticmethod
+    def _result_word(h: Any, lang: str) -> str:
+        if h.outcome == "draw":
+            return t("result.draw", lang)
+        if h.won:
+            return t("term.zimo", lang) if h.self_draw else t("ledger.history.won", lang)
+        if h.dealt_in:
+            return t("term.dianpao", lang)
+        return t("ledger.history.paid", lang) if h.net < 0 else "—"
+
+    @app_commands.command(name="stats", description=text("cmd.stats"))
+    @app_commands.describe(member=text("cmd.stats.member"))
+    async def stats(self, interaction: discord.Interaction, member: discord.Member | None = None) -> None:
+        lang = self.lang(interaction)
+        player = self.target(interaction, member)
+        s = await self.store.player_stats(self.guild(interaction), player)
+        name = self.name_of(interaction, player, s.name)
+        title = t("ledger.stats.title", lang, name=name)
+        if s.hands == 0:
+            await self.show(interaction, discord.Embed(title=title, description=t("ledger.history.empty", lang,
+                                                                                   name=name),
+                                                       colour=COLOURS["even"]))
+            return
+        rows = [
+            [" ", t("ledger.stats.hands", lang), str(s.hands), ""],
+            [" ", t("ledger.stats.wins", lang), str(s.wins), percent(s.win_rate)],
+            [" ", t("ledger.stats.self_draws", lang), str(s.self_draws), percent(s.self_draw_rate)],
+            [" ", t("ledger.stats.deal_ins", lang), str(s.deal_ins), percent(s.deal_in_rate)],
+            [" ", t("ledger.stats.liangdao", lang), str(s.liangdao), percent(s.liangdao_win_rate)],
+            [" ", t("ledger.stats.max_fan", lang), str(s.max_fan), ""],
+            [" ", t("ledger.stats.avg_fan", lang), f"{s.avg_fan:.1f}", ""],
+            [diff_marker(s.net), t("ledger.stats.net", lang), signed(s.net), ""],
+        ]
+        body = code_block(table(rows, "llrr"), "diff")
+        embed = discord.Embed(title=title, description=f"{mention(player)}\n{body}", colour=colour_of(s.net))
+        embed.set_footer(text=t("ledger.stats.footer", lang))
+        await self.show(interaction, embed)
+
+    @app_commands.command(name="settleup", description=text("cmd.settleup"))
+    async def settleup(self, interaction: discord.Interaction) -> None:
+        lang, guild = self.lang(interaction), self.guild(interaction)
+        transfers = await self.store.settle_up(guild)
+        if not transfers:
+            await self.show(interaction, discord.Embed(title=t("ledger.settle.title", lang),
+                                                       description=t("ledger.settle.square", lang),
+                                                       colour=COLOURS["even"]))
+            return
+        names = {r.player: r.name for r in (await self.store.balances(guild)).rows}
+        rows = [[clean_name(self.name_of(interaction, x.from_player, names.get(x.from_player)), 10), "→",
+                 clean_name(self.name_of(interaction, x.to_player, names.get(x.to_player)), 10), money(x.amount)]
+                for x in transfers]
+        body = code_block(table(rows, "lllr")) + "\n" + t("ledger.settle.hint", lang)
+        embed = discord.Embed(title=t("ledger.settle.title", lang), description=body, colour=discord.Colour.gold())
+        embed.set_footer(text=t("ledger.settle.footer", lang, count=len(transfers)))
+        await self.show(interaction, embed)
+
+    @app_commands.command(name="chart", description=text("cmd.chart"))
+    @app_commands.describe(member=text("cmd.chart.member"))
+    async def chart(self, interaction: discord.Interaction, member: discord.Member | None = None) -> None:
+        lang, guild = self.lang(interaction), self.guild(interaction)
+        await safe_defer(interaction, thinking=True)
+        if member is not None:
+            players = [(str(member.id), member.display_name)]
+        else:
+            rows = sorted((await self.store.balances(guild)).rows, key=lambda r: (-abs(r.balance), r.player))
+            players = [(r.player, self.name_of(interaction, r.player, r.name)) for r in rows[:CHART_PLAYERS]]
+        series = []
+        for player, name in players:
+            points = await self.store.balance_series(guild, player)
+            if len(points) > CHART_DAILY_AFTER:
+                points = await self.store.balance_series(guild, player, by="day")
+            series.append(Series(name, points))
+        title = t("ledger.chart.title", lang)
+        png = await asyncio.to_thread(balance_chart, series[:MAX_SERIES], title=title,
+                                      empty_text=t("ledger.chart.empty", lang))
+        last = series[0].points[-1][1] if member is not None and series[0].points else 0
+        embed = discord.Embed(title=title, colour=colour_of(last) if member is not None else discord.Colour.gold())
+        if member is not None:
+            embed.description = f"{mention(str(member.id))}: **{signed(last)}**"
+        embed.set_image(url="attachment://balances.png")
+        embed.set_footer(text=t("ledger.chart.footer", lang))
+        await safe_followup(interaction, embed=embed, file=discord.File(io.BytesIO(png), filename="balances.png"),
+                            allowed_mentions=NO_PINGS)
+
+    # == consent: pay and record ===============================================================================
+    @app_commands.command(name="pay", description=text("cmd.pay"))
+    @app_commands.describe(member=text("cmd.pay.member"), amount=text("cmd.pay.amount"), note=text("cmd.pay.note"))
+    async def pay(self, interaction: discord.Interaction, member: discord.Member,
+                  amount: app_commands.Range[int, 1, MAX_AMOUNT], note: str | None = None) -> None:
+        lang = self.lang(interaction)
+        if await self.refuse_bot(interaction, member):
+            return
+        if member.id == interaction.user.id:
+            await self.say(interaction, t("ledger.error.self_pay", lang))
+            return
+        if isinstance(amount, bool) or not 1 <= int(amount) <= MAX_AMOUNT:
+            await self.say(interaction, t("ledger.error.amount", lang, max=money(MAX_AMOUNT)))
+            return
+        payer, payee = str(interaction.user.id), str(member.id)
+        data = {"payer": payer, "payee": payee, "amount": int(amount), "note": (note or "").strip()[:200] or None,
+                "names": {payer: interaction.user.display_name, payee: member.display_name}}
+        await self.confirm_flow.open(interaction, "pay", [payee], data)
+
+    @app_commands.command(name="record", description=text("cmd.record"))
+    @app_commands.describe(
+        winner=text("cmd.record.winner"), payer=text("cmd.record.payer"), third=text("cmd.record.third"),
+        self_draw=text("cmd.record.self_draw"), fan=text("cmd.record.fan"), hand=text("cmd.record.hand"),
+        win=text("cmd.record.win"), melds=text("cmd.record.melds"), liangdao=text("cmd.record.liangdao"),
+        payer_liangdao=text("cmd.record.payer_liangdao"), rules=text("cmd.record.rules"),
+        base=text("cmd.record.base"), note=text("cmd.record.note"))
+    @app_commands.choices(rules=PRESET_CHOICES)
+    async def record(self, interaction: discord.Interaction, winner: discord.Member, payer: discord.Member,
+                     third: discord.Member | None = None, self_draw: bool = False,
+                     fan: app_commands.Range[int, 1, MAX_FAN] | None = None, hand: str | None = None,
+                     win: str | None = None, melds: str | None = None, liangdao: bool = False,
+                     payer_liangdao: bool = False, rules: str | None = None,
+                     base: app_commands.Range[int, 1, 100_000] | None = None, note: str | None = None) -> None:
+        lang, guild = self.lang(interaction), self.guild(interaction)
+        if await self.refuse_bot(interaction, winner, payer, third):
+            return
+        settings = await guild_settings(self.store, guild)
+        preset = rules or settings["rules"]
+        base_points = int(base or settings["base"])
+        ruleset = RuleSet.preset(preset, base=base_points)
+        try:
+            fan_value, patterns = self._record_fan(ruleset, fan, hand, win, melds, self_draw, liangdao)
+            mwin = ManualWin(winner=str(winner.id), payer=str(payer.id), third=str(third.id) if third else None,
+                             self_draw=self_draw, fan=fan_value, patterns=patterns, liangdao=liangdao,
+                             payer_liangdao=payer_liangdao)
+            payments = manual_payments(mwin, base=base_points)
+        except ManualHandError as err:
+            await self.say(interaction, t(f"ledger.record.error.{err.code}", lang, **err.fmt))
+            return
+        names = {str(m.id): m.display_name for m in (winner, payer, third) if m is not None}
+        data = {"winner": mwin.winner, "payer": mwin.payer, "third": mwin.third, "self_draw": self_draw,
+                "fan": fan_value, "patterns": list(patterns), "liangdao": liangdao, "base": base_points,
+                "preset": preset, "note": (note or "").strip()[:200] or None, "names": names,
+                "tiles": {"hand": hand, "win": win, "melds": melds} if hand else None,
+                "payments": [[p.from_player, p.to_player, p.amount, p.reason] for p in payments]}
+        needed = [p for p in payers(payments) if p != str(interaction.user.id)]
+        await self.confirm_flow.open(interaction, "record", needed, data)
+
+    @staticmethod
+    def _record_fan(rules: RuleSet, fan: int | None, hand: str | None, win: str | None, melds: str | None,
+                    self_draw: bool, liangdao: bool) -> tuple[int, tuple[str, ...]]:
+        if hand:
+            if not win:
+                raise ManualHandError("need_win_tile")
+            computed, patterns = fan_from_tiles(rules, hand, win, melds=(melds or "").split(), self_draw=self_draw,
+                                                liangdao=liangdao)
+            if fan is not None and int(fan) != computed:
+                raise ManualHandError("fan_mismatch", computed=computed, given=fan)
+            return computed, patterns
+        if fan is None:
+            raise ManualHandError("need_fan")
+        if not 1 <= int(fan) <= MAX_FAN:
+            raise ManualHandError("bad_fan", max=MAX_FAN)
+        return int(fan), ()
+
+    # == managers: export and undo ==============================================================================
+    @app_commands.command(name="export", description=text("cmd.export"))
+    @app_commands.default_permissions(manage_guild=True)
+    async def export(self, interaction: discord.Interaction) -> None:
+        if not await self.require_manager(interaction):
+            return
+        lang, guild = self.lang(interaction), self.guild(interaction)
+        await safe_defer(interaction, ephemeral=True, thinking=True)
+        out = io.StringIO()
+        count = await self.store.export_csv(guild, out)
+        data = out.getvalue().encode("utf-8")
+        day = datetime.now(UTC).strftime("%Y%m%d")
+        await safe_followup(interaction, content=t("ledger.export.done", lang, count=count), ephemeral=True,
+                            file=discord.File(io.BytesIO(data), filename=f"kwx-ledger-{guild}-{day}.csv"))
+
+    @app_commands.command(name="undo", description=text("cmd.undo"))
+    @app_commands.describe(entry=text("cmd.undo.entry"), hand=text("cmd.undo.hand"), reason=text("cmd.undo.reason"))
+    @app_commands.default_permissions(manage_guild=True)
+    async def undo(self, interaction: discord.Interaction, entry: app_commands.Range[int, 1] | None = None,
+                   hand: app_commands.Range[int, 1] | None = None, reason: str | None = None) -> None:
+        if not await self.require_manager(interaction):
+            return
+        lang, guild = self.lang(interaction), self.guild(interaction)
+        if entry is not None and hand is not None:
+            await self.say(interaction, t("ledger.undo.one_of", lang))
+            return
+        by = str(interaction.user.id)
+        why = (reason or "").strip()[:200] or t("ledger.undo.default_reason", lang)
+        try:
+            if entry is not None:
+                new_id = await self.store.reverse_entry(guild, entry, by, why)
+                line = t("ledger.undo.entry", lang, entry=entry, new=new_id, member=mention(by), reason=why)
+                ids = [new_id]
+            else:
+                target = hand if hand is not None else await self._last_hand(guild)
+                if target is None:
+                    await self.say(interaction, t("ledger.undo.nothing", lang))
+                    return
+                ids = await self.store.reverse_hand(guild, target, by, why)
+                line = t("ledger.undo.hand", lang, hand=target, count=len(ids), member=mention(by), reason=why)
+        except NotFound:
+            await self.say(interaction, t("ledger.undo.not_found", lang))
+            return
+        except ValueError:
+            await self.say(interaction, t("ledger.undo.already", lang))
+            return
+        names = {r.player: r.name for r in (await self.store.balances(guild)).rows}
+        reversed_entries = [e for e in await self.store.entries(guild, limit=len(ids)) if e.id in set(ids)]
+        rows = [[f"#{e.id}", clean_name(self.name_of(interaction, e.from_player, names.get(e.from_player)), 10), "→",
+                 clean_name(self.name_of(interaction, e.to_player, names.get(e.to_player)), 10), money(e.amount)]
+                for e in reversed(reversed_entries)]
+        body = line + ("\n" + code_block(table(rows, "llllr")) if rows else "")
+        await self.show(interaction, discord.Embed(title=t("ledger.undo.title", lang), description=body,
+                                                   colour=discord.Colour.orange()))
+
+    async def _last_hand(self, guild: str) -> int | None:
+        """The newest hand of the server whose money still stands."""
+        reversed_ids: set[int] = set()
+        offset = 0
+        while True:
+            batch = await self.store.entries(guild, limit=200, offset=offset)
+            if not batch:
+                return None
+            for e in batch:
+                if e.reverses_id is not None:
+                    reversed_ids.add(e.reverses_id)
+                elif e.hand_id is not None and e.id not in reversed_ids:
+                    return e.hand_id
+            offset += len(batch)
+
+
+async def setup(bot: commands.Bot) -> None:
+    await bot.add_cog(Ledger(bot))

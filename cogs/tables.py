@@ -1,0 +1,295 @@
+"""The Tables cog: `/kwx new | join | leave | addbot | start | stop | hand | spectate | language` and every
+button press (lobby buttons, the board's My hand, the hand panels' actions).
+
+A table lives in one channel or thread (`TableService.table_in_channel`); a server may have many. The cog only
+translates Discord into service calls and answers the person who asked; everything the table shows (lobby,
+board, hands) is sent by the front end (cogs/frontend.py) when the service reports the change. Refusals are
+`TableError`s, answered privately with the catalog's `error.<code>` text; nothing changes then.
+
+Checks on a panel press, in order: the press comes from the player whose DM it is (`not_your_button`), that
+player is seated (`not_your_button`), the button's hand is the hand in play (`hand_over`), and the service's
+step check (`stale` for a past step or a second press of the same button).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from cogs.buttons import MODE_VERBS, ActId, release
+from cogs.group import KwxGroupCog, text
+from cogs.operations import safe_defer, safe_respond, safe_update_message
+from cogs.panels import LIANGDAO, NORMAL, panel_message
+from cogs.runtime import Runtime, runtime
+from kwx.engine.ai import AI_LEVELS
+from kwx.engine.rules import PRESETS, RulesError, RuleSet
+from kwx.guild_defaults import table_defaults
+from kwx.i18n import LANGUAGES, catalog, t
+from kwx.table.errors import TableError
+from kwx.table.views import PlayerRef
+
+logger = logging.getLogger(__name__)
+
+LANGUAGE_NAMES = {"zh-CN": "简体中文", "en": "English"}
+DETAILED_ERRORS = frozenset({"illegal", "bad_tile"})  # the service's words say exactly what was wrong
+
+
+def error_text(err: TableError, lang: str) -> str:
+    key = f"error.{err.code}"
+    base = t(key, lang) if catalog().template(key, lang) is not None else t("error.generic", lang)
+    if err.code in DETAILED_ERRORS and lang == "en" and err.message:
+        return f"{base} ({err.message})"
+    return base
+
+
+def _send_kwargs(message: dict[str, Any]) -> dict[str, Any]:
+    """Sends take no `view=None` (that means "remove the buttons", which only an edit can do)."""
+    return {k: v for k, v in message.items() if not (k == "view" and v is None)}
+
+
+class Tables(KwxGroupCog, name="Tables"):
+    @property
+    def rt(self) -> Runtime:
+        return runtime(self.bot)
+
+    # == helpers ==========================================================================================
+    def lang(self, interaction: discord.Interaction, table_id: int | None = None) -> str:
+        guild = interaction.guild_id
+        if guild is None and table_id is not None:  # a DM: the table's server decides
+            guild = self.rt.frontend.table_guild(table_id)
+        return self.rt.languages.of(guild)
+
+    @staticmethod
+    def me(interaction: discord.Interaction) -> PlayerRef:
+        user = interaction.user
+        return PlayerRef(str(user.id), user.display_name)
+
+    async def say(self, interaction: discord.Interaction, content: str) -> None:
+        await safe_respond(interaction, content=content, ephemeral=True)
+
+    async def refuse(self, interaction: discord.Interaction, err: TableError | str, table_id: int | None = None,
+                     **fmt: Any) -> None:
+        lang = self.lang(interaction, table_id)
+        content = error_text(err, lang) if isinstance(err, TableError) else t(f"error.{err}", lang, **fmt)
+        await self.say(interaction, content)
+
+    def table_here(self, interaction: discord.Interaction) -> int:
+        if interaction.guild_id is None or interaction.channel_id is None:
+            raise TableError("no_table", "tables live in server channels")
+        found = self.rt.service.table_in_channel(str(interaction.guild_id), str(interaction.channel_id))
+        if found is None:
+            raise TableError("no_table", "there is no table in this channel")
+        return found
+
+    @staticmethod
+    def is_manager(interaction: discord.Interaction) -> bool:
+        return bool(interaction.permissions.manage_guild)
+
+    # == the operations (shared by commands and lobby buttons); each returns its confirmation ================
+    async def do_join(self, interaction: discord.Interaction, table_id: int) -> str:
+        await self.rt.service.join(table_id, self.me(interaction))
+        return t("cmd.joined", self.lang(interaction), table=table_id)
+
+    async def do_leave(self, interaction: discord.Interaction, table_id: int) -> str:
+        await self.rt.service.leave(table_id, str(interaction.user.id))
+        return t("cmd.left", self.lang(interaction), table=table_id)
+
+    async def do_addbot(self, interaction: discord.Interaction, table_id: int, level: str = "standard") -> str:
+        player = await self.rt.service.add_ai(table_id, level, by=str(interaction.user.id))
+        return t("lobby.ai_added", self.lang(interaction), name=player.name)
+
+    async def do_start(self, interaction: discord.Interaction, table_id: int) -> str:
+        await self.rt.service.start_game(table_id, by=str(interaction.user.id))
+        return t("lobby.started", self.lang(interaction))
+
+    async def show_hand(self, interaction: discord.Interaction, table_id: int) -> None:
+        """The hand panel as an ephemeral message (everyone, any time; the way in for closed DMs)."""
+        rt = self.rt
+        pid = str(interaction.user.id)
+        try:
+            view = rt.service.private_view(table_id, pid)
+        except TableError as err:
+            await self.refuse(interaction, err, table_id)
+            return
+        lang = self.lang(interaction, table_id)
+        message = panel_message(view, lang, rt.tiles, piao_max=rt.frontend.piao_max(table_id))
+        if rt.frontend.dms_closed(pid):
+            message["content"] = t("error.dms_closed_self", lang, button=t("action.my_hand", lang))
+        if await safe_respond(interaction, ephemeral=True, **_send_kwargs(message)):
+            rt.frontend.shown_by_interaction(interaction, view, live=bool(view.choices))
+        release(message["view"])  # no 15-minute timer: the buttons are dynamic items
+
+    async def run(self, interaction: discord.Interaction, op: Any, *args: Any, table_id: int | None = None) -> None:
+        """A slash command: find the table (unless given), run the operation, answer privately."""
+        try:
+            table = table_id if table_id is not None else self.table_here(interaction)
+            done = await op(interaction, table, *args)
+        except TableError as err:
+            await self.refuse(interaction, err, table_id)
+            return
+        await self.say(interaction, done)
+
+    # == slash commands ===================================================================================
+    @app_commands.command(name="new", description=text("cmd.new"))
+    @app_commands.describe(rules=text("cmd.new.rules"), base=text("cmd.new.base"),
+                           turn_seconds=text("cmd.new.turn_seconds"))
+    @app_commands.choices(rules=[app_commands.Choice(name=name, value=name) for name in PRESETS])
+    async def new(self, interaction: discord.Interaction, rules: str | None = None,
+                  base: app_commands.Range[int, 1, 100_000] | None = None,
+                  turn_seconds: app_commands.Range[int, 10, 600] | None = None) -> None:
+        """Options left out take the server's defaults (`/kwx config`, kwx/guild_defaults.py)."""
+        rt = self.rt
+        lang = self.lang(interaction)
+        if interaction.guild_id is None or interaction.channel_id is None:
+            await self.refuse(interaction, TableError("no_table", "tables live in server channels"))
+            return
+        defaults = await table_defaults(rt.store, str(interaction.guild_id))
+        turn = float(turn_seconds if turn_seconds is not None else defaults["turn_seconds"])
+        try:
+            ruleset = RuleSet.preset(rules or defaults["preset"], base=base if base is not None else defaults["base"])
+        except RulesError as err:
+            await self.say(interaction, f"{t('error.illegal', lang)} ({err})")
+            return
+        try:
+            table_id = await rt.service.open_table(
+                str(interaction.guild_id), str(interaction.channel_id), self.me(interaction), rules=ruleset,
+                turn_seconds=turn, claim_seconds=min(float(defaults["claim_seconds"]), turn), seed=rt.table_seed)
+        except TableError as err:
+            await self.refuse(interaction, err)
+            return
+        await self.say(interaction, t("cmd.opened", lang, table=table_id))
+
+    @app_commands.command(name="join", description=text("cmd.join"))
+    async def join(self, interaction: discord.Interaction) -> None:
+        await self.run(interaction, self.do_join)
+
+    @app_commands.command(name="leave", description=text("cmd.leave"))
+    async def leave(self, interaction: discord.Interaction) -> None:
+        await self.run(interaction, self.do_leave)
+
+    @app_commands.command(name="addbot", description=text("cmd.addbot"))
+    @app_commands.describe(level=text("cmd.addbot.level"))
+    @app_commands.choices(level=[app_commands.Choice(name=name, value=name) for name in AI_LEVELS])
+    async def addbot(self, interaction: discord.Interaction, level: str = "standard") -> None:
+        await self.run(interaction, self.do_addbot, level)
+
+    @app_commands.command(name="start", description=text("cmd.start"))
+    async def start(self, interaction: discord.Interaction) -> None:
+        await self.run(interaction, self.do_start)
+
+    @app_commands.command(name="stop", description=text("cmd.stop"))
+    async def stop(self, interaction: discord.Interaction) -> None:
+        try:
+            table = self.table_here(interaction)
+            await self.rt.service.stop(table, str(interaction.user.id), force=self.is_manager(interaction))
+        except TableError as err:
+            await self.refuse(interaction, err)
+            return
+        await self.say(interaction, t("cmd.stopped", self.lang(interaction), table=table))
+
+    @app_commands.command(name="hand", description=text("cmd.hand"))
+    async def hand(self, interaction: discord.Interaction) -> None:
+        try:
+            table = self.table_here(interaction)
+        except TableError as err:
+            await self.refuse(interaction, err)
+            return
+        await self.show_hand(interaction, table)
+
+    @app_commands.command(name="spectate", description=text("cmd.spectate"))
+    async def spectate(self, interaction: discord.Interaction) -> None:
+        try:
+            table = self.table_here(interaction)
+            await self.rt.service.spectate(table, self.me(interaction))
+        except TableError as err:
+            await self.refuse(interaction, err)
+            return
+        self.rt.frontend.refresh(table)  # the lobby lists spectators
+        await self.say(interaction, t("lobby.spectating", self.lang(interaction), table=table))
+
+    @app_commands.command(name="language", description=text("cmd.language"))
+    @app_commands.describe(language=text("cmd.language.language"))
+    @app_commands.choices(language=[app_commands.Choice(name=LANGUAGE_NAMES[x], value=x) for x in LANGUAGES])
+    async def language(self, interaction: discord.Interaction, language: str) -> None:
+        if interaction.guild_id is None:
+            await self.refuse(interaction, TableError("no_table", "a server setting"))
+            return
+        if not self.is_manager(interaction):
+            await self.refuse(interaction, "not_manager")
+            return
+        lang = await self.rt.languages.set(interaction.guild_id, language)
+        await self.say(interaction, t("cmd.language_set", lang, language=LANGUAGE_NAMES[lang]))
+
+    # == button presses ===================================================================================
+    async def on_table_press(self, interaction: discord.Interaction, table_id: int, verb: str) -> None:
+        if verb == "hand":
+            await self.show_hand(interaction, table_id)
+            return
+        ops = {"join": self.do_join, "leave": self.do_leave, "addbot": self.do_addbot, "start": self.do_start}
+        op = ops.get(verb)
+        if op is None:
+            await self.refuse(interaction, "generic")
+            return
+        try:
+            await op(interaction, table_id)
+        except TableError as err:
+            await self.refuse(interaction, err, table_id)
+            return
+        await safe_defer(interaction)  # the lobby message itself shows the change
+
+    async def on_act_press(self, interaction: discord.Interaction, act: ActId) -> None:
+        rt = self.rt
+        pid = str(interaction.user.id)
+        owner = rt.frontend.dm_owner(interaction.channel_id) if interaction.guild_id is None else None
+        if owner is not None and owner != pid:
+            await self.refuse(interaction, "not_your_button", act.table)
+            return
+        try:
+            board = rt.service.public_view(act.table)
+        except TableError as err:
+            await self.refuse(interaction, err, act.table)
+            return
+        if all(s.player.player_id != pid for s in board.seats):
+            await self.refuse(interaction, "not_your_button", act.table)
+            return
+        if act.hand != board.hand_no or board.phase in ("finished", "closed", "lobby"):
+            await self.refuse(interaction, "hand_over", act.table)
+            return
+        lang = self.lang(interaction, act.table)
+        piao_max = rt.frontend.piao_max(act.table)
+        if act.verb in MODE_VERBS:  # 亮倒 picks / back: only the panel changes
+            view = rt.service.private_view(act.table, pid)
+            if view.step != act.step or not view.choices:
+                await self.refuse(interaction, TableError("stale", "that decision has passed"), act.table)
+                return
+            mode = LIANGDAO if act.verb == "ld" else NORMAL
+            message = panel_message(view, lang, rt.tiles, mode=mode, piao_max=piao_max)
+            await safe_update_message(interaction, **message)
+            release(message["view"])
+            return
+        async with rt.frontend.pressing(act.table, pid):
+            try:
+                if act.verb == "piao":
+                    await rt.service.act(act.table, pid, "piao", step=act.step, amount=act.amount)
+                else:
+                    await rt.service.act(act.table, pid, act.verb, act.tile, step=act.step)
+            except TableError as err:
+                await self.refuse(interaction, err, act.table)
+                return
+            try:
+                view = rt.service.private_view(act.table, pid)
+            except TableError:  # the table closed with this action
+                await safe_update_message(interaction, view=None)
+                return
+            message = panel_message(view, lang, rt.tiles, piao_max=piao_max)
+            if await safe_update_message(interaction, **message):
+                rt.frontend.shown_by_interaction(interaction, view, live=bool(view.choices))
+            release(message["view"])
+
+
+async def setup(bot: commands.Bot) -> None:
+    await bot.add_cog(Tables(bot))

@@ -1,0 +1,173 @@
+"""The Tools cog: `/kwx calc` (the fan calculator, private) and `/kwx rules` (a preset's patterns and options).
+
+`calc` parses and scores with the `python -m kwx fan` code (kwx/cli/fan.py), so the bot, the terminal and the
+table agree on every hand. Both answer in the server's language; the rules default to the server's preset
+(`/kwx config`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from cogs.group import KwxGroupCog, text
+from cogs.operations import safe_respond
+from cogs.runtime import Runtime, runtime
+from kwx.cli.fan import CONTEXT_FLAGS, Calculation, InputError, calculate, context
+from kwx.engine.analysis import shanten
+from kwx.engine.rules import PATTERN_FAN, PRESETS, RuleSet
+from kwx.engine.tiles import SHORT_CHINESE, Tile
+from kwx.guild_defaults import guild_settings
+from kwx.i18n import join_names, pattern_name, t
+from kwx.ledger_text import code_block, money, table
+
+NO_PINGS = discord.AllowedMentions.none()
+PRESET_CHOICES = [app_commands.Choice(name=p, value=p) for p in PRESETS]
+# Options shown by /kwx rules, in this order (fan_values and fan_cap_exceptions show in the pattern table).
+SHOWN_OPTIONS = ("base", "min_fan", "min_fan_discard", "fan_cap", "pindao", "zhigang_pay", "shouzhuayi_fan",
+                 "haidilao", "haidipao", "kawuxing_single_wait", "louhu_bigger_ok", "draw_dealer",
+                 "draw_liangdao_penalty", "draw_chajiao", "liangdao_min_wall", "forbid_feeding", "piao", "maima",
+                 "shukan", "shanglou", "rotation")
+MELD_WORDS = {"pung": "meld.pung", "kong": "meld.kong", "ankong": "meld.ankong"}
+
+
+def option_value(value: Any, lang: str) -> str:
+    if value is True:
+        return t("tools.on", lang)
+    if value is False:
+        return t("tools.off", lang)
+    if value is None:
+        return t("tools.none", lang)
+    return str(value)
+
+
+def preset_label(preset: str, lang: str) -> str:
+    return f"{t(f'choice.{preset}', lang)} ({preset})"
+
+
+def rule_patterns(rules: RuleSet) -> list[tuple[str, int]]:
+    """The patterns these rules score, with multipliers, biggest first."""
+    off = set()
+    if not rules.sanyuan_qidui:
+        off.add("sanyuan_qidui")
+    if not rules.haidilao:
+        off.add("haidilao")
+    if not rules.haidipao:
+        off.add("haidipao")
+    found = [(p, rules.pattern_fan(p)) for p in PATTERN_FAN if p not in off]
+    return sorted(found, key=lambda item: (-item[1], list(PATTERN_FAN).index(item[0])))
+
+
+class Tools(KwxGroupCog, name="Tools"):
+    def __init__(self, bot: commands.Bot) -> None:
+        super().__init__(bot)
+
+    @property
+    def rt(self) -> Runtime:
+        return runtime(self.bot)
+
+    def lang(self, interaction: discord.Interaction) -> str:
+        return self.rt.languages.of(interaction.guild_id)
+
+    def tiles_text(self, tiles: list[int]) -> str:
+        formatter = getattr(self.rt, "tiles", None)
+        if formatter is not None:
+            return formatter.tiles(tiles)
+        return " ".join(SHORT_CHINESE[Tile(x)] for x in tiles)
+
+    # == /kwx calc ============================================================================================
+    @app_commands.command(name="calc", description=text("cmd.calc"))
+    @app_commands.describe(hand=text("cmd.calc.hand"), win=text("cmd.calc.win"), melds=text("cmd.calc.melds"),
+                           self_draw=text("cmd.calc.self_draw"), liangdao=text("cmd.calc.liangdao"),
+                           kong_draw=text("cmd.calc.kong_draw"), after_kong=text("cmd.calc.after_kong"),
+                           rob_kong=text("cmd.calc.rob_kong"), last_tile=text("cmd.calc.last_tile"),
+                           rules=text("cmd.calc.rules"))
+    @app_commands.choices(rules=PRESET_CHOICES)
+    async def calc(self, interaction: discord.Interaction, hand: str, win: str, melds: str | None = None,
+                   self_draw: bool = False, liangdao: bool = False, kong_draw: bool = False,
+                   after_kong: bool = False, rob_kong: bool = False, last_tile: bool = False,
+                   rules: str | None = None) -> None:
+        lang = self.lang(interaction)
+        settings = await guild_settings(self.rt.store, str(interaction.guild_id))
+        ruleset = RuleSet.preset(rules or settings["rules"], base=settings["base"])
+        flags = (self_draw, liangdao, kong_draw, after_kong, rob_kong, last_tile)
+        assert len(flags) == len(CONTEXT_FLAGS)
+        try:
+            calc = calculate(hand, win, (melds or "").split(), context(flags), ruleset)
+        except InputError as exc:
+            await safe_respond(interaction, content=t("tools.calc.error", lang, detail=str(exc)), ephemeral=True)
+            return
+        await safe_respond(interaction, embed=self.calc_embed(calc, lang), ephemeral=True,
+                           allowed_mentions=NO_PINGS)
+
+    def calc_embed(self, calc: Calculation, lang: str) -> discord.Embed:
+        rules = calc.rules
+        lines = [t("tools.calc.hand", lang, tiles=self.tiles_text(list(calc.hand)), win=self.tiles_text([calc.win]))]
+        if calc.melds:
+            words = [f"{t(MELD_WORDS[m.kind], lang)} {self.tiles_text([m.tile])}" for m in calc.melds]
+            lines.append(t("tools.calc.melds", lang, melds=join_names(words, lang)))
+        how = [t("term.zimo" if calc.self_draw else "term.dianpao", lang)]
+        how += [t(f"tools.flag.{flag}", lang) for flag in CONTEXT_FLAGS[1:] if getattr(calc.ctx, flag)]
+        lines.append(t("tools.calc.how", lang, how=join_names(how, lang), preset=preset_label(rules.preset_name,
+                                                                                          lang)))
+        r = calc.result
+        if r is None:
+            waits = calc.hand_waits()
+            if waits:
+                lines.append(t("tools.calc.not_win_waits", lang, tiles=self.tiles_text(list(waits))))
+            else:
+                lines.append(t("tools.calc.not_win", lang, shanten=max(1, shanten(calc.counts, len(calc.melds)))))
+            return discord.Embed(title=t("tools.calc.title", lang), description="\n".join(lines),
+                                 colour=discord.Colour.dark_grey())
+        rows = [[pattern_name(p, lang), f"×{m}"] for p, m in zip(r.patterns, r.multipliers)]
+        if r.capped:
+            rows.append([t("tools.calc.capped", lang, raw=r.raw_fan), ""])
+        if r.shukan_bonus:
+            rows.append([t("tools.calc.shukan", lang), f"+{r.shukan_bonus}"])
+        lines.append(code_block(table(rows, "lr")))
+        lines.append(t("tools.calc.total", lang, fan=r.fan))
+        if r.fan < calc.min_fan:
+            lines.append(t("tools.calc.below_min", lang, fan=r.fan, min=calc.min_fan))
+            colour = discord.Colour.dark_grey()
+        else:
+            points = rules.base * r.fan
+            key = "tools.calc.pays_zimo" if calc.self_draw else "tools.calc.pays_discard"
+            lines.append(t(key, lang, amount=money(points), base=rules.base))
+            colour = discord.Colour.green()
+        return discord.Embed(title=t("tools.calc.title", lang), description="\n".join(lines), colour=colour)
+
+    # == /kwx rules ===========================================================================================
+    @app_commands.command(name="rules", description=text("cmd.rules"))
+    @app_commands.describe(preset=text("cmd.rules.preset"))
+    @app_commands.choices(preset=PRESET_CHOICES)
+    async def rules(self, interaction: discord.Interaction, preset: str | None = None) -> None:
+        lang = self.lang(interaction)
+        settings = await guild_settings(self.rt.store, str(interaction.guild_id))
+        name = preset or settings["rules"]
+        ruleset = RuleSet.preset(name, base=settings["base"]) if preset is None else RuleSet.preset(name)
+        await safe_respond(interaction, embed=self.rules_embed(ruleset, lang, default=preset is None),
+                           allowed_mentions=NO_PINGS)
+
+    def rules_embed(self, rules: RuleSet, lang: str, *, default: bool = False) -> discord.Embed:
+        title = t("tools.rules.title", lang, preset=preset_label(rules.preset_name, lang))
+        patterns = [[pattern_name(p, lang), f"×{m}"] for p, m in rule_patterns(rules)]
+        embed = discord.Embed(title=title, colour=discord.Colour.blurple())
+        if default:
+            embed.description = t("tools.rules.server_default", lang)
+        embed.add_field(name=t("tools.rules.patterns", lang), value=code_block(table(patterns, "lr")), inline=False)
+        if rules.fan_cap is not None:
+            exceptions = [f"{pattern_name(p, lang)} {c}" for p, c in rules.fan_cap_exceptions.items()]
+            cap = t("tools.rules.cap", lang, cap=rules.fan_cap)
+            if exceptions:
+                cap += t("tools.rules.cap_except", lang, patterns=join_names(exceptions, lang))
+            embed.add_field(name=t("tools.option.fan_cap", lang), value=cap, inline=False)
+        options = [[t(f"tools.option.{o}", lang), option_value(getattr(rules, o), lang)] for o in SHOWN_OPTIONS]
+        embed.add_field(name=t("tools.rules.options", lang), value=code_block(table(options, "ll")), inline=False)
+        return embed
+
+
+async def setup(bot: commands.Bot) -> None:
+    await bot.add_cog(Tools(bot))

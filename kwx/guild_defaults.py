@@ -1,0 +1,95 @@
+"""A server's table defaults (set with `/kwx config`), kept as guild settings in the store.
+
+    defaults = await table_defaults(store, guild)
+    defaults["rules"]          # RuleSet: the server's preset with its base
+    defaults["preset"], defaults["base"], defaults["turn_seconds"], defaults["claim_seconds"], defaults["lang"]
+
+Keys in guild_settings: rules (a preset name), base, turn_seconds, claim_seconds, lang. A missing or unusable
+stored value falls back to the default, so a bad row can never stop a table from opening. Nothing here imports
+discord.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Any, Protocol
+
+from kwx.engine.rules import PRESETS, RuleSet
+from kwx.i18n import DEFAULT_LANG, LANGUAGES
+
+RULES, BASE, TURN_SECONDS, CLAIM_SECONDS, LANG = "rules", "base", "turn_seconds", "claim_seconds", "lang"
+SETTING_KEYS = (RULES, BASE, TURN_SECONDS, CLAIM_SECONDS, LANG)
+DEFAULTS: dict[str, Any] = {RULES: "standard", BASE: 1, TURN_SECONDS: 30, CLAIM_SECONDS: 12, LANG: DEFAULT_LANG}
+# Inclusive bounds of the numeric settings.
+BOUNDS: dict[str, tuple[int, int]] = {BASE: (1, 100_000), TURN_SECONDS: (10, 600), CLAIM_SECONDS: (5, 120)}
+
+
+class SettingsStore(Protocol):
+    async def guild_setting(self, guild: str, key: str) -> str | None: ...
+
+    async def set_guild_setting(self, guild: str, key: str, value: str | None) -> None: ...
+
+
+class SettingError(ValueError):
+    """A value a setting cannot take. `key` names the setting; `bounds` is set for numbers out of range."""
+
+    def __init__(self, key: str, value: Any, bounds: tuple[int, int] | None = None) -> None:
+        super().__init__(f"{key} cannot be {value!r}")
+        self.key = key
+        self.value = value
+        self.bounds = bounds
+
+
+def parse_setting(key: str, value: Any) -> Any:
+    """The validated value of one setting (a preset name, a language tag, or an int); SettingError if bad."""
+    if key == RULES:
+        if str(value) not in PRESETS:
+            raise SettingError(key, value)
+        return str(value)
+    if key == LANG:
+        if str(value) not in LANGUAGES:
+            raise SettingError(key, value)
+        return str(value)
+    if key in BOUNDS:
+        low, high = BOUNDS[key]
+        try:
+            number = int(str(value).strip())
+        except ValueError:
+            raise SettingError(key, value, BOUNDS[key]) from None
+        if isinstance(value, bool) or not low <= number <= high:
+            raise SettingError(key, value, BOUNDS[key])
+        return number
+    raise SettingError(key, value)
+
+
+async def guild_settings(store: SettingsStore, guild: str) -> dict[str, Any]:
+    """Every setting of the server, validated, defaults filled in."""
+    out = dict(DEFAULTS)
+    for key in SETTING_KEYS:
+        raw = await store.guild_setting(guild, key)
+        if raw is None:
+            continue
+        with contextlib.suppress(SettingError):  # a stored value this version cannot use: keep the default
+            out[key] = parse_setting(key, raw)
+    return out
+
+
+async def set_setting(store: SettingsStore, guild: str, key: str, value: Any) -> Any:
+    """Validate and store one setting; returns the stored value."""
+    parsed = parse_setting(key, value)
+    await store.set_guild_setting(guild, key, str(parsed))
+    return parsed
+
+
+async def table_defaults(store: SettingsStore, guild: str) -> dict[str, Any]:
+    """What a new table in this server starts with: {rules: RuleSet, preset, base, turn_seconds,
+    claim_seconds, lang}. Options a table command gives explicitly should override these."""
+    values = await guild_settings(store, guild)
+    return {
+        "rules": RuleSet.preset(values[RULES], base=values[BASE]),
+        "preset": values[RULES],
+        "base": values[BASE],
+        "turn_seconds": float(values[TURN_SECONDS]),
+        "claim_seconds": float(values[CLAIM_SECONDS]),
+        "lang": values[LANG],
+    }

@@ -1,0 +1,277 @@
+"""A whole kwx bot on the fake Discord: the real KwxBot, TableService and a temp SQLite store, no delays.
+
+    kit = await start_kit(tmp_path, closed_dms=("bob",), seed="s1")
+    await kit.slash(kit.alice, "kwx new")
+    ...
+    await kit.settle()                     # until the AI, the service and the front end are all quiet
+    panel = kit.live_panel(kit.alice)      # alice's newest DM (or ephemeral) with enabled buttons
+    await kit.press(kit.alice, panel, "discard", "5p")
+
+Players in tests act only through what they were sent: `live_panel` reads the fake's messages as they stand
+now, so pressing a button proves the panel showed it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import discord
+
+from bot import KwxBot
+from kwx.config import Settings
+from kwx.engine.ai import choose
+from kwx.table.viewbuild import observation
+from tests.cogs.fakes import Component, FakeDiscord, Outcome, StoredMessage, World, make_world
+
+ACT = re.compile(r"kwx:act:(\d+):(\d+):(\d+):([a-z]+):([0-9a-z-]+)")
+
+
+@dataclass
+class Kit:
+    bot: KwxBot
+    world: World
+
+    @property
+    def fake(self) -> FakeDiscord:
+        return self.world.fake
+
+    @property
+    def rt(self) -> Any:
+        return self.bot.kwx
+
+    @property
+    def service(self) -> Any:
+        return self.bot.kwx.service
+
+    @property
+    def channel(self) -> discord.TextChannel:
+        return self.world.channel
+
+    @property
+    def members(self) -> list[discord.Member]:
+        return self.world.members
+
+    @property
+    def alice(self) -> discord.Member:
+        return self.members[0]
+
+    @property
+    def bob(self) -> discord.Member:
+        return self.members[1]
+
+    @property
+    def carol(self) -> discord.Member:
+        return self.members[2]
+
+    async def settle(self, rounds: int = 400) -> None:
+        """Let the AI, the service and the front end run until nothing more happens."""
+        last = -1
+        for _ in range(rounds):
+            await self.service.flush()
+            await self.rt.frontend.idle()
+            await asyncio.sleep(0.001)
+            busy = bool(self.service._tasks) or not self.service._ai_queue.empty()
+            if len(self.fake.log) == last and not busy:
+                return
+            last = len(self.fake.log)
+        raise AssertionError("the table never settled")
+
+    @staticmethod
+    def reply(out: Outcome) -> str:
+        """What the person who used the command or button was answered (not what the table did after)."""
+        return "\n".join(r.text for r in out.records
+                         if r.kind in ("response", "followup") and r.interaction_id == out.interaction.id)
+
+    async def slash(self, member: discord.abc.User, command: str, **options: Any) -> Outcome:
+        out = await self.fake.slash(member, self.channel, command, **options)
+        await self.settle()
+        return out
+
+    async def press_id(self, member: discord.abc.User, message: Any, custom_id: str, **kw: Any) -> Outcome:
+        out = await self.fake.press(member, message, custom_id, **kw)
+        await self.settle()
+        return out
+
+    # -- reading what players see ----------------------------------------------------------------------------
+    def table_messages(self) -> list[StoredMessage]:
+        return self.fake.channel_messages(self.channel.id)
+
+    def board(self, hand: int | None = None) -> StoredMessage:
+        """The board message of `hand` (default: the newest board) as it stands now."""
+        found = [m for m in self.table_messages()
+                 if m.embeds and _is_board(m) and (hand is None or _hand_of(m) == hand)]
+        assert found, f"no board for hand {hand}"
+        return found[-1]
+
+    def results(self) -> list[StoredMessage]:
+        return [m for m in self.table_messages() if m.payload.get("attachments") or _is_result(m)]
+
+    def dm_messages(self, member: discord.abc.User) -> list[StoredMessage]:
+        return [m for m in self.fake.messages.values() if m.dm_to == member.id and not m.deleted]
+
+    def live_panel(self, member: discord.abc.User, *, ephemeral: bool = False) -> StoredMessage | None:
+        """The member's newest panel (DM, or ephemeral) that has enabled action buttons now."""
+        if ephemeral:
+            mine = [m for m in self.fake.messages.values() if m.ephemeral_to == member.id and not m.deleted]
+        else:
+            mine = self.dm_messages(member)
+        for m in reversed(mine):
+            if any(c.custom_id and ACT.fullmatch(c.custom_id) and not c.disabled for c in m.components):
+                return m
+        return None
+
+    def acts(self, message: StoredMessage) -> list[tuple[str, str, Component]]:
+        """(verb, arg, button) of the enabled action buttons on a message."""
+        out = []
+        for c in message.components:
+            m = ACT.fullmatch(c.custom_id or "")
+            if m and not c.disabled:
+                out.append((m[4], m[5], c))
+        return out
+
+    async def press(self, member: discord.abc.User, message: StoredMessage, verb: str, arg: str | None = None,
+                    **kw: Any) -> Outcome:
+        for v, a, c in self.acts(message):
+            if v == verb and (arg is None or a == arg):
+                return await self.press_id(member, message, c.custom_id or "", **kw)
+        raise AssertionError(f"no {verb} {arg} button; there are {[(v, a) for v, a, _ in self.acts(message)]}")
+
+    async def play_turn(self, member: discord.abc.User, message: StoredMessage) -> str:
+        """A simple player: win when offered, pass claims, otherwise discard the drawn tile (or the first)."""
+        acts = self.acts(message)
+        verbs = {v for v, _, _ in acts}
+        for verb in ("hu", "piao"):
+            if verb in verbs:
+                await self.press(member, message, verb, "0" if verb == "piao" else None)
+                return verb
+        if "pass" in verbs and "discard" not in verbs:
+            await self.press(member, message, "pass")
+            return "pass"
+        discards = [(a, c) for v, a, c in acts if v == "discard"]
+        if discards:
+            drawn = [a for a, c in discards if c.style == discord.ButtonStyle.primary.value]
+            await self.press(member, message, "discard", drawn[0] if drawn else discards[0][0])
+            return "discard"
+        verb = acts[0][0]
+        await self.press(member, message, verb, acts[0][1])
+        return verb
+
+    def ai_choice(self, member: discord.abc.User, table_id: int) -> tuple[str, str]:
+        """(verb, arg) the standard AI would play in this member's seat now (the test player's brain)."""
+        live = self.service._tables[table_id]
+        seat = live.seat_of(str(member.id))
+        if live.status == "piao":
+            return "piao", "1"
+        action = choose(observation(live.hand, seat), "standard")
+        return action.verb, action.tile.compact if action.tile is not None else "-"
+
+    async def play_smart(self, member: discord.abc.User, message: StoredMessage) -> str:
+        """Play the AI's choice, found among the panel's buttons (亮倒 through the panel's 亮倒 mode)."""
+        acts = self.acts(message)
+        table_id = int(ACT.fullmatch(acts[0][2].custom_id or "")[1])
+        verb, arg = self.ai_choice(member, table_id)
+        if verb == "liangdao":
+            await self.press(member, message, "ld")
+            message = self.fake.message(message.id)
+        elif verb == "piao" and not any(v == "piao" and a == arg for v, a, _ in acts):
+            arg = "0"
+        await self.press(member, message, verb, arg)
+        return verb
+
+    async def play_hand(self, players: Iterable[discord.abc.User], *, max_presses: int = 400,
+                        ephemeral_for: Iterable[discord.abc.User] = (), smart: bool = True) -> int:
+        """Play until a new result post appears; humans act from their live panels. Returns presses made."""
+        players = list(players)
+        by_ephemeral = {m.id for m in ephemeral_for}
+        results_before = len(self.results())
+        presses = 0
+        while len(self.results()) == results_before:
+            assert presses < max_presses, "the hand did not end"
+            moved = False
+            for member in players:
+                panel = self.live_panel(member, ephemeral=member.id in by_ephemeral)
+                if panel is None:
+                    continue
+                await (self.play_smart if smart else self.play_turn)(member, panel)
+                presses += 1
+                moved = True
+                break
+            if not moved:
+                await self.settle()
+                if len(self.results()) == results_before and not any(
+                        self.live_panel(m, ephemeral=m.id in by_ephemeral) for m in players):
+                    raise AssertionError("nobody can act and the hand is not over")
+        return presses
+
+
+def _footer(m: StoredMessage) -> str:
+    return (m.embeds[0].footer.text or "") if m.embeds else ""
+
+
+def _hand_of(m: StoredMessage) -> int | None:
+    numbers = re.findall(r"\d+", _footer(m))
+    return int(numbers[1]) if len(numbers) >= 2 else None
+
+
+def _is_board(m: StoredMessage) -> bool:
+    title = m.embeds[0].title or ""
+    return bool(re.search(r"第 \d+ 局 · 庄家|Hand \d+ · Dealer", title))
+
+
+def _is_result(m: StoredMessage) -> bool:
+    title = (m.embeds[0].title or "") if m.embeds else ""
+    return bool(re.search(r"第 \d+ 局结果|Result of hand", title))
+
+
+async def start_kit(tmp_path: Path, *, names: Iterable[str] = ("alice", "bob", "carol"),
+                    closed_dms: Iterable[str] = (), seed: str | None = "kwx-test", db_name: str = "kwx.sqlite3",
+                    locale: str = "zh-CN", **bot_options: Any) -> Kit:
+    options = {"ai_delay": 0.0, "between_hands": 0.0, "board_interval": 0.0, "ai_board_interval": 0.0,
+               "table_seed": seed} | bot_options
+    bot = KwxBot(Settings(), db_path=tmp_path / db_name, **options)
+    world = await make_world(bot, names=names, closed_dms=closed_dms, locale=locale, run_setup_hook=True)
+    return Kit(bot, world)
+
+
+async def stop_kit(kit: Kit) -> None:
+    await kit.bot.shutdown_kwx()
+    await kit.fake.close()
+
+
+async def seat_table(kit: Kit, humans: Iterable[discord.abc.User], ais: int = 0, **new_options: Any) -> int:
+    """/kwx new by the first human, the others join, AI seats fill the rest; returns the table id."""
+    humans = list(humans)
+    await kit.slash(humans[0], "kwx new", **new_options)
+    for member in humans[1:]:
+        await kit.slash(member, "kwx join")
+    for _ in range(ais):
+        await kit.slash(humans[0], "kwx addbot")
+    table = kit.service.table_in_channel(str(kit.world.guild.id), str(kit.channel.id))
+    assert table is not None
+    return table
+
+
+async def restart(kit: Kit, **bot_options: Any) -> Kit:
+    """Stop this bot and start a new KwxBot + TableService on the same database, talking to the same Discord
+    (messages, DM channels, emojis, members carried over into a new fake; its log starts empty)."""
+    old, bot = kit.fake, kit.bot
+    await bot.shutdown_kwx()
+    await old.close()
+    options = {"ai_delay": bot.ai_delay, "between_hands": bot.between_hands, "board_interval": bot.board_interval,
+               "ai_board_interval": bot.ai_board_interval, "table_seed": bot.table_seed} | bot_options
+    new_bot = KwxBot(Settings(), db_path=bot.db_path, **options)
+    fake = FakeDiscord(new_bot)
+    await fake.start()
+    guild = fake.add_guild(kit.world.guild.id, locale=str(kit.world.guild.preferred_locale))
+    channel = fake.add_text_channel(guild, kit.channel.id)
+    members = [fake.add_member(guild, m.id, m.name, locale=old.user_locale[m.id]) for m in kit.members]
+    for attr in ("messages", "emojis", "emoji_images", "dm_channels", "closed_dms"):
+        setattr(fake, attr, getattr(old, attr))
+    fake.channel_guild |= old.channel_guild
+    await new_bot.setup_hook()
+    return Kit(new_bot, World(fake, guild, channel, members))

@@ -1,0 +1,442 @@
+"""The ledger commands on the fake Discord against a real SQLite store: what members see equals the ledger, and
+money moves only with the consent of whoever pays."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import re
+from collections.abc import AsyncIterator
+
+import discord
+import pytest
+from PIL import Image
+
+from cogs.confirm import CONFIRM_TTL
+from cogs.ledger import Ledger
+from kwx.i18n import t
+from kwx.ledger_text import display_width, signed, table
+from kwx.manual_hand import ManualWin, manual_payments, manual_record
+from kwx.store import parse_csv
+from tests.cogs.fakes import Sent
+from tests.cogs.ledger_kit import LedgerKit, close_kit, ledger_kit
+
+GREEN, RED = discord.Colour.green().value, discord.Colour.red().value
+
+
+@pytest.fixture
+async def kit(tmp_path) -> AsyncIterator[LedgerKit]:
+    k = await ledger_kit(tmp_path)
+    yield k
+    await close_kit(k)
+
+
+async def play(kit: LedgerKit, winner: discord.Member, payer: discord.Member, third: discord.Member | None = None,
+               *, fan: int = 2, self_draw: bool = False, guild: str | None = None, base: int = 1) -> int:
+    """A hand written straight to the store (as a finished table would)."""
+    win = ManualWin(str(winner.id), str(payer.id), str(third.id) if third else None, self_draw=self_draw, fan=fan)
+    names = {str(m.id): m.display_name for m in (winner, payer, third) if m is not None}
+    record = manual_record(guild or kit.guild, win, manual_payments(win, base=base), names, by="test")
+    return await kit.store.record_manual_hand(record)
+
+
+def block_rows(text: str, *, header: bool = True, marker: bool = True) -> list[list[str]]:
+    """The rows of the first code block of `text`, split on runs of spaces. With `marker`, a row's first
+    character (the ```diff sign: '+', '-' or ' ') is its first cell; with `header`, the first line is dropped."""
+    found = re.search(r"```(?:diff)?\n(.*?)\n```", text, re.S)
+    assert found, text
+    lines = [line for line in found.group(1).split("\n")[1 if header else 0:] if line.strip()]
+    return [[line[0], *line[1:].split()] if marker else line.split() for line in lines]
+
+
+def reply(out) -> Sent:
+    return next(r for r in out.records if r.kind in ("response", "followup"))
+
+
+def no_pings(sent: Sent) -> bool:
+    mentions = sent.raw.get("allowed_mentions")
+    return mentions is not None and mentions.get("parse") == [] and not mentions.get("users")
+
+
+# -- reading ---------------------------------------------------------------------------------------------------
+async def test_balance_sheet_shows_the_ledgers_balances_with_signs_and_no_pings(kit: LedgerKit) -> None:
+    await play(kit, kit.alice, kit.bob, kit.carol, fan=4, self_draw=True)  # alice +8, bob -4, carol -4
+    await play(kit, kit.carol, kit.alice, fan=3)  # carol +3, alice -3
+    await kit.store.record_settlement(kit.guild, kit.id(kit.bob), kit.id(kit.alice), 2, by="test")
+    out = await kit.slash(kit.alice, "kwx balance")
+    sent = reply(out)
+    shown = {row[1]: row[2] for row in block_rows(sent.embeds[0].description)}
+    ledger = {r.name: signed(r.balance) for r in (await kit.store.balances(kit.guild)).rows}
+    assert shown == ledger == {"alice": "+3", "bob": "-2", "carol": "-1"}
+    rows = block_rows(sent.embeds[0].description)
+    assert [r[0] for r in rows] == ["+", "-", "-"]  # diff colouring: green winners, red losers
+    assert sent.embeds[0].colour.value == GREEN  # alice is up
+    assert no_pings(sent) and not sent.ephemeral
+
+
+async def test_member_balance_is_green_when_up_and_red_when_down(kit: LedgerKit) -> None:
+    await play(kit, kit.alice, kit.bob, fan=5)
+    up = reply(await kit.slash(kit.carol, "kwx balance", member=kit.alice))
+    down = reply(await kit.slash(kit.carol, "kwx balance", member=kit.bob))
+    assert "+5" in up.embeds[0].description and up.embeds[0].colour.value == GREEN
+    assert "-5" in down.embeds[0].description and down.embeds[0].colour.value == RED
+    assert f"<@{kit.bob.id}>" in down.embeds[0].description and no_pings(down)
+
+
+async def test_leaderboard_pages_through_every_player_and_only_the_asker_turns_pages(tmp_path) -> None:
+    names = tuple(f"p{i:02d}" for i in range(13))
+    kit = await ledger_kit(tmp_path, names=names)
+    try:
+        members = kit.world.members
+        for i, member in enumerate(members[1:], start=1):
+            await play(kit, member, members[0], fan=i)
+        out = await kit.slash(members[0], "kwx leaderboard")
+        first = reply(out)
+        board = await kit.store.leaderboard(kit.guild)
+        page1 = block_rows(first.embeds[0].description)
+        assert [(r[1], r[2], r[3]) for r in page1] == [(str(b.rank), b.name, signed(b.net)) for b in board[:10]]
+        assert first.button("▶").disabled is False and first.button("◀").disabled is True
+
+        refused = await kit.press(members[5], first, "▶")
+        assert refused.records[0].ephemeral and t("ledger.page.not_yours") in refused.text
+        assert kit.fake.message(first).embeds[0].description == first.embeds[0].description
+
+        turned = await kit.press(members[0], first, "▶")
+        page2 = block_rows(turned.records[0].embeds[0].description)
+        assert [r[2] for r in page2] == [b.name for b in board[10:]]
+        assert kit.fake.message(first).components[2].disabled  # ▶ off on the last page
+    finally:
+        await close_kit(kit)
+
+
+async def test_history_lists_hands_newest_first_with_fan_and_net_and_pages(kit: LedgerKit) -> None:
+    ids = [await play(kit, kit.alice, kit.bob, kit.carol, fan=f, self_draw=True) for f in range(1, 13)]
+    await play(kit, kit.bob, kit.alice, fan=7)
+    out = await kit.slash(kit.carol, "kwx history", member=kit.alice)
+    first = reply(out)
+    rows = block_rows(first.embeds[0].description)
+    history = await kit.store.history(kit.guild, kit.id(kit.alice), limit=10)
+    assert [r[1] for r in rows] == [f"#{h.hand_id}" for h in history]
+    assert rows[0][-1] == "-7" and rows[0][0] == "-"
+    assert rows[1][-1] == f"+{2 * 12}" and t("term.zimo") in rows[1]
+    turned = await kit.press(kit.carol, first, "▶")
+    rest = block_rows(turned.records[0].embeds[0].description)
+    assert [r[1] for r in rest] == [f"#{i}" for i in reversed(ids[:3])]
+
+
+async def test_stats_show_only_this_servers_hands(kit: LedgerKit) -> None:
+    await play(kit, kit.alice, kit.bob, kit.carol, fan=4, self_draw=True)
+    await play(kit, kit.bob, kit.alice, fan=2)
+    other, channel, (erin,) = kit.add_guild()
+    alice_there = kit.join(other, kit.alice)
+    for _ in range(5):  # alice wins a lot on another server
+        await play(kit, alice_there, erin, fan=64, guild=str(other.id))
+    out = await kit.slash(kit.alice, "kwx stats")
+    text = reply(out).embeds[0].description
+    stats = await kit.store.player_stats(kit.guild, kit.id(kit.alice))
+    assert (stats.hands, stats.wins, stats.net) == (2, 1, 6)
+    rows = {r[1]: r[2:] for r in block_rows(text, header=False)}
+    assert rows[t("ledger.stats.hands")] == ["2"]
+    assert rows[t("ledger.stats.wins")] == ["1", "50%"]
+    assert rows[t("ledger.stats.net")] == ["+6"]
+    balance = reply(await kit.slash(kit.alice, "kwx balance", member=kit.alice)).embeds[0].description
+    assert "+6" in balance and "320" not in balance
+    there = reply(await kit.fake.slash(alice_there, channel, "kwx stats")).embeds[0].description
+    there_rows = {r[1]: r[2:] for r in block_rows(there, header=False)}
+    assert there_rows[t("ledger.stats.hands")] == ["5"] and there_rows[t("ledger.stats.net")] == ["+320"]
+
+
+async def test_settleup_transfers_bring_every_balance_to_zero_in_at_most_n_minus_1(kit: LedgerKit) -> None:
+    a, b, c, d = kit.alice, kit.bob, kit.carol, kit.dave
+    await play(kit, a, b, c, fan=8, self_draw=True)
+    await play(kit, d, a, fan=5)
+    await play(kit, c, b, fan=3)
+    await play(kit, b, d, c, fan=2, self_draw=True)
+    out = await kit.slash(kit.dave, "kwx settleup")
+    rows = block_rows(reply(out).embeds[0].description, header=False, marker=False)
+    by_name = {m.display_name: kit.id(m) for m in (a, b, c, d)}
+    balances = {r.player: r.balance for r in (await kit.store.balances(kit.guild)).rows if r.balance}
+    assert len(rows) <= len(balances) - 1
+    for payer, arrow, payee, amount in rows:  # everyone pays in cash as shown
+        assert arrow == "→"
+        await kit.store.record_settlement(kit.guild, by_name[payer], by_name[payee], int(amount.replace(",", "")),
+                                          by="test")
+    assert all(r.balance == 0 for r in (await kit.store.balances(kit.guild)).rows)
+    square = reply(await kit.slash(kit.dave, "kwx settleup"))
+    assert t("ledger.settle.square") in square.text
+
+
+# -- pay: the recipient confirms ------------------------------------------------------------------------------
+async def test_pay_is_recorded_when_the_recipient_confirms(kit: LedgerKit) -> None:
+    await play(kit, kit.bob, kit.alice, fan=10)  # alice owes bob 10
+    out = await kit.slash(kit.alice, "kwx pay", member=kit.bob, amount=10, note="现金")
+    request = reply(out)
+    assert f"<@{kit.bob.id}>" in (request.content or "")
+    assert [int(u) for u in request.raw["allowed_mentions"]["users"]] == [kit.bob.id]  # only bob is pinged
+    assert (await kit.store.balance(kit.guild, kit.id(kit.alice))).balance == -10  # nothing yet
+
+    done = await kit.press(kit.bob, request, t("confirm.yes"))
+    assert t("ledger.pay.done", payer=f"<@{kit.alice.id}>", payee=f"<@{kit.bob.id}>", amount="10") in done.text
+    assert kit.fake.message(request).components == []
+    assert (await kit.store.balance(kit.guild, kit.id(kit.alice))).balance == 0
+    assert (await kit.store.balance(kit.guild, kit.id(kit.bob))).balance == 0
+    (entry, *_) = await kit.store.entries(kit.guild)
+    assert (entry.reason, entry.amount, entry.created_by) == ("settlement", 10, kit.id(kit.alice))
+    assert "confirmed by" in entry.note and "现金" in entry.note
+
+
+async def test_nobody_can_confirm_for_the_recipient(kit: LedgerKit) -> None:
+    request = reply(await kit.slash(kit.alice, "kwx pay", member=kit.bob, amount=50))
+    for intruder in (kit.alice, kit.carol):
+        out = await kit.press(intruder, request, t("confirm.yes"))
+        assert out.records[0].ephemeral and out.records[0].user_id == intruder.id
+        assert t("confirm.not_yours") in out.text
+    out = await kit.press(kit.carol, request, t("confirm.no"))  # nor cancel it
+    assert t("confirm.not_yours") in out.text
+    assert await kit.store.entries(kit.guild) == []
+    assert kit.fake.message(request).components  # still open for bob
+
+
+async def test_a_cancelled_pay_changes_nothing(kit: LedgerKit) -> None:
+    request = reply(await kit.slash(kit.alice, "kwx pay", member=kit.bob, amount=50))
+    out = await kit.press(kit.bob, request, t("confirm.no"))
+    assert t("ledger.confirm.cancelled", member=f"<@{kit.bob.id}>") in out.text
+    assert kit.fake.message(request).components == []
+    assert await kit.store.entries(kit.guild) == []
+    assert await kit.store.guild_settings("pending.index") == {}
+
+
+async def test_an_expired_pay_changes_nothing_even_if_confirmed_late(kit: LedgerKit) -> None:
+    flow = kit.bot.get_cog("Ledger").confirm_flow
+    request = reply(await kit.slash(kit.alice, "kwx pay", member=kit.bob, amount=50))
+    real = flow.clock
+    flow.clock = lambda: real() + CONFIRM_TTL + 1
+    out = await kit.press(kit.bob, request, t("confirm.yes"))
+    assert t("confirm.expired_note") in out.text and t("ledger.confirm.expired") in kit.fake.message(request).embeds[
+        0].description
+    assert await kit.store.entries(kit.guild) == []
+
+
+async def test_the_expiry_timer_closes_the_request_by_itself(kit: LedgerKit) -> None:
+    flow = kit.bot.get_cog("Ledger").confirm_flow
+    flow.ttl = 0.05
+    request = reply(await kit.slash(kit.alice, "kwx pay", member=kit.bob, amount=50))
+    for _ in range(100):
+        if not kit.fake.message(request).components:
+            break
+        await asyncio.sleep(0.01)
+    message = kit.fake.message(request)
+    assert message.components == [] and t("ledger.confirm.expired") in message.embeds[0].description
+    assert await kit.store.entries(kit.guild) == []
+    assert await kit.store.guild_settings("pending.index") == {}
+
+
+async def test_a_press_on_a_request_the_store_no_longer_holds_is_answered_and_changes_nothing(kit: LedgerKit) -> None:
+    request = reply(await kit.slash(kit.alice, "kwx pay", member=kit.bob, amount=50))
+    flow = kit.bot.get_cog("Ledger").confirm_flow
+    (pending,) = await flow.pending.all()
+    await flow.pending.drop(pending.guild, pending.id)  # closed elsewhere; its message edit was lost
+    out = await kit.press(kit.bob, request, t("confirm.yes"))
+    assert out.records[0].ephemeral and t("confirm.gone") in out.text
+    assert await kit.store.entries(kit.guild) == []
+
+
+async def test_pay_refuses_bad_amounts_oneself_and_bots(kit: LedgerKit) -> None:
+    robot = kit.fake.add_member(kit.world.guild, name="robot", bot=True)
+    cases = [({"member": kit.bob, "amount": 0}, t("ledger.error.amount", max="1,000,000")),
+             ({"member": kit.bob, "amount": 1_000_001}, t("ledger.error.amount", max="1,000,000")),
+             ({"member": kit.alice, "amount": 5}, t("ledger.error.self_pay")),
+             ({"member": robot, "amount": 5}, t("ledger.error.bot_member", member="robot"))]
+    for options, expected in cases:
+        out = await kit.slash(kit.alice, "kwx pay", **options)
+        assert out.records[0].ephemeral and expected in out.text, options
+    assert await kit.store.entries(kit.guild) == [] and await kit.store.guild_settings("pending.index") == {}
+
+
+async def test_an_open_request_survives_a_restart_of_the_cog(kit: LedgerKit) -> None:
+    request = reply(await kit.slash(kit.alice, "kwx pay", member=kit.bob, amount=7))
+    await kit.bot.remove_cog("Ledger")
+    kit.fake.state._view_store._views.clear()  # nothing in memory, as after a restart
+    await kit.bot.add_cog(Ledger(kit.bot))
+    out = await kit.press(kit.bob, request, t("confirm.yes"))
+    assert t("ledger.pay.done", payer=f"<@{kit.alice.id}>", payee=f"<@{kit.bob.id}>", amount="7") in out.text
+    assert (await kit.store.balance(kit.guild, kit.id(kit.bob))).balance == -7
+
+
+async def test_a_request_that_ran_out_while_the_bot_was_down_is_expired_at_start(kit: LedgerKit) -> None:
+    request = reply(await kit.slash(kit.alice, "kwx pay", member=kit.bob, amount=7))
+    await kit.bot.remove_cog("Ledger")
+    cog = Ledger(kit.bot)
+    real = cog.confirm_flow.clock
+    cog.confirm_flow.clock = lambda: real() + CONFIRM_TTL + 5
+    await kit.bot.add_cog(cog)
+    for _ in range(100):
+        if not kit.fake.message(request).components:
+            break
+        await asyncio.sleep(0.01)
+    assert t("ledger.confirm.expired") in kit.fake.message(request).embeds[0].description
+    assert await kit.store.guild_settings("pending.index") == {} and await kit.store.entries(kit.guild) == []
+
+
+# -- record: everyone who pays confirms -------------------------------------------------------------------------
+async def test_record_from_tiles_scores_with_the_calculator_and_waits_for_the_discarder(kit: LedgerKit) -> None:
+    out = await kit.slash(kit.alice, "kwx record", winner=kit.alice, payer=kit.bob, third=kit.carol,
+                          hand="1122334456677p", win="5p", base=2)
+    request = reply(out)
+    assert "16" in request.text and t("payment.hu") in request.text  # 清一色 × 七对 = 16 fan
+    assert await kit.store.entries(kit.guild) == []
+    wrong = await kit.press(kit.carol, request, t("confirm.yes"))  # carol pays nothing on a discard win
+    assert t("confirm.not_yours") in wrong.text
+    await kit.press(kit.bob, request, t("confirm.yes"))
+    assert (await kit.store.balance(kit.guild, kit.id(kit.alice))).balance == 32
+    assert (await kit.store.balance(kit.guild, kit.id(kit.bob))).balance == -32
+    (h,) = await kit.store.history(kit.guild, kit.id(kit.alice))
+    assert (h.fan[kit.id(kit.alice)], h.won, h.self_draw) == (16, True, False)
+    assert sorted(h.patterns[kit.id(kit.alice)]) == ["qidui", "qingyise"]
+    assert t("ledger.record.done", hand=h.hand_id) in kit.fake.message(request).embeds[0].description
+
+
+async def test_a_self_draw_is_recorded_only_when_both_payers_confirm(kit: LedgerKit) -> None:
+    request = reply(await kit.slash(kit.dave, "kwx record", winner=kit.alice, payer=kit.bob, third=kit.carol,
+                                    self_draw=True, fan=4))
+    await kit.press(kit.bob, request, t("confirm.yes"))
+    assert await kit.store.entries(kit.guild) == []
+    again = await kit.press(kit.bob, request, t("confirm.yes"))
+    assert t("confirm.already") in again.text
+    await kit.press(kit.carol, request, t("confirm.yes"))
+    balances = {r.player: r.balance for r in (await kit.store.balances(kit.guild)).rows}
+    assert balances == {kit.id(kit.alice): 8, kit.id(kit.bob): -4, kit.id(kit.carol): -4}
+    (hand,) = await kit.store.history(kit.guild, kit.id(kit.bob))
+    assert hand.net == -4
+    entries = await kit.store.entries(kit.guild)
+    assert {e.created_by for e in entries} == {kit.id(kit.dave)}  # the write names who made it
+
+
+async def test_a_record_cancelled_by_a_payer_changes_nothing(kit: LedgerKit) -> None:
+    request = reply(await kit.slash(kit.alice, "kwx record", winner=kit.alice, payer=kit.bob, third=kit.carol,
+                                    self_draw=True, fan=4))
+    await kit.press(kit.bob, request, t("confirm.yes"))
+    await kit.press(kit.carol, request, t("confirm.no"))
+    assert await kit.store.entries(kit.guild) == [] and await kit.store.history(kit.guild, kit.id(kit.alice)) == []
+
+
+async def test_a_payer_who_records_their_own_loss_needs_nobody_else(kit: LedgerKit) -> None:
+    out = await kit.slash(kit.bob, "kwx record", winner=kit.alice, payer=kit.bob, fan=3, liangdao=True)
+    assert t("ledger.record.done", hand=1) in out.text and not out.records[0].buttons
+    (entry,) = await kit.store.entries(kit.guild)
+    assert (entry.reason, entry.amount) == ("baohu", 6)  # a 亮倒 winner fed by a player who had not declared
+
+
+async def test_record_refuses_what_cannot_be_scored(kit: LedgerKit) -> None:
+    cases = [({"fan": 2, "self_draw": True}, t("ledger.record.error.need_third")),
+             ({"hand": "1122334456677p", "win": "9s"}, t("ledger.record.error.not_win")),
+             ({"hand": "11p", "win": "1p"}, t("ledger.record.error.bad_hand", detail="")),
+             ({}, t("ledger.record.error.need_fan")),
+             ({"hand": "1122334456677p", "win": "5p", "fan": 8},
+              t("ledger.record.error.fan_mismatch", computed=16, given=8))]
+    for options, expected in cases:
+        out = await kit.slash(kit.alice, "kwx record", winner=kit.alice, payer=kit.bob, **options)
+        assert out.records[0].ephemeral and expected in out.text, (options, out.text)
+    same = await kit.slash(kit.alice, "kwx record", winner=kit.alice, payer=kit.alice, fan=2)
+    assert t("ledger.record.error.same_player") in same.text
+    assert await kit.store.entries(kit.guild) == []
+
+
+# -- chart, export, undo -----------------------------------------------------------------------------------------
+async def test_chart_is_a_png_attachment_of_the_members_balance(kit: LedgerKit) -> None:
+    await play(kit, kit.alice, kit.bob, fan=3)
+    await play(kit, kit.bob, kit.alice, fan=1)
+    out = await kit.slash(kit.carol, "kwx chart", member=kit.alice)
+    sent = reply(out)
+    (file,) = sent.files
+    image = Image.open(io.BytesIO(file.data))
+    assert (image.format, image.size) == ("PNG", (800, 450))
+    assert sent.embeds[0].image.url == "attachment://balances.png"
+    assert "+2" in sent.embeds[0].description and sent.embeds[0].colour.value == GREEN
+    everyone = reply(await kit.slash(kit.carol, "kwx chart"))
+    assert Image.open(io.BytesIO(everyone.files[0].data)).size == (800, 450)
+
+
+async def test_export_needs_manage_server_and_its_csv_round_trips(kit: LedgerKit, monkeypatch) -> None:
+    await play(kit, kit.alice, kit.bob, kit.carol, fan=4, self_draw=True)
+    await kit.store.record_settlement(kit.guild, kit.id(kit.bob), kit.id(kit.alice), 3, by="test", note="a, \"b\"")
+    out = await kit.slash(kit.alice, "kwx export")
+    sent = reply(out)
+    assert sent.ephemeral and sent.files[0].filename.endswith(".csv")
+    parsed = parse_csv(sent.files[0].data.decode("utf-8"), kit.guild)
+    stored = list(reversed(await kit.store.entries(kit.guild)))
+    assert parsed == stored and t("ledger.export.done", count=3) in sent.text
+
+    kit.no_manage_server(monkeypatch)
+    refused = await kit.slash(kit.bob, "kwx export")
+    assert refused.records[0].ephemeral and t("ledger.error.manage_server") in refused.text
+    assert not refused.records[0].files
+
+
+async def test_undo_reverses_the_last_hand_and_needs_manage_server(kit: LedgerKit, monkeypatch) -> None:
+    await play(kit, kit.alice, kit.bob, fan=2)
+    last = await play(kit, kit.bob, kit.alice, kit.carol, fan=5, self_draw=True)
+    out = await kit.slash(kit.dave, "kwx undo", reason="wrong winner")
+    assert t("ledger.undo.hand", hand=last, count=2, member=f"<@{kit.dave.id}>", reason="wrong winner") in out.text
+    assert not out.records[0].ephemeral and no_pings(out.records[0])
+    balances = {r.player: r.balance for r in (await kit.store.balances(kit.guild)).rows}
+    assert balances[kit.id(kit.alice)] == 2 and balances[kit.id(kit.bob)] == -2 and balances[kit.id(kit.carol)] == 0
+    reversal = (await kit.store.entries(kit.guild))[0]
+    assert (reversal.created_by, reversal.note) == (kit.id(kit.dave), "wrong winner")
+    second = await kit.slash(kit.dave, "kwx undo")  # the hand before it
+    assert t("ledger.undo.hand", hand=last - 1, count=1, member=f"<@{kit.dave.id}>",
+             reason=t("ledger.undo.default_reason")) in second.text
+    assert t("ledger.undo.nothing") in (await kit.slash(kit.dave, "kwx undo")).text
+    assert t("ledger.undo.already") in (await kit.slash(kit.dave, "kwx undo", hand=last)).text
+
+    kit.no_manage_server(monkeypatch)
+    await play(kit, kit.alice, kit.bob, fan=9)
+    refused = await kit.slash(kit.bob, "kwx undo")
+    assert refused.records[0].ephemeral and t("ledger.error.manage_server") in refused.text
+    assert (await kit.store.balance(kit.guild, kit.id(kit.bob))).balance == -9
+
+
+async def test_undo_of_one_entry_and_of_another_servers_entry(kit: LedgerKit) -> None:
+    entry = await kit.store.record_settlement(kit.guild, kit.id(kit.bob), kit.id(kit.alice), 4, by="test")
+    out = await kit.slash(kit.alice, "kwx undo", entry=entry)
+    assert f"#{entry}" in out.text and (await kit.store.balance(kit.guild, kit.id(kit.bob))).balance == 0
+    other, _, (erin,) = kit.add_guild()
+    theirs = await kit.store.record_settlement(str(other.id), str(erin.id), kit.id(kit.alice), 4, by="test")
+    refused = await kit.slash(kit.alice, "kwx undo", entry=theirs)
+    assert t("ledger.undo.not_found") in refused.text
+    assert (await kit.store.balance(str(other.id), str(erin.id))).balance == 4
+
+
+# -- both languages ------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("lang", ["zh-CN", "en"])
+async def test_every_ledger_reply_follows_the_servers_language(kit: LedgerKit, lang: str) -> None:
+    await kit.set_lang(lang)
+    await play(kit, kit.alice, kit.bob, kit.carol, fan=2, self_draw=True)
+    expected = {
+        "kwx balance": t("ledger.balances.title", lang),
+        "kwx leaderboard": t("ledger.period.all", lang),
+        "kwx history": t("term.zimo", lang),
+        "kwx stats": t("ledger.stats.deal_ins", lang),
+        "kwx settleup": t("ledger.settle.hint", lang),
+        "kwx chart": t("ledger.chart.footer", lang),
+        "kwx export": t("ledger.export.done", lang, count=2),
+        "kwx undo": t("ledger.undo.title", lang),
+    }
+    for command, text in expected.items():
+        out = await kit.slash(kit.alice, command)
+        assert text in out.text, (lang, command, out.text)
+    pay = await kit.slash(kit.alice, "kwx pay", member=kit.bob, amount=1)
+    assert t("ledger.pay.title", lang) in pay.text
+    pressed = await kit.press(kit.bob, reply(pay), t("confirm.yes", lang))
+    assert t("ledger.pay.done", lang, payer=f"<@{kit.alice.id}>", payee=f"<@{kit.bob.id}>", amount="1") in pressed.text
+    record = await kit.slash(kit.alice, "kwx record", winner=kit.alice, payer=kit.bob, fan=2)
+    assert t("ledger.record.title", lang) in record.text
+    assert t("confirm.no", lang) in [b.label for b in reply(record).buttons]
+
+
+# -- the text helpers --------------------------------------------------------------------------------------------
+def test_tables_line_up_by_display_width_with_chinese_names() -> None:
+    text = table([["+", "阿丽", "+1,200"], ["-", "bob", "-3"]], "llr", [" ", "玩家", "余额"])
+    widths = {display_width(line) for line in text.split("\n")}
+    assert len(widths) == 1
+    assert text.split("\n")[1].endswith("+1,200") and text.split("\n")[2].endswith("    -3")

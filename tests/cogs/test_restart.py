@@ -1,0 +1,74 @@
+"""A restart mid-hand: a new bot and service on the same database pick up the board and the prompts."""
+
+from __future__ import annotations
+
+from tests.cogs.kit import restart, seat_table, start_kit, stop_kit
+
+
+async def test_a_restarted_bot_edits_the_same_board_and_the_old_prompt_still_works(tmp_path) -> None:
+    kit = await start_kit(tmp_path)
+    try:
+        table = await seat_table(kit, kit.members)
+        await kit.slash(kit.alice, "kwx start")
+        for _ in range(6):  # a few moves into hand 1
+            member = next(m for m in kit.members if kit.live_panel(m) is not None)
+            await kit.play_smart(member, kit.live_panel(member))
+        board_id = kit.board(1).id
+        waiting = next(m for m in kit.members if kit.live_panel(m) is not None)
+        prompt = kit.live_panel(waiting)
+        step = kit.service._tables[table].step
+
+        kit = await restart(kit)
+        await kit.settle()
+        assert kit.service._tables[table].step == step  # the same hand at the same step, from the event log
+        sends = kit.fake.log.of("send")
+        assert sends == []  # no new board, no new post
+        assert [r.message_id for r in kit.fake.log.of("edit")] == [board_id]  # the board, edited in place
+        assert kit.fake.log.of("dm") == []  # the prompt was unchanged: nobody is pinged again
+        assert kit.live_panel(waiting).id == prompt.id  # … and its buttons still work on the new bot
+        await kit.play_smart(waiting, kit.fake.message(prompt.id))
+        assert kit.service._tables[table].step > step
+        await kit.play_hand(kit.members)
+        assert kit.results() and kit.board(1).id == board_id
+    finally:
+        await stop_kit(kit)
+
+
+async def test_a_restart_after_a_prompt_changed_while_down_sends_it_again(tmp_path) -> None:
+    kit = await start_kit(tmp_path, names=("alice",))
+    try:
+        table = await seat_table(kit, kit.members, ais=2)
+        await kit.slash(kit.alice, "kwx start")
+        while kit.live_panel(kit.alice) is None:
+            await kit.settle()
+        old_prompt = kit.live_panel(kit.alice)
+        # forget where alice's panel is (as if the bot died before it could remember it)
+        kit.rt.frontend._refs.clear()
+        await kit.rt.store._db.execute("DELETE FROM message_refs WHERE ref LIKE 'dm:%'")
+        kit = await restart(kit)
+        await kit.settle()
+        new_prompt = kit.live_panel(kit.alice)
+        assert new_prompt is not None and new_prompt.id != old_prompt.id  # a fresh prompt: alice is notified
+        assert kit.service.public_view(table).hand_no == 1
+    finally:
+        await stop_kit(kit)
+
+
+async def test_the_bot_leaves_the_terminal_tables_alone(tmp_path) -> None:
+    """A terminal or autoplay table in the same database is never resumed (nor played by timeout) by the bot."""
+    from kwx.store import Store
+    from kwx.table.service import TableService
+    from kwx.table.views import PlayerRef
+    from tests.table.fakes import RecordingFrontEnd
+
+    store = await Store.open(tmp_path / "kwx.sqlite3")
+    service = TableService(store, RecordingFrontEnd(), ai_delay=3600)
+    local = await service.open_table("local", "terminal", PlayerRef("local:you", "you"))
+    await service.shutdown()
+    await store.close()
+
+    kit = await start_kit(tmp_path)
+    try:
+        assert local not in kit.service.tables()
+    finally:
+        await stop_kit(kit)
