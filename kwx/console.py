@@ -55,7 +55,7 @@ _TEXT: dict[str, tuple[str, str]] = {
                 "Resuming table {table}, hand {hand}. Type help for the commands."),
     "between_hands": ("下一局即将开始……（输入 quit 可以先离开，牌桌会保留）",
                       "The next hand starts shortly… (type quit to leave; the table stays open)"),
-    "you": ("你", "you"),
+    "you": ("你", "Player"),  # English event lines read "Player discards 5p"
     "turn_of": ("轮到 {player}", "{player} to play"),
     "claim_on": ("{player} 打出的 {tile} 等待表态", "{player}'s {tile} is open to claims"),
     "prompt_turn": ("你的回合 · 剩 {secs} 秒", "Your turn · {secs}s left"),

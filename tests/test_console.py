@@ -277,7 +277,7 @@ async def test_event_log_lines_and_liangdao_reveal() -> None:
     await fe.board_changed(board(step=9, last_events=events))  # the same view twice logs once
     text = output(console)
     assert text.count("电脑1 discards 3s") == 1
-    assert "you pungs 3s" in text or "you pung" in text
+    assert "Player pungs 3s" in text
     assert "draws" not in text  # other players' draws are not spammed
     seats = list(board().seats)
     seats[2] = replace(seats[2], liangdao=True, revealed=tuple(parse_tiles("2345p")), waits=(Tile.P2, Tile.P5))
@@ -301,7 +301,7 @@ async def test_result_block_has_fan_breakdown_payments_and_balances() -> None:
     assert "Result of hand 2" in text
     assert "清一色 Pure one suit  ×4" in text and "卡五星 Closed five (4-5-6 on the 5)  ×2" in text
     assert "8 fan" in text
-    assert "you → 电脑1: 8 (win)" in text and "电脑2 → 电脑1: 2 (exposed kong)" in text
+    assert "Player → 电脑1: 8 (win)" in text and "电脑2 → 电脑1: 2 (exposed kong)" in text
     assert "-12" in text and "+18" in text and "-6" in text  # running balances at this table
     assert "+10" in text  # this hand's net
 
@@ -362,7 +362,7 @@ async def test_a_whole_hand_against_two_ais_ends_with_the_result_block(tmp_path)
     assert "Result of hand 1" in text
     assert "Payments" in text or "Exhaustive draw" in text
     assert "Balances" in text and "Table total" in text
-    assert "you" in text and "discards" in text
+    assert "Player discards" in text and "you discards" not in text
     # the table stays open: a second run resumes it instead of opening a new one
     console2 = make_console()
     holder.clear()
@@ -391,7 +391,7 @@ async def test_timeout_and_autoplay_notices_name_you() -> None:
     await fe.notice(1, "event.timeout", player="你", player_id=YOU.player_id, action="discard")
     await fe.notice(1, "lobby.ai_added", name="AI 1", player_id="ai:standard:1")  # the terminal's own doing
     text = output(console)
-    assert "you ran out of time: discard" in text
+    assert "Player ran out of time: discard" in text
     assert "AI 1" not in text
 
 
