@@ -1,11 +1,10 @@
 """Simulated tables of AI players: `python -m kwx simulate`. Plays hands as a table would (dealer
 succession, 上楼, 漂 picks of zero) and checks the books as it goes: every hand sums to zero and the 84 tiles are
-all accounted for. Same seed, same result: hand seeds derive from the run's seed.
+all accounted for. Same seed, same result: hands derive from the run's seed as a table's do (kwx.table.seeds).
 """
 
 from __future__ import annotations
 
-import hashlib
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -14,10 +13,7 @@ from dataclasses import dataclass, field
 from kwx.engine.ai import AI_LEVELS, decide
 from kwx.engine.rules import STANDARD, RuleSet
 from kwx.engine.table import TableState
-
-
-def hand_seed(run_seed: str, number: int) -> str:
-    return hashlib.sha256(f"kwx/sim/{run_seed}/{number}".encode()).hexdigest()
+from kwx.table.seeds import first_dealer, hand_seed
 
 
 @dataclass
@@ -63,8 +59,7 @@ def simulate(hands: int, seed: str = "0", ai: Sequence[str] = ("standard", "stan
     if rules.rotation:
         raise ValueError("the simulator plays three players; rotation needs four")
     report = SimulationReport()
-    first_dealer = int(hand_seed(seed, 0), 16) % 3
-    table = TableState(rules, first_dealer)
+    table = TableState(rules, first_dealer(seed))
     started = time.perf_counter()
     for number in range(1, hands + 1):
         hand = table.start_hand(hand_seed(seed, number))
