@@ -24,8 +24,13 @@ test: $(STAMP)
 run: $(STAMP)
 	$(PY) bot.py
 
+# Speed, separate from the tests (several minutes): each prints one JSON object.
 bench: $(STAMP)
 	$(PY) -m benchmarks.engine --json
+	$(PY) -m benchmarks.game --json
+	$(PY) -m benchmarks.ledger --json
+	$(PY) -m benchmarks.tables --json
+	$(PY) -m benchmarks.discord_load --json
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache

@@ -251,8 +251,10 @@ def status_line(view: PublicView, lang: str, fmt: TileFormatter) -> str:
     if view.phase == "turn":
         return "▶ " + t("board.turn", lang, player=seat_name(view, view.turn_seat, lang)) + due
     if view.phase == "claim":
+        # No "waiting for claims" and no claim deadline on the board: either would tell everyone that another
+        # player holds a pair or a win for this tile. Only the claimants' own panels say so.
         tile = fmt.tile(view.claim_tile) if view.claim_tile is not None else "?"
-        return t("board.claim_open", lang, player=seat_name(view, view.turn_seat, lang), tile=tile) + due
+        return t("board.claim_open", lang, player=seat_name(view, view.turn_seat, lang), tile=tile)
     if view.phase == "piao":
         return t("board.piao_phase", lang) + due
     return t(f"phase.{view.phase}", lang) if view.phase in ("finished", "closed", "lobby") else view.phase

@@ -57,7 +57,7 @@ _TEXT: dict[str, tuple[str, str]] = {
                       "The next hand starts shortly… (type quit to leave; the table stays open)"),
     "you": ("你", "Player"),  # English event lines read "Player discards 5p"
     "turn_of": ("轮到 {player}", "{player} to play"),
-    "claim_on": ("{player} 打出的 {tile} 等待表态", "{player}'s {tile} is open to claims"),
+    "claim_on": ("{player} 打出 {tile}", "{player} discarded {tile}"),  # not whether others may claim it
     "prompt_turn": ("你的回合 · 剩 {secs} 秒", "Your turn · {secs}s left"),
     "prompt_claim": ("{tile}：你可以 {actions} · 剩 {secs} 秒", "{tile}: you may {actions} · {secs}s left"),
     "prompt_idle": ("等待中", "waiting"),

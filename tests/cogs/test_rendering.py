@@ -121,3 +121,19 @@ def test_a_result_lists_the_win_the_payments_every_hand_and_the_balances() -> No
     assert embed.image.url == "attachment://hand-3-1.png"
     winning = embed.description.split("Winning hand: ")[1]
     assert winning.count("<:kwx_9p:") == 1 + 1  # the hand without the winning tile, then ＋ the winning tile
+
+
+def test_the_board_does_not_say_that_someone_may_claim_a_discard() -> None:
+    """A claim window is private: the public status line neither waits for claims nor shows their deadline."""
+    from cogs.board import status_line
+    from cogs.emoji import TileFormatter
+    from kwx.engine.tiles import Tile
+    from kwx.table.views import PlayerRef, PublicView, SeatView
+
+    seats = tuple(SeatView(s, PlayerRef(f"p{s}", f"P{s}"), 0, 13) for s in range(3))
+    view = PublicView(table_id=1, hand_no=1, step=5, phase="claim", seats=seats, turn_seat=0,
+                      claim_tile=Tile.P5, deadline=2_000_000_000.0)
+    for lang in ("zh-CN", "en"):
+        line = status_line(view, lang, TileFormatter())
+        assert "<t:" not in line and "claim" not in line and "表态" not in line
+        assert "P0" in line
