@@ -61,7 +61,8 @@ class KwxBot(commands.Bot):
     def __init__(self, settings: Settings, *, db_path: str | Path | None = None, sync: bool = False,
                  sync_guild: str | None = None, ai_delay: float = 0.8, between_hands: float = 4.0,
                  board_interval: float = 1.0, ai_board_interval: float = 3.0, upload_emojis: bool = True,
-                 table_seed: str | None = None, freeze_gc: bool = False) -> None:
+                 table_seed: str | None = None, freeze_gc: bool = False,
+                 rate_limit: float | None = None) -> None:
         super().__init__(command_prefix=commands.when_mentioned, intents=bot_intents(), help_command=None,
                          allowed_mentions=discord.AllowedMentions.none())
         self.settings = settings
@@ -75,17 +76,22 @@ class KwxBot(commands.Bot):
         self.upload_emojis = upload_emojis
         self.table_seed = table_seed
         self.freeze_gc = freeze_gc
+        self.rate_limit = rate_limit  # REST calls/s for the whole bot (cogs.ratelimit); None = no limiting
         self.kwx = None  # cogs.runtime.Runtime, built in setup_hook
 
     async def setup_hook(self) -> None:
         from cogs.buttons import DYNAMIC_ITEMS
         from cogs.emoji import TileFormatter, ensure_tile_emojis
         from cogs.frontend import DiscordFrontEnd
+        from cogs.operations import set_rate_limiter
+        from cogs.ratelimit import GlobalRateLimiter
         from cogs.runtime import Languages, Runtime
         from cogs.translator import KwxTranslator
         from kwx.store import Store
         from kwx.table.service import TableService
 
+        # Before anything sends: resumed tables post boards and DMs at once.
+        set_rate_limiter(GlobalRateLimiter(self.rate_limit) if self.rate_limit else None)
         store = await Store.open(self.db_path)
         try:
             languages = Languages(store, self.settings.lang)
@@ -152,7 +158,7 @@ def run_discord(args: argparse.Namespace, settings: Settings) -> int:
     handler = logging.StreamHandler()
     formatter = logging.Formatter("%(asctime)s %(levelname)-8s %(name)s: %(message)s", "%Y-%m-%d %H:%M:%S")
     bot = KwxBot(settings, db_path=args.db, sync=args.sync, sync_guild=args.guild or settings.test_guild,
-                 ai_delay=args.delay if args.delay is not None else 0.8, freeze_gc=True)
+                 ai_delay=args.delay if args.delay is not None else 0.8, freeze_gc=True, rate_limit=45)
     try:
         bot.run(settings.discord_token, log_handler=handler, log_formatter=formatter, log_level=logging.INFO,
                 root_logger=True)

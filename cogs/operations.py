@@ -18,6 +18,8 @@ from typing import Any, TypeVar
 import aiohttp
 import discord
 
+from cogs.ratelimit import GlobalRateLimiter
+
 logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
@@ -26,6 +28,22 @@ T = TypeVar("T")
 DISCORD_ERRORS = (discord.HTTPException, aiohttp.ClientError, TimeoutError)
 
 CANNOT_DM_CODES = frozenset({50007, 50278})  # cannot send messages to this user / no mutual guilds
+
+# The bot-wide limiter for calls that count toward Discord's global rate limit; None = no limiting (tests and
+# benchmarks). Interaction responses, followups and original-response edits do not count and are never limited.
+_rate_limiter: GlobalRateLimiter | None = None
+
+
+def set_rate_limiter(limiter: GlobalRateLimiter | None) -> None:
+    """Install (or, with None, remove) the limiter every non-interaction REST call waits on."""
+    global _rate_limiter
+    _rate_limiter = limiter
+
+
+async def _limit(urgent: bool) -> None:
+    """Wait for a token. Urgent: what a player waits for (DM prompts, result posts); others: board edits."""
+    if _rate_limiter is not None:
+        await _rate_limiter.acquire(urgent)
 
 
 async def _call(action: Callable[[], Awaitable[T]], what: str, *args: Any) -> T | None:
@@ -43,6 +61,7 @@ async def _call(action: Callable[[], Awaitable[T]], what: str, *args: Any) -> T 
 # -- channels and DMs -------------------------------------------------------------------------------------
 async def safe_send_channel(channel: discord.abc.Messageable, **kwargs: Any) -> discord.Message | None:
     """Post in a channel (or thread). None when the bot may not post there or the channel is gone."""
+    await _limit(urgent=True)
     return await _call(lambda: channel.send(**kwargs), "send to channel %s", getattr(channel, "id", channel))
 
 
@@ -50,6 +69,7 @@ async def safe_send_dm(user: discord.abc.User, **kwargs: Any) -> discord.Message
     """DM a player. None when their DMs are closed (Forbidden 50007) or the send failed for another reason.
 
     Closed DMs are normal, not an error: they are logged at INFO."""
+    await _limit(urgent=True)
     try:
         return await user.send(**kwargs)
     except discord.Forbidden as e:
@@ -66,11 +86,13 @@ async def safe_edit(
     message: discord.Message | discord.PartialMessage | discord.InteractionMessage, **kwargs: Any
 ) -> discord.Message | None:
     """Edit a message we sent. None when it was deleted or the edit failed."""
+    await _limit(urgent=False)
     return await _call(lambda: message.edit(**kwargs), "edit message %s", message.id)
 
 
 async def safe_delete(message: discord.Message | discord.PartialMessage | discord.InteractionMessage) -> bool:
     """Delete a message. True when it is gone afterwards (also when it was already gone)."""
+    await _limit(urgent=False)
     try:
         await message.delete()
         return True
@@ -83,6 +105,7 @@ async def safe_delete(message: discord.Message | discord.PartialMessage | discor
 
 async def safe_fetch_message(channel: discord.abc.Messageable, message_id: int) -> discord.Message | None:
     """Find a message again after a restart (e.g. a table's board)."""
+    await _limit(urgent=False)
     return await _call(lambda: channel.fetch_message(message_id), "fetch message %s", message_id)
 
 
@@ -91,6 +114,7 @@ async def safe_fetch_channel(client: discord.Client, channel_id: int) -> Any | N
     channel = client.get_channel(channel_id)
     if channel is not None:
         return channel
+    await _limit(urgent=False)
     return await _call(lambda: client.fetch_channel(channel_id), "fetch channel %s", channel_id)
 
 
@@ -99,6 +123,7 @@ async def safe_fetch_user(client: discord.Client, user_id: int) -> discord.User 
     user = client.get_user(user_id)
     if user is not None:
         return user
+    await _limit(urgent=False)
     return await _call(lambda: client.fetch_user(user_id), "fetch user %s", user_id)
 
 

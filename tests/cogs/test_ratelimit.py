@@ -1,0 +1,234 @@
+"""The bot-wide REST limiter: never above burst + rate·t, DM prompts before board edits, interactions unlimited."""
+
+from __future__ import annotations
+
+import asyncio
+import heapq
+import itertools
+import random
+import time
+from pathlib import Path
+
+import pytest
+
+from cogs import operations as ops
+from cogs.ratelimit import GlobalRateLimiter
+from tests.cogs.fakes import World, make_world
+from tests.cogs.kit import start_kit, stop_kit
+
+
+class VirtualTime:
+    """A fake clock whose `sleep` only returns when `run` moves time forward to the sleeper's wake-up time."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+        self.sleeps: list[float] = []
+        self._sleepers: list[tuple[float, int, asyncio.Future[None]]] = []
+        self._seq = itertools.count()
+
+    def clock(self) -> float:
+        return self.now
+
+    async def sleep(self, seconds: float) -> None:
+        self.sleeps.append(seconds)
+        future = asyncio.get_running_loop().create_future()
+        heapq.heappush(self._sleepers, (self.now + seconds, next(self._seq), future))
+        await future
+
+    @staticmethod
+    async def settle() -> None:
+        for _ in range(20):
+            await asyncio.sleep(0)
+
+    async def run(self, tasks: list[asyncio.Task]) -> None:
+        """Let the tasks run, jumping to the next wake-up whenever all of them are asleep."""
+        await self.settle()
+        while not all(t.done() for t in tasks):
+            assert self._sleepers, "tasks are stuck without sleeping"
+            wake_at, _, future = heapq.heappop(self._sleepers)
+            if future.done():
+                continue
+            self.now = max(self.now, wake_at)
+            future.set_result(None)
+            await self.settle()
+
+
+@pytest.fixture(autouse=True)
+def no_limiter_after_the_test():
+    yield
+    ops.set_rate_limiter(None)
+
+
+@pytest.fixture
+async def world() -> World:
+    w = await make_world(names=("alice", "bob"))
+    yield w
+    await w.fake.close()
+
+
+def limiter_on(vt: VirtualTime, **kw) -> GlobalRateLimiter:
+    return GlobalRateLimiter(clock=vt.clock, sleep=vt.sleep, **kw)
+
+
+async def grant_times(limiter: GlobalRateLimiter, vt: VirtualTime, urgencies: list[bool]) -> list[tuple[float, bool]]:
+    """Launch one acquire per entry, in order; returns (time granted, urgent) in the order of granting."""
+    granted: list[tuple[float, bool]] = []
+
+    async def one(urgent: bool) -> None:
+        await limiter.acquire(urgent)
+        granted.append((vt.now, urgent))
+
+    tasks = [asyncio.create_task(one(u)) for u in urgencies]
+    await vt.run(tasks)
+    return granted
+
+
+# -- the bucket --------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("seed", range(5))
+async def test_never_more_than_burst_plus_rate_times_t_in_any_window(seed: int) -> None:
+    rng = random.Random(seed)
+    vt = VirtualTime()
+    rate, burst, reserve = 5.0, 4, 1
+    limiter = limiter_on(vt, rate=rate, burst=burst, reserve=reserve)
+    urgencies = [rng.random() < 0.4 for _ in range(60)]
+    times = sorted(t for t, _ in await grant_times(limiter, vt, urgencies))
+
+    assert limiter.acquired == 60
+    for i, start in enumerate(times):  # every window [start, end] that starts and ends at a grant
+        for j in range(i, len(times)):
+            assert j - i + 1 <= burst + rate * (times[j] - start) + 1e-6, (start, times[j], j - i + 1)
+    # ...and it does not throttle harder than it must: at worst one extra reserve's worth of refill.
+    assert times[-1] <= (60 - burst + reserve + 1) / rate + 1e-6
+    # Sleeps are computed, not polled: a bounded number per caller.
+    assert len(vt.sleeps) <= 3 * limiter.waited
+
+
+async def test_a_burst_is_served_at_once_then_the_rate_holds() -> None:
+    vt = VirtualTime()
+    limiter = limiter_on(vt, rate=10.0, burst=5, reserve=0)
+    times = [t for t, _ in await grant_times(limiter, vt, [True] * 8)]
+    assert times[:5] == [0.0] * 5
+    assert times[5:] == pytest.approx([0.1, 0.2, 0.3])
+    assert (limiter.acquired, limiter.waited) == (8, 3)
+    vt.now += 60.0  # a quiet minute saves up no more than one burst
+    times = [t - 60.3 for t, _ in await grant_times(limiter, vt, [True] * 7)]
+    assert times == pytest.approx([0.0] * 5 + [0.1, 0.2])
+
+
+async def test_urgent_callers_are_served_while_board_edits_wait_on_the_reserve() -> None:
+    vt = VirtualTime()
+    limiter = limiter_on(vt, rate=1.0, burst=4, reserve=2)
+    # A full bucket of 4: two board edits go (4 -> 2 left), the third would dip into the reserve and waits.
+    edits = [asyncio.create_task(limiter.acquire(urgent=False)) for _ in range(3)]
+    await vt.settle()
+    assert [t.done() for t in edits] == [True, True, False]
+    # DM prompts arriving later still go straight away, from the reserve.
+    prompts = [asyncio.create_task(limiter.acquire(urgent=True)) for _ in range(2)]
+    await vt.settle()
+    assert all(t.done() for t in prompts) and not edits[2].done()
+    assert vt.now == 0.0
+    await vt.run(edits)
+    assert vt.now == pytest.approx(3.0)  # the edit needed 3 tokens (reserve + 1) to refill from empty
+
+
+async def test_prompts_go_first_and_board_edits_never_eat_the_reserve() -> None:
+    vt = VirtualTime()
+    limiter = limiter_on(vt, rate=2.0, burst=6, reserve=2)
+    for _ in range(6):
+        await limiter.acquire(urgent=True)  # an empty bucket
+    seen: list[tuple[str, float, float]] = []
+
+    async def one(name: str, urgent: bool) -> None:
+        await limiter.acquire(urgent)
+        seen.append((name, vt.now, limiter.tokens))
+
+    edits = [asyncio.create_task(one(f"edit{i}", False)) for i in range(4)]
+    await vt.settle()
+    prompts = [asyncio.create_task(one(f"dm{i}", True)) for i in range(3)]
+    await vt.run(edits + prompts)
+
+    order = [name for name, _, _ in seen]
+    assert order == ["dm0", "dm1", "dm2", "edit0", "edit1", "edit2", "edit3"]  # FIFO within each class
+    assert [t for _, t, _ in seen[:3]] == pytest.approx([0.5, 1.0, 1.5])
+    assert all(tokens >= limiter.reserve - 1e-6 for name, _, tokens in seen if name.startswith("edit"))
+
+
+async def test_a_cancelled_waiter_does_not_block_the_others() -> None:
+    vt = VirtualTime()
+    limiter = limiter_on(vt, rate=1.0, burst=1, reserve=0)
+    await limiter.acquire(urgent=True)
+    first = asyncio.create_task(limiter.acquire(urgent=True))
+    second = asyncio.create_task(limiter.acquire(urgent=True))
+    await vt.settle()
+    first.cancel()
+    await vt.run([second])
+    assert first.cancelled() and second.done() and vt.now == pytest.approx(1.0)
+
+
+def test_settings_that_could_never_serve_a_board_edit_are_refused() -> None:
+    for kw in ({"rate": 0}, {"burst": 0}, {"burst": 10, "reserve": 10}, {"reserve": -1}):
+        with pytest.raises(ValueError):
+            GlobalRateLimiter(**kw)
+
+
+async def test_real_clock_sleeps_for_the_refill_time() -> None:
+    limiter = GlobalRateLimiter(rate=200.0, burst=1, reserve=0)
+    started = time.monotonic()
+    for _ in range(3):
+        await limiter.acquire(urgent=True)
+    assert time.monotonic() - started >= 2 / 200 - 1e-3
+    assert (limiter.acquired, limiter.waited) == (3, 2)
+
+
+# -- operations -------------------------------------------------------------------------------------------------
+async def test_without_a_limiter_operations_call_discord_at_once(world: World) -> None:
+    vt = VirtualTime()
+    unused = limiter_on(vt, rate=1.0, burst=1, reserve=0)
+    ops.set_rate_limiter(unused)
+    ops.set_rate_limiter(None)
+    msg = await world.channel.send("board")
+    for i in range(20):  # far above what `unused` would allow
+        assert await ops.safe_edit(msg, content=f"board {i}") is not None
+        assert await ops.safe_send_dm(world.members[0], content=f"prompt {i}") is not None
+    assert world.fake.message(msg.id).content == "board 19"
+    assert unused.acquired == 0 and vt.sleeps == []
+
+
+async def test_with_a_limiter_board_edits_wait_but_prompts_and_interactions_do_not(world: World) -> None:
+    vt = VirtualTime()
+    limiter = limiter_on(vt, rate=1.0, burst=2, reserve=1)
+    msg = await world.channel.send("board")
+    ops.set_rate_limiter(limiter)
+    await limiter.acquire(urgent=True)  # one token left: only the reserve
+
+    edit = asyncio.create_task(ops.safe_edit(msg, content="board 2"))
+    await vt.settle()
+    assert not edit.done() and world.fake.message(msg.id).content == "board"
+
+    # Interaction answers do not count toward the global limit: served with no token at all.
+    alice = world.members[0]
+    inter = world.fake.slash_interaction(alice, world.channel, "kwx")
+    assert await asyncio.wait_for(ops.safe_defer(inter, ephemeral=True), 1) is True
+    assert await asyncio.wait_for(ops.safe_respond(inter, content="你的手牌"), 1) is True
+    assert limiter.acquired == 1
+    # A DM prompt takes the reserved token while the board edit keeps waiting.
+    assert await asyncio.wait_for(ops.safe_send_dm(alice, content="轮到你了"), 1) is not None
+    assert world.fake.log.dms(alice.id)[-1].content == "轮到你了"
+    assert not edit.done() and limiter.acquired == 2
+
+    await vt.run([edit])
+    assert edit.result() is not None and world.fake.message(msg.id).content == "board 2"
+    assert vt.now == pytest.approx(2.0)  # refilled to reserve + 1 from empty at 1 token/s
+
+
+async def test_the_bot_installs_the_limiter_it_is_given(tmp_path: Path) -> None:
+    kit = await start_kit(tmp_path, rate_limit=45)
+    try:
+        assert isinstance(ops._rate_limiter, GlobalRateLimiter) and ops._rate_limiter.rate == 45
+    finally:
+        await stop_kit(kit)
+    kit = await start_kit(tmp_path, db_name="other.sqlite3")
+    try:
+        assert ops._rate_limiter is None
+    finally:
+        await stop_kit(kit)
