@@ -20,7 +20,9 @@ from typing import Any, Protocol
 
 import discord
 
+from cogs.operations import safe_respond
 from kwx.engine.tiles import Tile, parse_tile
+from kwx.i18n import t
 
 ACT_VERBS = ("discard", "liangdao", "gang", "peng", "hu", "pass", "piao")
 MODE_VERBS = ("ld", "back")
@@ -63,17 +65,19 @@ class PressHandler(Protocol):
     async def on_table_press(self, interaction: discord.Interaction, table_id: int, verb: str) -> None: ...
 
 
-def _handler(interaction: discord.Interaction) -> PressHandler | None:
-    client: Any = interaction.client
-    return client.get_cog("Tables") if hasattr(client, "get_cog") else None
-
-
-async def _no_handler(interaction: discord.Interaction) -> None:
-    # The cog is not loaded (starting up or reloading): say so rather than let the press fail silently.
-    from cogs.operations import safe_respond
-    from kwx.i18n import t
-
+async def answer_not_loaded(interaction: discord.Interaction) -> None:
+    """The cog that answers a press is not loaded (starting up or reloading): say so rather than let the press
+    fail silently. Shared by every persistent button (here, cogs/confirm.py, cogs/paginate.py)."""
     await safe_respond(interaction, content=t("error.generic", interaction.locale), ephemeral=True)
+
+
+async def _handler(interaction: discord.Interaction) -> PressHandler | None:
+    """The Tables cog; None (after telling the presser) when it is not loaded."""
+    client: Any = interaction.client
+    handler = client.get_cog("Tables") if hasattr(client, "get_cog") else None
+    if handler is None:
+        await answer_not_loaded(interaction)
+    return handler
 
 
 class ActButton(
@@ -105,11 +109,9 @@ class ActButton(
         return cls(act, label=item.label, emoji=item.emoji, style=item.style)
 
     async def callback(self, interaction: discord.Interaction) -> None:
-        handler = _handler(interaction)
-        if handler is None:
-            await _no_handler(interaction)
-            return
-        await handler.on_act_press(interaction, self.act)
+        handler = await _handler(interaction)
+        if handler is not None:
+            await handler.on_act_press(interaction, self.act)
 
 
 class TableButton(discord.ui.DynamicItem[discord.ui.Button], template=r"kwx:tbl:(?P<table>\d+):(?P<verb>[a-z]+)"):
@@ -135,11 +137,9 @@ class TableButton(discord.ui.DynamicItem[discord.ui.Button], template=r"kwx:tbl:
         return cls(int(match["table"]), match["verb"], label=item.label, style=item.style)
 
     async def callback(self, interaction: discord.Interaction) -> None:
-        handler = _handler(interaction)
-        if handler is None:
-            await _no_handler(interaction)
-            return
-        await handler.on_table_press(interaction, self.table_id, self.verb)
+        handler = await _handler(interaction)
+        if handler is not None:
+            await handler.on_table_press(interaction, self.table_id, self.verb)
 
 
 DYNAMIC_ITEMS = (ActButton, TableButton)

@@ -15,7 +15,6 @@ from discord.ext import commands
 
 from cogs.group import KwxGroupCog, text
 from cogs.operations import safe_respond
-from cogs.runtime import Runtime, runtime
 from kwx.engine.rules import PRESETS
 from kwx.guild_defaults import (
     BASE,
@@ -36,13 +35,6 @@ NO_PINGS = discord.AllowedMentions.none()
 
 
 class Config(KwxGroupCog, name="Config"):
-    def __init__(self, bot: commands.Bot) -> None:
-        super().__init__(bot)
-
-    @property
-    def rt(self) -> Runtime:
-        return runtime(self.bot)
-
     @app_commands.command(name="config", description=text("cmd.config"))
     @app_commands.describe(rules=text("cmd.config.rules"), base=text("cmd.config.base"),
                            turn_seconds=text("cmd.config.turn_seconds"),
@@ -56,9 +48,8 @@ class Config(KwxGroupCog, name="Config"):
                      claim_seconds: app_commands.Range[int, 5, 120] | None = None,
                      language: str | None = None) -> None:
         guild = str(interaction.guild_id)
-        lang = self.rt.languages.of(guild)
-        if not interaction.permissions.manage_guild:
-            await safe_respond(interaction, content=t("ledger.error.manage_server", lang), ephemeral=True)
+        lang = self.lang(interaction)
+        if not await self.require_manager(interaction):
             return
         given: dict[str, Any] = {RULES: rules, BASE: base, TURN_SECONDS: turn_seconds,
                                  CLAIM_SECONDS: claim_seconds, LANG: language}

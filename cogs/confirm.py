@@ -26,6 +26,7 @@ from typing import Any, Protocol
 
 import discord
 
+from cogs.buttons import answer_not_loaded
 from cogs.operations import (
     safe_edit,
     safe_fetch_channel,
@@ -34,7 +35,6 @@ from cogs.operations import (
     safe_respond,
     safe_update_message,
 )
-from kwx.i18n import t
 from kwx.store import Store
 
 logger = logging.getLogger(__name__)
@@ -161,7 +161,7 @@ class ConfirmButton(discord.ui.DynamicItem[discord.ui.Button],
     async def callback(self, interaction: discord.Interaction) -> None:
         flow = find_flow(interaction.client)
         if flow is None:  # the ledger cog is not loaded (starting up or reloading): nothing changes
-            await safe_respond(interaction, content=t("error.generic", interaction.locale), ephemeral=True)
+            await answer_not_loaded(interaction)
             return
         await flow.press(interaction, self.rid, self.verb)
 

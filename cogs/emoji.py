@@ -14,6 +14,7 @@ from collections.abc import Iterable, Mapping
 
 import discord
 
+from cogs.operations import DISCORD_ERRORS
 from kwx.art import tile_png_bytes
 from kwx.engine.tiles import ALL_TILES, SHORT_CHINESE, Tile
 
@@ -36,7 +37,7 @@ async def ensure_tile_emojis(client: discord.Client) -> dict[int, str]:
     Discord errors are logged, never raised: tiles without an emoji are missing from the result."""
     try:
         existing = {e.name: e for e in await client.fetch_application_emojis()}
-    except discord.HTTPException as e:
+    except DISCORD_ERRORS as e:
         logger.warning("could not list application emojis, tiles will be text: %r", e)
         return {}
     result: dict[int, str] = {}
@@ -48,7 +49,7 @@ async def ensure_tile_emojis(client: discord.Client) -> dict[int, str]:
                 image = tile_png_bytes(None if key == BACK_KEY else key)
                 emoji = await client.create_application_emoji(name=name, image=image)
                 logger.info("uploaded application emoji %s", name)
-            except discord.HTTPException as e:
+            except DISCORD_ERRORS as e:
                 logger.warning("could not upload emoji %s: %r", name, e)
                 continue
         result[key] = str(emoji)

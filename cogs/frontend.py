@@ -61,14 +61,6 @@ class FrontEndStats:
     ephemeral_edits: int = 0
     refused_dms: int = 0
 
-    @property
-    def public_calls(self) -> int:
-        return self.public_sends + self.public_edits
-
-    @property
-    def dm_calls(self) -> int:
-        return self.dm_sends + self.dm_edits
-
 
 @dataclass
 class Shown:

@@ -19,9 +19,12 @@ from __future__ import annotations
 
 from typing import Any
 
+import discord
 from discord import app_commands
 from discord.ext import commands
 
+from cogs.operations import safe_respond
+from cogs.runtime import Runtime, runtime
 from kwx.i18n import DEFAULT_LANG, t
 
 GROUP_NAME = "kwx"
@@ -47,6 +50,23 @@ class KwxGroupCog(commands.Cog):
         # the tree as top-level commands, and put them under /kwx in cog_load instead.
         self._kwx_commands: list[Any] = list(self.__cog_app_commands__)
         self.__cog_app_commands__ = []
+
+    @property
+    def rt(self) -> Runtime:
+        return runtime(self.bot)
+
+    def lang(self, interaction: discord.Interaction) -> str:
+        """The language of the server the command came from."""
+        return self.rt.languages.of(interaction.guild_id)
+
+    async def require_manager(self, interaction: discord.Interaction) -> bool:
+        """Manage Server, else a private refusal. `default_permissions` only hides a command by default; a
+        server can give it to anyone, so the command checks again."""
+        if interaction.permissions.manage_guild:
+            return True
+        await safe_respond(interaction, content=t("ledger.error.manage_server", self.lang(interaction)),
+                           ephemeral=True, allowed_mentions=discord.AllowedMentions.none())
+        return False
 
     async def cog_load(self) -> None:
         group = kwx_group(self.bot)

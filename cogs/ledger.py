@@ -26,7 +26,6 @@ from cogs.confirm import CANCELLED, DONE, EXPIRED, FAILED, OPEN, ConfirmButton, 
 from cogs.group import KwxGroupCog, text
 from cogs.operations import safe_defer, safe_followup, safe_respond
 from cogs.paginate import PageButton, page_view
-from cogs.runtime import Runtime, runtime
 from kwx.chart import MAX_SERIES, Series, balance_chart
 from kwx.engine.rules import PRESETS, RuleSet
 from kwx.guild_defaults import guild_settings
@@ -168,10 +167,6 @@ class Ledger(KwxGroupCog, name="Ledger"):
 
     # == plumbing ============================================================================================
     @property
-    def rt(self) -> Runtime:
-        return runtime(self.bot)
-
-    @property
     def store(self) -> Store:
         return self.rt.store
 
@@ -194,10 +189,7 @@ class Ledger(KwxGroupCog, name="Ledger"):
         if self._flow is not None:
             self._flow.close()
 
-    def lang(self, interaction: discord.Interaction) -> str:
-        return self.rt.languages.of(interaction.guild_id)
-
-    pager_lang = lang
+    pager_lang = KwxGroupCog.lang
 
     @staticmethod
     def guild(interaction: discord.Interaction) -> str:
@@ -208,12 +200,6 @@ class Ledger(KwxGroupCog, name="Ledger"):
 
     async def show(self, interaction: discord.Interaction, embed: discord.Embed, **kwargs: Any) -> None:
         await safe_respond(interaction, embed=embed, allowed_mentions=NO_PINGS, **kwargs)
-
-    async def require_manager(self, interaction: discord.Interaction) -> bool:
-        if interaction.permissions.manage_guild:
-            return True
-        await self.say(interaction, t("ledger.error.manage_server", self.lang(interaction)))
-        return False
 
     def name_of(self, interaction: discord.Interaction, player: str, stored: str | None = None) -> str:
         """A player's name: the name the ledger keeps, else the member's display name, else the id."""

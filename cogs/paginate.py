@@ -14,6 +14,7 @@ from typing import Any, Protocol
 
 import discord
 
+from cogs.buttons import answer_not_loaded
 from cogs.operations import safe_respond, safe_update_message
 from kwx.i18n import t
 
@@ -44,7 +45,7 @@ class PageButton(discord.ui.DynamicItem[discord.ui.Button],
     async def callback(self, interaction: discord.Interaction) -> None:
         pager = find_pager(interaction.client, self.kind)
         if pager is None:
-            await safe_respond(interaction, content=t("error.generic", interaction.locale), ephemeral=True)
+            await answer_not_loaded(interaction)
             return
         lang = pager.pager_lang(interaction)
         if interaction.user.id != self.owner:

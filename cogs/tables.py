@@ -24,7 +24,6 @@ from cogs.buttons import MODE_VERBS, ActId, release
 from cogs.group import KwxGroupCog, text
 from cogs.operations import safe_defer, safe_respond, safe_update_message
 from cogs.panels import LIANGDAO, NORMAL, panel_message
-from cogs.runtime import Runtime, runtime
 from kwx.engine.ai import AI_LEVELS
 from kwx.engine.rules import PRESETS, RulesError, RuleSet
 from kwx.guild_defaults import table_defaults
@@ -52,10 +51,6 @@ def _send_kwargs(message: dict[str, Any]) -> dict[str, Any]:
 
 
 class Tables(KwxGroupCog, name="Tables"):
-    @property
-    def rt(self) -> Runtime:
-        return runtime(self.bot)
-
     # == helpers ==========================================================================================
     def lang(self, interaction: discord.Interaction, table_id: int | None = None) -> str:
         guild = interaction.guild_id

@@ -15,7 +15,6 @@ from discord.ext import commands
 
 from cogs.group import KwxGroupCog, text
 from cogs.operations import safe_respond
-from cogs.runtime import Runtime, runtime
 from kwx.cli.fan import CONTEXT_FLAGS, Calculation, InputError, calculate, context
 from kwx.engine.analysis import shanten
 from kwx.engine.rules import PATTERN_FAN, PRESETS, RuleSet
@@ -62,16 +61,6 @@ def rule_patterns(rules: RuleSet) -> list[tuple[str, int]]:
 
 
 class Tools(KwxGroupCog, name="Tools"):
-    def __init__(self, bot: commands.Bot) -> None:
-        super().__init__(bot)
-
-    @property
-    def rt(self) -> Runtime:
-        return runtime(self.bot)
-
-    def lang(self, interaction: discord.Interaction) -> str:
-        return self.rt.languages.of(interaction.guild_id)
-
     def tiles_text(self, tiles: list[int]) -> str:
         formatter = getattr(self.rt, "tiles", None)
         if formatter is not None:

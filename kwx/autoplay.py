@@ -20,8 +20,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
-from kwx.console import LOCAL_GUILD, find_local_table, finished_hands, only_channel
-from kwx.engine.rules import PATTERN_NAMES
+from kwx.console import LOCAL_GUILD, find_local_table, finished_hands, only_channel, seat_players
+from kwx.i18n import pattern_name
 from kwx.store import Store
 from kwx.table.service import TableService
 from kwx.table.views import PlayerRef, PrivateView, PublicView, ResultView
@@ -45,8 +45,7 @@ def hand_summary(result: ResultView, view: PublicView) -> str:
         parts = []
         for w in result.winners:
             how = "self-draw" if w.self_draw else f"on {name(w.from_seat)}'s {w.win_tile.compact}"
-            patterns = ", ".join(f"{PATTERN_NAMES.get(p, (p, p))[0]} {PATTERN_NAMES.get(p, (p, p))[1]} ×{m}"
-                                 for p, m in w.patterns)
+            patterns = ", ".join(f"{pattern_name(p, 'zh-CN')} {pattern_name(p, 'en')} ×{m}" for p, m in w.patterns)
             parts.append(f"{name(w.seat)} wins {how}, {w.fan} fan ({patterns})")
         what = "; ".join(parts)
     net = " ".join(f"{n:+d}" for n in result.net)
@@ -92,15 +91,6 @@ class AutoplayFrontEnd:
 
     async def notice(self, table_id: int, key: str, **fmt: object) -> None:
         self._poke()
-
-
-async def seat_three_ais(service: Any, table_id: int, level: str = "standard") -> None:
-    """In the lobby (a new table, or one whose run was cut before the deal): AI players fill the seats, deal."""
-    if service.public_view(table_id).phase != "lobby":
-        return
-    while len(service.public_view(table_id).seats) < 3:
-        await service.add_ai(table_id, level, by=HOST.player_id)
-    await service.start_game(table_id, by=HOST.player_id)
 
 
 def table_state(view: PublicView) -> dict[str, Any]:
@@ -151,7 +141,8 @@ async def autoplay(db_path: str | Path, hands: int, *, seed: str | None = None, 
         table_id = service.table_in_channel(LOCAL_GUILD, AUTOPLAY_CHANNEL)
         if table_id is None:
             table_id = await service.open_table(LOCAL_GUILD, AUTOPLAY_CHANNEL, HOST, seed=seed)
-        await seat_three_ais(service, table_id, level)
+        # In the lobby (a new table, or one whose run was cut before the deal): AI players fill the seats, deal.
+        await seat_players(service, table_id, HOST, [], level)
         reached = await _watch(frontend, stall_seconds)
         await service.shutdown()  # lets actions in flight commit and delivers the queued views
         view = frontend.board or service.public_view(table_id)

@@ -28,9 +28,8 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from kwx.engine.rules import PATTERN_NAMES
 from kwx.engine.tiles import SHORT_CHINESE, Tile, TileError, parse_tile
-from kwx.i18n import catalog, resolve_lang, t
+from kwx.i18n import catalog, pattern_name, resolve_lang, t
 from kwx.store import Store, TableRow
 from kwx.table.errors import TableError
 from kwx.table.service import TableService
@@ -730,8 +729,7 @@ class ConsoleFrontEnd:
             out.append(f"[bold yellow]★ {head}[/]  {say('win_tile', lang, tile=tile_markup(w.win_tile, lang))}  "
                        f"[bold]{t('result.fan', lang, fan=w.fan)}[/]")
             for pid, mult in w.patterns:
-                zh, en = PATTERN_NAMES.get(pid, (pid, pid))
-                out.append(f"    {zh} [dim]{en}[/]  ×{mult}")
+                out.append(f"    {pattern_name(pid, 'zh-CN')} [dim]{pattern_name(pid, 'en')}[/]  ×{mult}")
         if result.hands:
             out.append(f"[dim]{say('result_hands', lang)}[/]")
             for h in result.hands:
@@ -942,7 +940,9 @@ async def find_local_table(store: Store, channel: str, guild: str = LOCAL_GUILD)
 async def finished_hands(store: Store, table_id: int) -> int:
     """How many hands of the table the ledger holds (hands are recorded in order: 1, 2, …)."""
     n = 0
-    while await store.hand_id(table_id, n + 1) is not None:
+    for hand_no in await store.hand_numbers(table_id):  # one query, not one per hand
+        if hand_no != n + 1:
+            break
         n += 1
     return n
 

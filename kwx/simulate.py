@@ -104,7 +104,6 @@ class ProgressBar:
         self.total = total
         self.stream = stream
         self.started = time.perf_counter()
-        self.shown = False
         self._last = 0.0
 
     def __call__(self, done: int) -> None:
@@ -119,4 +118,3 @@ class ProgressBar:
         if done == self.total:
             self.stream.write("\n")
         self.stream.flush()
-        self.shown = True

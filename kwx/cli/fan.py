@@ -27,7 +27,6 @@ from kwx.engine.analysis import MELD_KINDS, Meld, Reading, shanten, waits
 from kwx.engine.fan import FanResult, WinContext, score_counts
 from kwx.engine.rules import PATTERN_NAMES, PRESETS, RulesError, RuleSet
 from kwx.engine.tiles import (
-    NUM_KINDS,
     SHORT_CHINESE,
     Tile,
     TileError,
@@ -36,6 +35,7 @@ from kwx.engine.tiles import (
     format_compact,
     parse_tile,
     parse_tiles,
+    to_counts,
 )
 
 CONTEXT_FLAGS = ("self_draw", "liangdao", "kong_draw", "after_kong", "rob_kong", "last_tile")
@@ -171,9 +171,7 @@ def calculate(hand_text: str, win_text: str, meld_texts: Iterable[str], ctx: Win
     except TileError as exc:
         raise InputError(str(exc)) from None
     melds = parse_melds(meld_texts) if meld_texts else ()
-    counts = [0] * NUM_KINDS
-    for t in hand:
-        counts[t] += 1
+    counts = to_counts(hand)
     used = counts
     if melds:
         used = list(counts)

@@ -13,7 +13,7 @@ import json
 from kwx.cli import CliError
 from kwx.cli.fan import InputError, both_notations, check_hand, describe_melds, parse_melds
 from kwx.engine.analysis import shanten, waits
-from kwx.engine.tiles import NUM_KINDS, TileError, parse_tiles
+from kwx.engine.tiles import TileError, parse_tiles, to_counts
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -34,9 +34,7 @@ def run(args: argparse.Namespace) -> int:
         check_hand(hand, melds, what="to wait")
     except (InputError, TileError) as exc:
         raise CliError(str(exc)) from None
-    counts = [0] * NUM_KINDS
-    for t in hand:
-        counts[t] += 1
+    counts = to_counts(hand)
     found = waits(counts, melds)
     distance = shanten(counts, len(melds))
     if args.json:

@@ -13,7 +13,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from kwx.engine.analysis import Meld, improving_tiles, shanten, shanten_after_discards, waits
-from kwx.engine.rules import STANDARD, RuleSet
 from kwx.engine.tiles import NUM_KINDS
 
 AI_LEVELS = ("simple", "standard")
@@ -32,7 +31,6 @@ class Observation:
     declared: bool = False  # this seat has declared 亮倒
     wall_remaining: int = 84
     claim_tile: int | None = None  # the discard (or kong tile) under claim, if this is a claim window
-    rules: RuleSet = STANDARD
 
 
 def choose(obs: Observation, level: str = "standard"):
@@ -89,7 +87,7 @@ def _pung_improves(obs: Observation, tile: int) -> bool:
     n = len(obs.melds)
     before = shanten(counts, n)
     counts[tile] -= 2
-    after = min(_shanten_without(counts, t, n + 1) for t in range(NUM_KINDS) if counts[t])
+    after = min(shanten_after_discards(counts, n + 1).values())
     counts[tile] += 2
     return after < before
 
@@ -130,8 +128,7 @@ def _unseen(obs: Observation, t: int) -> int:
 
 def _ukeire(obs: Observation, counts: list[int], n_melds: int, current: int) -> int:
     """Live tiles that bring the hand (13 − 3n tiles) closer to ready than `current`."""
-    visible = obs.visible
-    return sum(max(0, 4 - visible[u]) for u in improving_tiles(counts, n_melds, current))
+    return sum(_unseen(obs, u) for u in improving_tiles(counts, n_melds, current))
 
 
 def _pattern_lean(counts: Sequence[int], melds: Sequence[Meld], t: int) -> int:
@@ -244,7 +241,6 @@ def observe(hand, seat: int) -> Observation:
         declared=hand.declared(seat),
         wall_remaining=hand.wall_remaining,
         claim_tile=claim_tile,
-        rules=hand.rules,
     )
 
 
@@ -257,5 +253,5 @@ def decide(hand, seat: int, level: str = "standard"):
         pending = hand.pending
         claim_tile = pending[1] if pending is not None and pending[0] != seat else None
         return _choose_simple(Observation(seat, legal, list(hand.counts(seat)), hand.melds(seat),
-                                          claim_tile=claim_tile, rules=hand.rules))
+                                          claim_tile=claim_tile))
     return choose(observe(hand, seat), level)

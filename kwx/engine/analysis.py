@@ -34,10 +34,6 @@ def suit_key(counts: Sequence[int], offset: int) -> int:
             | c[o + 6] << 18 | c[o + 7] << 21 | c[o + 8] << 24)
 
 
-def _key_counts(key: int) -> list[int]:
-    return [(key >> (3 * r)) & 7 for r in range(9)]
-
-
 _LOW_BITS = sum(1 << (3 * r) for r in range(9))  # bit 0 of every rank's three bits
 
 

@@ -21,8 +21,8 @@ from kwx.engine.analysis import (
     suit_splits,
     waits,
 )
-from kwx.engine.rules import PATTERN_FAN, STANDARD, RuleSet
-from kwx.engine.tiles import ALL_TILES, NUM_KINDS, Tile
+from kwx.engine.rules import STANDARD, RuleSet
+from kwx.engine.tiles import ALL_TILES, NUM_KINDS, Tile, to_counts
 
 _P5, _S5 = int(Tile.P5), int(Tile.S5)
 _DRAGONS = (18, 19, 20)
@@ -59,10 +59,7 @@ class FanResult:
 def score(concealed: Sequence[int], win: int, melds: Sequence[Meld] = (), ctx: WinContext = WinContext(),
           rules: RuleSet = STANDARD) -> FanResult | None:
     """Fan of winning on `win` with `concealed` (the 13 − 3n tiles before the win); None when it is no win."""
-    counts = [0] * NUM_KINDS
-    for t in concealed:
-        counts[t] += 1
-    return score_counts(counts, win, melds, ctx, rules)
+    return score_counts(to_counts(concealed), win, melds, ctx, rules)
 
 
 def score_counts(counts: Sequence[int], win: int, melds: Sequence[Meld] = (), ctx: WinContext = WinContext(),
@@ -258,15 +255,3 @@ def _concealed_triplets(triplets: Sequence[int], sequences: Sequence[int], win: 
         if not in_sequence:
             n -= 1
     return n
-
-
-def _shukan_bonus(reading: Reading, win: int, melds: Sequence[Meld], ctx: WinContext) -> int:
-    """数坎: +1 per concealed triplet or 暗杠 of a reading."""
-    self_draw = ctx.self_draw or ctx.kong_draw
-    return (_concealed_triplets(reading.triplets, reading.sequences, win, self_draw)
-            + sum(1 for m in melds if m.kind == "ankong"))
-
-
-def pattern_multipliers(rules: RuleSet = STANDARD) -> dict[str, int]:
-    """Every pattern id with its multiplier under `rules` (for /kwx rules and the calculator)."""
-    return {p: rules.pattern_fan(p) for p in PATTERN_FAN if p != "sanyuan_qidui" or rules.sanyuan_qidui}

@@ -219,16 +219,10 @@ def parse_tile(text: str) -> Tile:
 
 
 def check_counts(tiles: Iterable[int], extra: Iterable[int] = ()) -> None:
-    counts = [0] * NUM_KINDS
-    for t in (*tiles, *extra):
-        counts[t] += 1
+    counts = to_counts((*tiles, *extra))
     for t in range(NUM_KINDS):
         if counts[t] > COPIES:
             raise TileError(f'"{Tile(t).compact}" appears {counts[t]} times: there are only four of each tile')
-
-
-def sort_tiles(tiles: Iterable[int]) -> list[Tile]:
-    return [Tile(t) for t in sorted(tiles)]
 
 
 def format_compact(tiles: Iterable[int]) -> str:

@@ -22,6 +22,7 @@ Money (kwx.store.ledger). Every write is one transaction that also updates the s
     finish_hand(HandRecord) -> bool       # False when (table_id, hand_no) was already recorded: nothing changes
     record_manual_hand(HandRecord) -> int # a hand played in person (table_id None, created_by set)
     hand_id(table_id, hand_no) -> int | None
+    hand_numbers(table_id) -> list[int]   # the table's recorded hand numbers, in order
     reverse_hand(guild, hand_id, by, why, *, at=None) -> list[int]   # returns its money, drops it from stats
     reverse_entry(guild, entry_id, by, why, *, at=None) -> int
     record_settlement(guild, payer, payee, amount, by, note=None, *, at=None) -> int   # cash handed over

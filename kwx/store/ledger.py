@@ -74,13 +74,15 @@ class LedgerMixin(StoreBase):
         async with self._write() as db:
             hand_no = record.hand_no
             if record.table_id is not None:
-                table = await _fetch(db, "SELECT guild FROM tables WHERE id = ?", (record.table_id,))
+                # One round trip: the table's guild and whether this hand is already recorded.
+                table = await _fetch(db, "SELECT guild, EXISTS(SELECT 1 FROM hands WHERE table_id = t.id"
+                                         " AND hand_no = ?) AS recorded FROM tables t WHERE id = ?",
+                                     (hand_no, record.table_id))
                 if table is None:
                     raise NotFound(f"no table {record.table_id}")
                 if table["guild"] != guild:
                     raise ValueError(f"table {record.table_id} belongs to another server")
-                if await _fetch(db, "SELECT id FROM hands WHERE table_id = ? AND hand_no = ?",
-                                (record.table_id, hand_no)):
+                if table["recorded"]:
                     return None
             elif hand_no <= 0:
                 row = await _fetch(db, "SELECT COALESCE(MAX(hand_no), 0) + 1 AS n FROM hands"
@@ -105,7 +107,7 @@ class LedgerMixin(StoreBase):
             summary.hand([s.player_id for s in record.seats], day, +1)
             rows = [(None, guild, hand_id, p.from_player, p.to_player, p.amount, p.reason, stamp,
                      record.created_by, record.note, None, day) for p in checked.payments]
-            await insert_entries(db, rows, summary)
+            await insert_entries(db, rows, summary, want_ids=False)  # one executemany: the ids are not needed
             await summary.write(db, guild)
             return hand_id
 
@@ -113,6 +115,11 @@ class LedgerMixin(StoreBase):
         """The id of a table's recorded hand, or None."""
         row = await self._one("SELECT id FROM hands WHERE table_id = ? AND hand_no = ?", (table_id, hand_no))
         return None if row is None else row["id"]
+
+    async def hand_numbers(self, table_id: int) -> list[int]:
+        """The hand numbers a table has recorded, in order."""
+        rows = await self._all("SELECT hand_no FROM hands WHERE table_id = ? ORDER BY hand_no", (table_id,))
+        return [row[0] for row in rows]
 
     # ------------------------------------------------------------------------------------------ corrections
 

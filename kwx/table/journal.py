@@ -1,7 +1,7 @@
 """Writing tables' event-log records, each committed before the caller goes on (and shows anything).
 
 Two modes:
-- `group=False`: one `Store.append_events` transaction per record.
+- `group=False`: one transaction per record (the baseline benchmarks/tables.py --compare measures).
 - `group=True` (default): group commit. Records that arrive while a transaction is being written wait for the
   next one, which carries all of them — several tables' records in one transaction — and every caller still
   waits for the commit that holds its record. With many busy tables this turns a queue of one-row
@@ -38,17 +38,14 @@ class Journal:
 
     async def append(self, table_id: int, seq: int, hand_no: int, kind: str, payload: dict[str, Any]) -> None:
         """Write one record with this seq; returns once it is committed. Raises what the store raises."""
+        row = (table_id, NewEvent(hand_no, kind, payload, seq))
         if not self._group:
-            started = time.perf_counter()
-            await self._store.append_events(table_id, [NewEvent(hand_no, kind, payload, seq)])
-            self.stats.busy_s += time.perf_counter() - started
-            self.stats.records += 1
-            self.stats.transactions += 1
+            await self._write([row])
             return
         loop = asyncio.get_running_loop()
         done: asyncio.Future[None] = loop.create_future()
         done.add_done_callback(_consume)  # a cancelled caller's failure is not "never retrieved"
-        self._pending.append(((table_id, NewEvent(hand_no, kind, payload, seq)), done))
+        self._pending.append((row, done))
         if self._flusher is None or self._flusher.done():
             self._flusher = loop.create_task(self._flush())
         # Shielded: a cancelled caller must not cancel the batch other tables are waiting on.
@@ -58,7 +55,6 @@ class Journal:
         while self._pending:
             batch, self._pending = self._pending, []
             rows = [row for row, _ in batch]
-            started = time.perf_counter()
             try:
                 await self._write(rows)
             except Exception as exc:
@@ -72,22 +68,22 @@ class Journal:
                     except Exception as one_exc:
                         _fail(fut, one_exc)
                     else:
-                        self.stats.records += 1
-                        self.stats.transactions += 1
                         _succeed(fut)
                 continue
             except BaseException as exc:  # cancelled: every waiter of the batch learns it
                 for _, fut in batch:
                     _fail(fut, RuntimeError(f"event log write interrupted: {exc!r}"))
                 raise
-            self.stats.busy_s += time.perf_counter() - started
-            self.stats.records += len(rows)
-            self.stats.transactions += 1
             for _, fut in batch:
                 _succeed(fut)
 
     async def _write(self, rows: list[tuple[int, NewEvent]]) -> None:
+        """One transaction holding `rows`; counted in `stats` once committed."""
+        started = time.perf_counter()
         await self._store.append_events_batch(rows)
+        self.stats.busy_s += time.perf_counter() - started
+        self.stats.records += len(rows)
+        self.stats.transactions += 1
 
     async def idle(self) -> None:
         """Wait until no batch is being written."""

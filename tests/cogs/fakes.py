@@ -232,14 +232,6 @@ class Recorder(list[Sent]):
     def refused(self, *, user_id: int | None = None, channel_id: int | None = None) -> list[Sent]:
         return self.of("refused", user_id=user_id, channel_id=channel_id)
 
-    def seen_by(self, user_id: int) -> list[Sent]:
-        """New messages and edits this user can see (DMs to them, their ephemerals, every public one)."""
-        return [
-            s
-            for s in self
-            if s.kind in ("send", "dm", "response", "followup", "edit") and s.visible_to(user_id)
-        ]
-
     def last(self, kind: str | Iterable[str] | None = None, **filters: Any) -> Sent:
         found = self.of(kind, **filters)
         if not found:
@@ -557,12 +549,6 @@ class FakeDiscord:
         member = discord.Member(data=data, guild=guild, state=self.state)
         guild._add_member(member)
         return member
-
-    def close_dms(self, user_id: int) -> None:
-        self.closed_dms.add(user_id)
-
-    def open_dms(self, user_id: int) -> None:
-        self.closed_dms.discard(user_id)
 
     def forbid_channel(self, channel_id: int) -> None:
         """The bot lost Send Messages there: sends raise Forbidden 50013."""
@@ -911,6 +897,8 @@ class FakeDiscord:
     ) -> Sent:
         body = body or {}
         src = stored.payload if stored is not None else body
+        if stored is not None:  # a message only its addressee sees
+            fields.setdefault("ephemeral", stored.ephemeral_to is not None)
         rec = Sent(
             kind=kind,
             content=src.get("content") or None,
@@ -1069,15 +1057,17 @@ class FakeDiscord:
             stored=stored,
             files=files,
             route=route,
-            ephemeral=stored.ephemeral_to is not None,
             **fields,
         )
         return copy.deepcopy(stored.payload)
 
-    def _delete(self, *, channel_id: str, message_id: str, route: str, **_: Any) -> None:
-        stored = self._live(message_id, route, int(channel_id))
+    def _mark_deleted(self, stored: StoredMessage, route: str) -> None:
         stored.deleted = True
         self.log.append(Sent("delete", channel_id=stored.channel_id, message_id=stored.id, route=route))
+
+    def _delete(self, *, channel_id: str, message_id: str, route: str, **_: Any) -> None:
+        stored = self._live(message_id, route, int(channel_id))
+        self._mark_deleted(stored, route)
 
     def _get_message(self, *, channel_id: str, message_id: str, route: str, **_: Any) -> dict[str, Any]:
         return copy.deepcopy(self._live(message_id, route, int(channel_id)).payload)
@@ -1247,8 +1237,7 @@ class FakeDiscord:
 
     def _delete_original(self, *, token: str, route: str, **_: Any) -> None:
         _, stored = self._original(token, route)
-        stored.deleted = True
-        self.log.append(Sent("delete", channel_id=stored.channel_id, message_id=stored.id, route=route))
+        self._mark_deleted(stored, route)
 
     def _followup(
         self, *, token: str, body: dict[str, Any], files: list[SentFile], route: str, **_: Any
@@ -1271,7 +1260,6 @@ class FakeDiscord:
             stored=stored,
             files=files,
             route=route,
-            ephemeral=stored.ephemeral_to is not None,
             **common,
         )
         return copy.deepcopy(stored.payload)
@@ -1294,8 +1282,7 @@ class FakeDiscord:
     def _delete_followup(self, *, token: str, message_id: str, route: str, **_: Any) -> None:
         inter = self._interaction(token, route)
         stored = self._live(message_id, route, inter.channel_id)
-        stored.deleted = True
-        self.log.append(Sent("delete", channel_id=stored.channel_id, message_id=stored.id, route=route))
+        self._mark_deleted(stored, route)
 
 
 @dataclass

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from kwx.engine.analysis import Meld
-from kwx.engine.fan import FanResult, WinContext, pattern_multipliers, score, score_counts
+from kwx.engine.fan import FanResult, WinContext, score, score_counts
 from kwx.engine.rules import STANDARD, RuleSet
 from kwx.engine.tiles import parse_tile, parse_tiles, to_counts
 
@@ -257,8 +257,3 @@ def test_score_and_score_counts_agree() -> None:
     tiles = parse_tiles("1122334456677p")
     assert score(tiles, parse_tile("5p")) == score_counts(to_counts(tiles), parse_tile("5p"))
 
-
-def test_pattern_multipliers_lists_what_the_rules_pay() -> None:
-    assert pattern_multipliers()["shouzhuayi"] == 4
-    assert "sanyuan_qidui" not in pattern_multipliers()
-    assert pattern_multipliers(UNLIMITED)["sanlong_qidui"] == 128

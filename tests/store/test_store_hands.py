@@ -25,6 +25,7 @@ async def test_finishing_twice_records_once(store, table, hand):
     assert len(await store.entries(GUILD)) == 3
     assert len(await store.history(GUILD, "a")) == 1
     assert await store.hand_id(table, 1) is not None and await store.hand_id(table, 2) is None
+    assert await store.hand_numbers(table) == [1]
 
 
 async def test_a_failure_inside_the_transaction_leaves_nothing(store, table, hand, monkeypatch):

@@ -28,7 +28,7 @@ async def test_one_bad_record_fails_alone(store):
     journal = Journal(store, group=True)
     bad, good = await asyncio.gather(journal.append(a, 1, 1, "action", {}), journal.append(b, 1, 1, "action", {}),
                                      return_exceptions=True)
-    assert isinstance(bad, Exception) and good is None
+    assert isinstance(bad, DuplicateEvent) and good is None
     assert [e.seq for e in await store.load_events(b)] == [1]
 
 
