@@ -12,7 +12,7 @@ import argparse
 import json
 import time
 
-from kwx.simulate import simulate
+from kwx.engine.simulate import simulate
 
 
 def measure(level: str, hands: int, seed: str) -> tuple[float, float]:

@@ -3,11 +3,36 @@
 from __future__ import annotations
 
 import json
+import sys
+import time
 
 from kwx.cli import CliError
 from kwx.engine.ai import AI_LEVELS
 from kwx.engine.rules import PRESETS, RuleSet
-from kwx.simulate import ProgressBar, simulate
+from kwx.engine.simulate import simulate
+
+
+class ProgressBar:
+    """A one-line progress bar on standard error, shown only once a run has taken more than a second."""
+
+    def __init__(self, total: int, stream=None) -> None:
+        self.total = total
+        self.stream = stream if stream is not None else sys.stderr
+        self.started = time.perf_counter()
+        self._last = 0.0
+
+    def __call__(self, done: int) -> None:
+        now = time.perf_counter()
+        if now - self.started < 1.0 or (now - self._last < 0.1 and done != self.total):
+            return
+        self._last = now
+        width = 30
+        filled = width * done // self.total
+        rate = done / (now - self.started)
+        self.stream.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{self.total} hands {rate:,.0f}/s")
+        if done == self.total:
+            self.stream.write("\n")
+        self.stream.flush()
 
 
 def add_parser(subparsers) -> None:
@@ -42,8 +67,12 @@ def run(args) -> int:
     print(f"{data['hands']} hands in {data['seconds']} s ({data['hands_per_second']} hands/s)")
     print(f"wins {data['wins']} (自摸 {data['self_draws']}, 一炮双响 {data['double_rons']}), 荒庄 {data['draws']}, "
           f"亮倒 {data['liangdao']}")
-    for player, (level, amount) in enumerate(zip(levels, data["net"])):
-        print(f"  player {player} ({level}): {amount:+d}")
+    for player, p in enumerate(data["players"]):
+        lo, hi = p["net_per_hand_ci95"]
+        print(f"  player {player} ({p['level']}): {p['net']:+d}, {p['net_per_hand']:+.3f}/hand "
+              f"[{lo:+.3f}, {hi:+.3f}]; wins {p['win_rate']:.1%} (自摸 {p['self_draw_rate']:.0%}), "
+              f"deal-in {p['deal_in_rate']:.1%}, 亮倒 {p['liangdao_rate']:.1%}, 包胡 paid {p['fed_liangdao']}, "
+              f"mean fan {p['mean_fan']:.2f}")
     print(f"checks: zero-sum {'ok' if checks['zero_sum'] else 'FAILED'}, tiles "
           f"{'ok' if checks['tiles_conserved'] else 'FAILED'}, errors {checks['errors']}")
     return 0 if checks["zero_sum"] and checks["tiles_conserved"] and not checks["errors"] else 1

@@ -28,12 +28,12 @@ from kwx.engine.actions import Action, Event
 from kwx.engine.ai import choose, decide, observe
 from kwx.engine.hand import CLAIM, ROB, TURN, HandResult, HandState
 from kwx.engine.rules import RuleSet
+from kwx.engine.seeds import ai_piao, hand_seed, seed_ref
 from kwx.engine.table import TableState
 from kwx.engine.tiles import Tile, parse_tile
 from kwx.engine.wall import wall_from_seed
 from kwx.store import HandRecord, SeatResult, payments_from_seats
 from kwx.table.phases import BETWEEN, CLOSED, LOBBY, PIAO, PLAYING
-from kwx.table.seeds import ai_piao, hand_seed, seed_ref
 from kwx.table.succession import HandSetup, new_table_state, upcoming
 from kwx.table.views import PlayerRef
 

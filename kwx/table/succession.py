@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from kwx.engine.rules import RuleSet
+from kwx.engine.seeds import first_dealer, hand_seed
 from kwx.engine.table import TableState
 from kwx.engine.wall import dice_from_seed
-from kwx.table.seeds import first_dealer, hand_seed
 
 
 @dataclass(frozen=True)

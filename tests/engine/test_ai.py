@@ -8,9 +8,9 @@ import pytest
 from kwx.engine.actions import Action
 from kwx.engine.ai import Observation, choose, decide
 from kwx.engine.hand import HandState
+from kwx.engine.simulate import simulate
 from kwx.engine.tiles import parse_tile, parse_tiles, to_counts
 from kwx.engine.wall import wall_from_seed
-from kwx.simulate import simulate
 
 
 def _obs(hand: str, legal: list[Action], **kw) -> Observation:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import Counter
 
 from kwx.engine.rules import RuleSet
-from kwx.table.seeds import ai_piao, first_dealer, hand_seed
+from kwx.engine.seeds import ai_piao, first_dealer, hand_seed
 from kwx.table.succession import HandSetup, new_table_state, upcoming
 from tests.table.conftest import GUILD
 from tests.table.helpers import finished_hands, table_with

@@ -1,19 +1,60 @@
-"""Simulated tables of AI players: `python -m kwx simulate`. Plays hands as a table would (dealer
+"""Simulated tables of AI players (`python -m kwx simulate`). Plays hands as a table would (dealer
 succession, 上楼, 漂 picks of zero) and checks the books as it goes: every hand sums to zero and the 84 tiles are
-all accounted for. Same seed, same result: hands derive from the run's seed as a table's do (kwx.table.seeds).
+all accounted for. Same seed, same result: hands derive from the run's seed as a table's do (kwx.engine.seeds).
+
+Pure like the rest of the engine: no output of its own; a caller that wants progress passes a callback.
+
+Per player (players keep their level as the dealer moves) the report keeps what a table would notice:
+- `net`, `net_per_hand` with a 95 % confidence interval (normal approximation over the per-hand nets);
+- `win_rate` (hands won / hands), `self_draw_rate` (share of the player's wins that were 自摸),
+  `deal_in_rate` (hands in which the player's discard or robbed 补杠 was won on / hands);
+- `fed_liangdao`: how many times the player paid 包胡 (fed a declared 亮倒 hand), `liangdao_rate` (hands in which
+  the player declared 亮倒 / hands), `mean_fan` (mean fan of the player's wins).
 """
 
 from __future__ import annotations
 
-import sys
+import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from kwx.engine.ai import AI_LEVELS, decide
 from kwx.engine.rules import STANDARD, RuleSet
+from kwx.engine.seeds import first_dealer, hand_seed
 from kwx.engine.table import TableState
-from kwx.table.seeds import first_dealer, hand_seed
+
+
+@dataclass
+class PlayerStats:
+    level: str
+    net: int = 0
+    sum_sq: int = 0  # Σ (per-hand net)², for the confidence interval
+    wins: int = 0
+    self_draws: int = 0
+    deal_ins: int = 0
+    fed_liangdao: int = 0
+    liangdao: int = 0
+    fan_total: int = 0
+
+    def to_json(self, hands: int) -> dict:
+        mean = self.net / hands if hands else 0.0
+        half = 0.0
+        if hands > 1:
+            var = max(0.0, (self.sum_sq - hands * mean * mean) / (hands - 1))
+            half = 1.96 * math.sqrt(var / hands)
+        return {
+            "level": self.level,
+            "net": self.net,
+            "net_per_hand": round(mean, 4),
+            "net_per_hand_ci95": [round(mean - half, 4), round(mean + half, 4)],
+            "win_rate": round(self.wins / hands, 4) if hands else 0.0,
+            "self_draw_rate": round(self.self_draws / self.wins, 4) if self.wins else 0.0,
+            "deal_in_rate": round(self.deal_ins / hands, 4) if hands else 0.0,
+            "fed_liangdao": self.fed_liangdao,
+            "liangdao_rate": round(self.liangdao / hands, 4) if hands else 0.0,
+            "mean_fan": round(self.fan_total / self.wins, 3) if self.wins else 0.0,
+        }
 
 
 @dataclass
@@ -28,6 +69,7 @@ class SimulationReport:
     liangdao: int = 0
     net: list[int] = field(default_factory=lambda: [0, 0, 0])
     per_hand_net: list[list[int]] = field(default_factory=list)
+    players: list[PlayerStats] = field(default_factory=list)
     zero_sum: bool = True
     tiles_conserved: bool = True
     errors: int = 0
@@ -43,6 +85,7 @@ class SimulationReport:
             "draws": self.draws,
             "liangdao": self.liangdao,
             "net": list(self.net),
+            "players": [p.to_json(self.hands) for p in self.players],
             "checks": {"zero_sum": self.zero_sum, "tiles_conserved": self.tiles_conserved, "errors": self.errors},
         }
 
@@ -50,7 +93,8 @@ class SimulationReport:
 def simulate(hands: int, seed: str = "0", ai: Sequence[str] = ("standard", "standard", "standard"),
              rules: RuleSet = STANDARD, progress: Callable[[int], None] | None = None,
              keep_per_hand: bool = False) -> SimulationReport:
-    """Play `hands` hands; `ai[p]` is player p's level (players keep their level as the dealer moves)."""
+    """Play `hands` hands; `ai[p]` is player p's level (players keep their level as the dealer moves).
+    `progress(n)` is called after each hand with the number of hands played so far."""
     for level in ai:
         if level not in AI_LEVELS:
             raise ValueError(f"unknown AI level {level!r}: choose from {', '.join(AI_LEVELS)}")
@@ -58,12 +102,14 @@ def simulate(hands: int, seed: str = "0", ai: Sequence[str] = ("standard", "stan
         raise ValueError("three AI levels, one per player")
     if rules.rotation:
         raise ValueError("the simulator plays three players; rotation needs four")
-    report = SimulationReport()
+    report = SimulationReport(players=[PlayerStats(level) for level in ai])
+    stats = report.players
     table = TableState(rules, first_dealer(seed))
     started = time.perf_counter()
     for number in range(1, hands + 1):
         hand = table.start_hand(hand_seed(seed, number))
-        levels = [ai[table.seated[s]] for s in range(3)]
+        seated = table.seated
+        levels = [ai[seated[s]] for s in range(3)]
         try:
             while not hand.finished:
                 seat = min(hand.to_act())
@@ -84,37 +130,28 @@ def simulate(hands: int, seed: str = "0", ai: Sequence[str] = ("standard", "stan
             report.wins += len(result.winners)
             report.self_draws += int(result.self_draw)
             report.double_rons += int(result.double_win)
+            for s in result.winners:
+                p = stats[seated[s]]
+                p.wins += 1
+                p.self_draws += int(result.self_draw)
+                p.fan_total += result.fan[s]
+            if result.from_seat is not None:
+                stats[seated[result.from_seat]].deal_ins += 1
         else:
             report.draws += 1
+        for pay in result.payments:
+            if pay.reason == "baohu":
+                stats[seated[pay.from_seat]].fed_liangdao += 1
         report.liangdao += len(hand.declare_order)
+        for s in hand.declare_order:
+            stats[seated[s]].liangdao += 1
         for player, amount in record.net.items():
             report.net[player] += amount
+            stats[player].net += amount
+            stats[player].sum_sq += amount * amount
         if keep_per_hand:
             report.per_hand_net.append([record.net[p] for p in range(3)])
         if progress is not None:
             progress(number)
     report.seconds = time.perf_counter() - started
     return report
-
-
-class ProgressBar:
-    """A one-line progress bar on standard error, shown only once a run has taken more than a second."""
-
-    def __init__(self, total: int, stream=sys.stderr) -> None:
-        self.total = total
-        self.stream = stream
-        self.started = time.perf_counter()
-        self._last = 0.0
-
-    def __call__(self, done: int) -> None:
-        now = time.perf_counter()
-        if now - self.started < 1.0 or (now - self._last < 0.1 and done != self.total):
-            return
-        self._last = now
-        width = 30
-        filled = width * done // self.total
-        rate = done / (now - self.started)
-        self.stream.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{self.total} hands {rate:,.0f}/s")
-        if done == self.total:
-            self.stream.write("\n")
-        self.stream.flush()
