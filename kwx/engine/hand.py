@@ -21,6 +21,8 @@ Choices where RULES.md is silent (documented in the module, the tests and the re
 - A robbed 补杠 counts as a discard of that tile by its declarer (it lands in their discards, claimed): 包胡
   applies to it as to a discard, it pays no kong money, and it carries 抢杠胡 but never 杠上炮.
 - The dealer's first turn has no "drawn tile": a 天胡 is scored with the winning tile that gives the most fan.
+  It is the only turn that may win without a drawn tile: after a 碰 the player must discard (亮倒 allowed, no
+  kong, RULES.md §3) and 胡 waits for their next draw (a kong replacement counts).
 - forbid_feeding: a non-declared player who may neither discard nor 胡 nor 杠 (every tile held feeds a 亮倒
   hand) ends the hand at once (outcome `draw`, end `forbid_feeding`); no 荒庄 payments; dealer as after 荒庄.
 - 暗杠 tiles are hidden from the other seats until the final reveal (see actions.Gang.for_viewer).
@@ -200,6 +202,7 @@ class HandState:
         self._from_back = False
         self._last_draw = False
         self._after_peng = False
+        self._first_turn = True  # the dealer's first turn: the only turn that may win with no drawn tile
         self._chain = 0  # kongs in the current 杠上杠 chain
 
         self._pending: Tile | None = None  # the discard (or 补杠 tile) being answered
@@ -432,7 +435,8 @@ class HandState:
             if out:
                 out.append(_PASS[seat])
             return out
-        if is_win(c, len(self._melds[seat])) and self._zimo_result(seat) is not None:
+        if ((drawn is not None or self._first_turn) and is_win(c, len(self._melds[seat]))
+                and self._zimo_result(seat) is not None):
             out.append(_HU[seat])
         if can_kong:
             if 4 in c:
@@ -511,7 +515,11 @@ class HandState:
         return tuple(waits(after, new_melds)) == self._waits[seat]
 
     def _zimo_result(self, seat: int) -> tuple[FanResult, Tile] | None:
-        """The 自摸 this seat may declare now (fan ≥ min_fan), with its winning tile."""
+        """The 自摸 this seat may declare now (fan ≥ min_fan), with its winning tile. Only a drawn tile (a kong
+        replacement included) wins, or on the dealer's first turn (天胡) the best of the 14; never right after
+        a 碰, which draws nothing."""
+        if self._drawn is None and not self._first_turn:
+            return None
         c = self._counts[seat]
         melds = self._melds[seat]
         if not is_win(c, len(melds)):
@@ -584,7 +592,7 @@ class HandState:
             self._discard(seat, tile, events, liangdao=True)
         elif verb == "hu":
             found = self._zimo_result(seat)
-            assert found is not None
+            assert found is not None  # apply() only accepts actions from _turn_actions, which checked it
             r, win_tile = found
             before = list(self._counts[seat])
             before[win_tile] -= 1
@@ -611,6 +619,7 @@ class HandState:
         self._discards[seat].append(tile)
         self._claimed[seat].append(False)
         self._drawn = None
+        self._first_turn = False
         events.append(Discard(seat, tile, auto, liangdao))
         if liangdao:
             self._declare(seat, events)
@@ -786,6 +795,7 @@ class HandState:
         if self._declared[seat]:
             self._refresh_waits(seat)
         self._drawn = None
+        self._first_turn = False
         self._phase = _REPLACE
 
     # -- automatic progress ---------------------------------------------------------------------------------
@@ -949,6 +959,9 @@ class HandState:
             if verb == "pass":
                 return f"seat {seat} must discard: pass is only for claims and 亮倒 draws"
             if verb == "hu":
+                if self._drawn is None and not self._first_turn:
+                    return (f"seat {seat} has drawn no tile since its 碰: it must discard now, and may win "
+                            f"only after its next draw")
                 if not is_win(c, len(self._melds[seat])):
                     return f"seat {seat}'s hand does not win"
                 return f"seat {seat}'s win is below min_fan {self.rules.min_fan}"
