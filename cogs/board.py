@@ -19,9 +19,9 @@ import discord
 
 from cogs.buttons import TableButton
 from cogs.emoji import TileFormatter
-from kwx.art import MeldArt, render_hand
 from kwx.engine.tiles import Tile, TileError, parse_tile
-from kwx.i18n import catalog, join_names, pattern_name, t
+from kwx.present.art import MeldArt, render_hand
+from kwx.present.i18n import catalog, join_names, pattern_name, t
 from kwx.table.views import MeldView, PlayerRef, PublicView, ResultView, RevealedHand, WinnerView
 
 TEXT_TILES = TileFormatter()  # no emojis: the fallback when emojis would overflow an embed

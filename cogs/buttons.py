@@ -22,7 +22,7 @@ import discord
 
 from cogs.operations import safe_respond
 from kwx.engine.tiles import Tile, parse_tile
-from kwx.i18n import t
+from kwx.present.i18n import t
 
 ACT_VERBS = ("discard", "liangdao", "gang", "peng", "hu", "pass", "piao")
 MODE_VERBS = ("ld", "back")

@@ -28,7 +28,7 @@ from kwx.guild_defaults import (
     parse_setting,
     set_setting,
 )
-from kwx.i18n import LANGUAGES, t
+from kwx.present.i18n import LANGUAGES, t
 
 LANGUAGE_NAMES = {"zh-CN": "简体中文", "en": "English"}
 NO_PINGS = discord.AllowedMentions.none()

@@ -15,8 +15,8 @@ from collections.abc import Iterable, Mapping
 import discord
 
 from cogs.operations import DISCORD_ERRORS
-from kwx.art import tile_png_bytes
 from kwx.engine.tiles import ALL_TILES, SHORT_CHINESE, Tile
+from kwx.present.art import tile_png_bytes
 
 logger = logging.getLogger(__name__)
 

@@ -25,7 +25,7 @@ from discord.ext import commands
 
 from cogs.operations import safe_respond
 from cogs.runtime import Runtime, runtime
-from kwx.i18n import DEFAULT_LANG, t
+from kwx.present.i18n import DEFAULT_LANG, t
 
 GROUP_NAME = "kwx"
 GROUP_DESCRIPTION = "卡五星 Ka Wu Xing"

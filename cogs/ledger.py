@@ -26,11 +26,8 @@ from cogs.confirm import CANCELLED, DONE, EXPIRED, FAILED, OPEN, ConfirmButton, 
 from cogs.group import KwxGroupCog, text
 from cogs.operations import safe_defer, safe_followup, safe_respond
 from cogs.paginate import PageButton, page_view
-from kwx.chart import MAX_SERIES, Series, balance_chart
 from kwx.engine.rules import PRESETS, RuleSet
 from kwx.guild_defaults import guild_settings
-from kwx.i18n import join_names, pattern_name, t
-from kwx.ledger_text import clean_name, code_block, diff_marker, money, percent, signed, table, tone
 from kwx.manual_hand import (
     MAX_AMOUNT,
     MAX_FAN,
@@ -41,6 +38,9 @@ from kwx.manual_hand import (
     manual_record,
     payers,
 )
+from kwx.present.chart import MAX_SERIES, Series, balance_chart
+from kwx.present.i18n import join_names, pattern_name, t
+from kwx.present.ledger_text import clean_name, code_block, diff_marker, money, percent, signed, table, tone
 from kwx.store import NotFound, Payment, Store
 
 logger = logging.getLogger(__name__)

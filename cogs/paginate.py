@@ -16,7 +16,7 @@ import discord
 
 from cogs.buttons import answer_not_loaded
 from cogs.operations import safe_respond, safe_update_message
-from kwx.i18n import t
+from kwx.present.i18n import t
 
 
 class Pager(Protocol):

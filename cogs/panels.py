@@ -22,7 +22,7 @@ from cogs.board import footer, meld_text, timestamp, verb_text
 from cogs.buttons import NO_ARG, ActButton, ActId, act_arg
 from cogs.emoji import TileFormatter
 from kwx.engine.tiles import Tile
-from kwx.i18n import t
+from kwx.present.i18n import t
 from kwx.table.views import PrivateView
 
 NORMAL, LIANGDAO = "normal", "liangdao"

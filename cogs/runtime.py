@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from kwx.i18n import DEFAULT_LANG, LANGUAGES, resolve_lang
+from kwx.present.i18n import DEFAULT_LANG, LANGUAGES, resolve_lang
 from kwx.store import Store
 from kwx.store.settings import LANG_KEY
 

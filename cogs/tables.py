@@ -27,7 +27,7 @@ from cogs.panels import LIANGDAO, NORMAL, panel_message
 from kwx.engine.ai import AI_LEVELS
 from kwx.engine.rules import PRESETS, RulesError, RuleSet
 from kwx.guild_defaults import table_defaults
-from kwx.i18n import LANGUAGES, catalog, t
+from kwx.present.i18n import LANGUAGES, catalog, t
 from kwx.table.errors import TableError
 from kwx.table.views import PlayerRef
 

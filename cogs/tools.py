@@ -20,8 +20,8 @@ from kwx.engine.analysis import shanten
 from kwx.engine.rules import PATTERN_FAN, PRESETS, RuleSet
 from kwx.engine.tiles import SHORT_CHINESE, Tile
 from kwx.guild_defaults import guild_settings
-from kwx.i18n import join_names, pattern_name, t
-from kwx.ledger_text import code_block, money, table
+from kwx.present.i18n import join_names, pattern_name, t
+from kwx.present.ledger_text import code_block, money, table
 
 NO_PINGS = discord.AllowedMentions.none()
 PRESET_CHOICES = [app_commands.Choice(name=p, value=p) for p in PRESETS]

@@ -1,7 +1,7 @@
 """The app-commands Translator: Chinese and English names and descriptions of every `/kwx` command and option.
 
 Set it on the tree before syncing (`await bot.tree.set_translator(KwxTranslator())`); Discord then shows each
-client its own language. The texts live in the string catalog (kwx/locale/*.json), found by key:
+client its own language. The texts live in the string catalog (kwx/present/locale/*.json), found by key:
 
     cmd.<command>                  the command's description      cmd.new, cmd.balance
     cmd.<command>.<option>         an option's description         cmd.new.rules, cmd.pay.amount
@@ -23,7 +23,7 @@ import discord
 from discord import app_commands
 from discord.app_commands import TranslationContextLocation as Where
 
-from kwx.i18n import catalog
+from kwx.present.i18n import catalog
 
 LOCALES = {
     discord.Locale.chinese: "zh-CN",

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from kwx.console import LOCAL_GUILD, find_local_table, finished_hands, only_channel, seat_players
-from kwx.i18n import pattern_name
+from kwx.present.i18n import pattern_name
 from kwx.store import Store
 from kwx.table.service import TableService
 from kwx.table.views import PlayerRef, PrivateView, PublicView, ResultView

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from dotenv import load_dotenv
 
-from kwx.i18n import LANGUAGES, resolve_lang
+from kwx.present.i18n import LANGUAGES, resolve_lang
 from kwx.store.db import DEFAULT_DB
 
 

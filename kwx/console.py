@@ -29,7 +29,7 @@ from rich.table import Table
 from rich.text import Text
 
 from kwx.engine.tiles import SHORT_CHINESE, Tile, TileError, parse_tile
-from kwx.i18n import catalog, pattern_name, resolve_lang, t
+from kwx.present.i18n import catalog, pattern_name, resolve_lang, t
 from kwx.store import Store, TableRow
 from kwx.table.errors import TableError
 from kwx.table.service import TableService
@@ -44,7 +44,7 @@ AI_DELAY = 0.8  # seconds an AI "thinks", so the log can be followed
 BETWEEN_HANDS = 6.0  # time to read the result block before the next deal
 WARN_SECONDS = 10.0  # one reminder this long before your time runs out
 
-# -- console strings (the shared catalog, kwx/locale, holds the ones the Discord bot also uses) -----------------
+# -- console strings (the shared catalog, kwx/present/locale, holds the ones the Discord bot also uses) -----------------
 _TEXT: dict[str, tuple[str, str]] = {
     "banner": ("卡五星 · 终端牌桌", "Ka Wu Xing · terminal table"),
     "db": ("数据库 {path}", "database {path}"),

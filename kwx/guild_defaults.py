@@ -15,7 +15,7 @@ import contextlib
 from typing import Any, Protocol
 
 from kwx.engine.rules import PRESETS, RuleSet
-from kwx.i18n import DEFAULT_LANG, LANGUAGES
+from kwx.present.i18n import DEFAULT_LANG, LANGUAGES
 
 RULES, BASE, TURN_SECONDS, CLAIM_SECONDS, LANG = "rules", "base", "turn_seconds", "claim_seconds", "lang"
 SETTING_KEYS = (RULES, BASE, TURN_SECONDS, CLAIM_SECONDS, LANG)

@@ -18,8 +18,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from PIL import Image  # noqa: E402
 
-from kwx.art import BACK_NAME, EMOJI_SIZE, TILE_DIR, draw_tile, find_cjk_font, to_png  # noqa: E402
 from kwx.engine.tiles import ALL_TILES  # noqa: E402
+from kwx.present.art import BACK_NAME, EMOJI_SIZE, TILE_DIR, draw_tile, find_cjk_font, to_png  # noqa: E402
 
 MAX_EMOJI_BYTES = 256 * 1024  # Discord's limit for an emoji image
 

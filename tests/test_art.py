@@ -7,9 +7,9 @@ import io
 import pytest
 from PIL import Image
 
-from kwx import art
-from kwx.art import MeldArt, draw_tile, render_hand, tile_png_path
 from kwx.engine.tiles import ALL_TILES, Tile, parse_tile, parse_tiles
+from kwx.present import art
+from kwx.present.art import MeldArt, draw_tile, render_hand, tile_png_path
 
 
 def _png(data: bytes) -> Image.Image:

@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 
 from PIL import Image
 
-from kwx.chart import PALETTE, Series, balance_chart, nice_ticks
+from kwx.present.chart import PALETTE, Series, balance_chart, nice_ticks
 
 T0 = datetime(2025, 3, 1, 20, 0, tzinfo=UTC)
 

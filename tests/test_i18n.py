@@ -6,11 +6,11 @@ import json
 
 import pytest
 
-from kwx import i18n
 from kwx.engine.actions import VERBS
 from kwx.engine.rules import PATTERN_NAMES, PAYMENT_REASONS
 from kwx.engine.tiles import ALL_TILES, Tile
-from kwx.i18n import Catalog, pattern_name, placeholders, resolve_lang, t, tile_name
+from kwx.present import i18n
+from kwx.present.i18n import Catalog, pattern_name, placeholders, resolve_lang, t, tile_name
 
 
 @pytest.fixture(scope="module")

@@ -9,8 +9,8 @@ import pytest
 from PIL import Image
 
 from cogs.emoji import BACK_KEY, BACK_TEXT, TileFormatter, emoji_name, ensure_tile_emojis
-from kwx.art import tile_png_bytes
 from kwx.engine.tiles import ALL_TILES, Tile, parse_tiles
+from kwx.present.art import tile_png_bytes
 from tests.cogs.fakes import FakeDiscord, discord_error
 
 

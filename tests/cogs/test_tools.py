@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator
 import pytest
 
 from kwx.engine.rules import RuleSet
-from kwx.i18n import pattern_name, t
+from kwx.present.i18n import pattern_name, t
 from tests.cogs.ledger_kit import LedgerKit, close_kit, ledger_kit
 
 

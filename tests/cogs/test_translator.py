@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from cogs.translator import KwxTranslator
-from kwx.i18n import catalog
+from kwx.present.i18n import catalog
 from tests.cogs.kit import Kit, start_kit, stop_kit
 
 MINE = ("cogs.ledger", "cogs.tools", "cogs.config")

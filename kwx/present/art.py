@@ -26,7 +26,7 @@ from PIL import Image, ImageDraw, ImageFont
 
 from kwx.engine.tiles import Tile
 
-TILE_DIR = Path(__file__).resolve().parent.parent / "data" / "tiles"
+TILE_DIR = Path(__file__).resolve().parents[2] / "data" / "tiles"
 EMOJI_SIZE = 128
 TILE_BOX = (16, 0, 112, 128)  # where the tile sits inside the emoji square: 96×128
 BACK_NAME = "back"

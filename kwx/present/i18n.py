@@ -1,6 +1,6 @@
 """The string catalog: every text a player reads, in 简体中文 (zh-CN, the default) and English (en).
 
-The catalogs are flat JSON files in kwx/locale/ (`"board.wall": "牌墙剩余 {count} 张"`) so translators can edit
+The catalogs are flat JSON files in kwx/present/locale/ (`"board.wall": "牌墙剩余 {count} 张"`) so translators can edit
 them without touching code. `t(key, lang, **fmt)` looks the key up in `lang`, then in zh-CN, then gives the
 key itself back, so a missing translation shows up as readable Chinese or as the key, never as a crash.
 A placeholder the caller forgot stays visible as `{name}` (and is logged).
@@ -94,7 +94,7 @@ class Catalog:
 
 @lru_cache(maxsize=1)
 def catalog() -> Catalog:
-    """The catalog in kwx/locale/, loaded once."""
+    """The catalog in kwx/present/locale/, loaded once."""
     return Catalog.load()
 
 

@@ -6,7 +6,7 @@ Balances change in jumps (one ledger entry at a time), so each line is drawn as 
 entry, then straight up or down. Every line starts at 0 just before its first entry and runs on to the right
 edge at its latest balance, which the legend also prints. The zero line is drawn darker than the grid.
 Drawn at twice the size and scaled down, for smooth lines. Names may be Chinese: a CJK font is used when one
-is installed (see kwx.art.find_cjk_font), else Pillow's built-in font.
+is installed (see kwx.present.art.find_cjk_font), else Pillow's built-in font.
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ from functools import lru_cache
 
 from PIL import Image, ImageDraw, ImageFont
 
-from kwx.art import find_cjk_font
-from kwx.ledger_text import signed, truncate
+from kwx.present.art import find_cjk_font
+from kwx.present.ledger_text import signed, truncate
 
 BACKGROUND = (255, 255, 255)
 TEXT = (40, 40, 46)
