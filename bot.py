@@ -2,7 +2,7 @@
 
 Reads `.env` (see .env.example). With `--local`, or when no DISCORD_TOKEN is configured, it runs the terminal
 table (you against two AI players; `--autoplay N` lets three AI players play N hands headless). Otherwise it runs
-the Discord bot. The local branch lives in kwx/ (kwx.console.run_local); the Discord branch is `KwxBot` below,
+the Discord bot. The local branch lives in kwx/ (kwx.local.run_local); the Discord branch is `KwxBot` below,
 with its cogs in cogs/ (`python bot.py --sync [--guild ID]` also sends the slash commands to Discord).
 """
 
@@ -180,7 +180,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"python bot.py: {exc}", file=sys.stderr)
         return 2
     if args.local or args.autoplay is not None or not settings.has_discord:
-        from kwx.console import run_local
+        from kwx.local import run_local
 
         return run_local(args, settings)
     return run_discord(args, settings)

@@ -20,8 +20,8 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from kwx.autoplay import AUTOPLAY_CHANNEL, table_state
-from kwx.console import LOCAL_GUILD, find_local_table, finished_hands
+from kwx.local.autoplay import AUTOPLAY_CHANNEL, table_state
+from kwx.local.tables import LOCAL_GUILD, find_local_table, finished_hands
 from kwx.store import Store
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -124,8 +124,8 @@ def _wait_or_kill(proc: subprocess.Popen[str], delay: float) -> None:
 
 async def replayed_state(db: Path) -> dict[str, Any]:
     """Rebuild the table from its event log in a fresh service (AI players asleep) and describe its state."""
-    from kwx.autoplay import AutoplayFrontEnd
-    from kwx.console import only_channel
+    from kwx.local.autoplay import AutoplayFrontEnd
+    from kwx.local.tables import only_channel
     from kwx.store import Store
     from kwx.table.service import TableService
 

@@ -1,6 +1,6 @@
 """The front-end port: what the table service tells a front end, and when.
 
-The terminal table (`kwx/console.py`) and the Discord cogs (`cogs/`) implement `FrontEnd`. The service calls
+The terminal table (`kwx/local/`) and the Discord cogs (`cogs/`) implement `FrontEnd`. The service calls
 these after the action that caused them is durable in the store. Calls may be frequent (every action at an
 AI table); a front end coalesces what it must (Discord edits the board at most about once a second).
 """

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
-from kwx.console import LOCAL_GUILD, find_local_table, finished_hands, only_channel, seat_players
+from kwx.local.tables import LOCAL_GUILD, find_local_table, finished_hands, only_channel, seat_players
 from kwx.present.i18n import pattern_name
 from kwx.store import Store
 from kwx.table.service import TableService

@@ -12,16 +12,9 @@ from typing import Any
 import pytest
 from rich.console import Console
 
-from kwx.console import (
-    Command,
-    CommandError,
-    ConsoleFrontEnd,
-    ScriptedLines,
-    TerminalTable,
-    parse_command,
-    play_terminal,
-)
 from kwx.engine.tiles import Tile, parse_tiles
+from kwx.local.commands import Command, CommandError, parse_command
+from kwx.local.plain import ConsoleFrontEnd, ScriptedLines, TerminalTable, play_terminal
 from kwx.table.errors import TableError
 from kwx.table.views import (
     ActionChoice,
@@ -398,7 +391,7 @@ async def test_timeout_and_autoplay_notices_name_you() -> None:
 async def test_a_resumed_table_gets_back_the_time_it_had_when_you_left(tmp_path) -> None:
     import time
 
-    from kwx.console import paused_clock
+    from kwx.local.tables import paused_clock
     from kwx.store import Store
 
     async with await Store.open(tmp_path / "kwx.sqlite3") as store:

@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from kwx.autoplay import AUTOPLAY_CHANNEL
-from kwx.console import LOCAL_GUILD, find_local_table, finished_hands
+from kwx.local.autoplay import AUTOPLAY_CHANNEL
+from kwx.local.tables import LOCAL_GUILD, find_local_table, finished_hands
 from kwx.store import Store
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def bot(*args: str, db: Path, timeout: float = 60) -> subprocess.CompletedProcess[str]:
@@ -82,12 +82,12 @@ def test_autoplay_zero_hands_and_bad_count(tmp_path: Path) -> None:
 def test_bot_dispatches_local_when_asked_or_without_a_token(tmp_path: Path, monkeypatch) -> None:
     sys.path.insert(0, str(ROOT))
     import bot
-    import kwx.console
+    import kwx.local
 
     monkeypatch.chdir(tmp_path)  # no .env here
     calls: list[str] = []
     monkeypatch.setattr(bot, "run_discord", lambda args, settings: calls.append("discord") or 2)
-    monkeypatch.setattr(kwx.console, "run_local", lambda args, settings: calls.append(f"local {args.autoplay}") or 0)
+    monkeypatch.setattr(kwx.local, "run_local", lambda args, settings: calls.append(f"local {args.autoplay}") or 0)
     monkeypatch.delenv("DISCORD_TOKEN", raising=False)
     assert bot.main([]) == 0
     monkeypatch.setenv("DISCORD_TOKEN", "token")
@@ -100,7 +100,7 @@ def test_bot_dispatches_local_when_asked_or_without_a_token(tmp_path: Path, monk
 async def test_autoplay_and_the_terminal_table_leave_each_other_alone(tmp_path: Path) -> None:
     from rich.console import Console
 
-    from kwx.console import TERMINAL_CHANNEL, ScriptedLines, play_terminal
+    from kwx.local.plain import TERMINAL_CHANNEL, ScriptedLines, play_terminal
 
     db = tmp_path / "kwx.sqlite3"
     quiet = Console(file=io.StringIO())

@@ -1,0 +1,440 @@
+"""The terminal table: you (`local:you`) against two AI players, in colour, on the same service and ledger as Discord.
+
+    python bot.py            # no DISCORD_TOKEN configured, or --local
+
+The local table lives in the store (guild `local`, channel `terminal`) and stays open across runs: the next run
+resumes it, an unfinished hand first. `ConsoleFrontEnd` implements the FrontEnd port (kwx/table/ports.py): it
+prints one compact log line per public event and the full board when it is your turn. `TerminalTable` reads
+commands (tile names in either notation, action names in Chinese or English), checks them against your
+private view so mistakes are explained, and passes them to the service. Input is read by a daemon thread, so
+the event loop never blocks and quitting never waits for a keypress.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import IO, Any, Protocol
+
+from rich.console import Console
+from rich.markup import escape
+
+from kwx.engine.tiles import Tile
+from kwx.local.commands import CommandError, describe_choices, error_text, parse_command, resolve_command
+from kwx.local.render import Renderer
+from kwx.local.tables import (
+    AI_DELAY,
+    BETWEEN_HANDS,
+    CLAIM_SECONDS,
+    LOCAL_GUILD,
+    TERMINAL_CHANNEL,
+    TURN_SECONDS,
+    WARN_SECONDS,
+    YOU_ID,
+    find_local_table,
+    only_channel,
+    paused_clock,
+    seat_players,
+)
+from kwx.local.text import VERB_LABELS, say, tile_markup, tiles_markup, verb_label
+from kwx.present.i18n import resolve_lang, t
+from kwx.store import Store
+from kwx.table.errors import TableError
+from kwx.table.service import TableService
+from kwx.table.views import PlayerRef, PrivateView, PublicView, ResultView
+
+
+class BalanceSource(Protocol):
+    async def balance(self, guild: str, player: str) -> Any: ...
+
+
+class ConsoleFrontEnd(Renderer):
+    """The FrontEnd port for one terminal player. Prints log lines for public events, the full board when the
+    player must act, and a result block after every hand. `table_id` (when set) filters other tables out."""
+
+    def __init__(self, console: Console | None = None, *, player_id: str = YOU_ID, lang: str = "zh-CN",
+                 clock: Callable[[], float] = time.time, ledger: BalanceSource | None = None,
+                 guild: str = LOCAL_GUILD, table_id: int | None = None) -> None:
+        super().__init__(player_id=player_id, lang=lang, clock=clock)
+        self.console = console or Console(highlight=False)
+        self.ledger = ledger
+        self.guild = guild
+        self.table_id = table_id
+        self._last_logged: tuple[int, int, int] | None = None  # (table, hand, step) of the last events logged
+        self.results_shown: set[tuple[int, int]] = set()  # (table, hand) whose result block was printed
+        self.prompted: tuple[int, int] | None = None  # (hand, step) of the last decision the board was shown for
+        self._prompt_task: asyncio.Task[None] | None = None
+        self._warning: asyncio.TimerHandle | None = None
+        self.warn_seconds = WARN_SECONDS
+
+    # -- helpers ------------------------------------------------------------------------------------------
+    def _mine(self, table_id: int) -> bool:
+        return self.table_id is None or table_id == self.table_id
+
+    def print(self, what: Any = "", **kw: Any) -> None:
+        """Print console markup (or any rich renderable)."""
+        self.console.print(what, highlight=False, **kw)
+
+    # -- FrontEnd port ---------------------------------------------------------------------------------------
+    async def board_changed(self, view: PublicView) -> None:
+        if not self._mine(view.table_id):
+            return
+        previous = self.board
+        self.board = view
+        key = (view.table_id, view.hand_no, view.step)
+        if view.last_events and key != self._last_logged:  # the same view twice is logged once
+            self._last_logged = key
+            for event in view.last_events:
+                line = self.event_line(event, view)
+                if line:
+                    self.print(line)
+        new_hand = previous is not None and previous.hand_no != view.hand_no and view.phase in ("turn", "claim")
+        if new_hand and not any(e.get("kind") == "deal" for e in view.last_events):
+            self.print(self.header(view))
+
+    async def hand_changed(self, player: PlayerRef, view: PrivateView, *, prompt: bool) -> None:
+        if player.player_id != self.player_id or not self._mine(view.table_id):
+            return
+        self.hand = view
+        if not view.choices:
+            self._clear_prompt()
+            return
+        if prompt:
+            # Let the board update of the same action print first, then show the board and the prompt once.
+            if self._prompt_task is not None and not self._prompt_task.done():
+                self._prompt_task.cancel()
+            self._prompt_task = asyncio.ensure_future(self._prompt_soon(view))
+
+    async def liangdao_revealed(self, view: PublicView, seat: int) -> None:
+        if not self._mine(view.table_id):
+            return
+        self.board = view
+        s = view.seats[seat]
+        hand = tiles_markup(s.revealed, self.lang)
+        waits = tiles_markup(s.waits, self.lang)
+        line = t("board.liangdao_reveal", self.lang, player=self.name(seat, view), hand=hand)
+        self.print(f"[bold magenta]★[/] {line}  [bold]{say('waits', self.lang, tiles=waits)}[/]")
+
+    async def hand_finished(self, result: ResultView, view: PublicView) -> None:
+        if not self._mine(result.table_id):
+            return
+        self.board = view
+        key = (result.table_id, result.hand_no)
+        if key in self.results_shown:
+            return
+        self.results_shown.add(key)
+        self._clear_prompt()
+        ledger: dict[str, int] = {}
+        if self.ledger is not None:
+            with contextlib.suppress(Exception):  # the ledger line is a courtesy; never break the table over it
+                row = await self.ledger.balance(self.guild, self.player_id)
+                ledger[self.player_id] = int(row.balance)
+        for line in self.result_lines(result, view, ledger):
+            self.print(line)
+
+    async def notice(self, table_id: int, key: str, **fmt: object) -> None:
+        if not self._mine(table_id) or key.startswith("lobby.") and key != "lobby.stopped":
+            return  # seating the AI players is the terminal's own doing: no need to announce it
+        values = {k: (self.player_name(v) if isinstance(v, PlayerRef) else v) for k, v in fmt.items()}
+        if isinstance(fmt.get("player"), str):
+            values["player"] = self.player_name(PlayerRef(str(fmt.get("player_id", "")), str(fmt["player"])))
+        if "seat" in values and "player" not in values and isinstance(values["seat"], int):
+            values["player"] = self.name(values["seat"])
+        if "action" in values and isinstance(values["action"], str) and values["action"] in VERB_LABELS:
+            values["action"] = verb_label(values["action"], self.lang)
+        self.print(f"[dim]· {t(key, self.lang, **values)}[/]")
+
+    # -- the prompt ------------------------------------------------------------------------------------------
+    async def _prompt_soon(self, view: PrivateView) -> None:
+        for _ in range(3):
+            await asyncio.sleep(0)
+        if _same_decision(self.hand, view):
+            self.show_prompt(full=True)
+
+    async def settle(self) -> None:
+        """Wait for a scheduled prompt to be printed (tests, and before reading the next line)."""
+        if self._prompt_task is not None and not self._prompt_task.done():
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._prompt_task
+
+    def _clear_prompt(self) -> None:
+        if self._warning is not None:
+            self._warning.cancel()
+            self._warning = None
+
+    @property
+    def must_act(self) -> bool:
+        return self.hand is not None and bool(self.hand.choices)
+
+    def show_prompt(self, *, full: bool) -> None:
+        """Print the board (on your turn) or your hand and the claim, then the prompt with the time left."""
+        view = self.hand
+        if view is None or not view.choices:
+            return
+        key = (view.hand_no, view.step)
+        claim = view.claim_tile is not None and not any(c.verb == "discard" for c in view.choices)
+        if full and self.prompted != key:
+            if claim:
+                for line in self.hand_lines(view):
+                    self.print(line)
+            else:
+                self.print_board()
+        self.prompted = key
+        self.print(self.prompt_text(), end="")
+        self._arm_warning(view)
+
+    def prompt_text(self) -> str:
+        view = self.hand
+        if view is None or not view.choices:
+            return f"[dim]{say('prompt_idle', self.lang)}[/] > "
+        secs = self.seconds_left(view.deadline)
+        secs_text = "∞" if secs is None else str(secs)
+        style = "bold red" if secs is not None and secs <= self.warn_seconds else "bold yellow"
+        if view.claim_tile is not None and not any(c.verb == "discard" for c in view.choices):
+            text = say("prompt_claim", self.lang, tile=tile_markup(view.claim_tile, self.lang),
+                       actions=describe_choices(view, self.lang), secs=secs_text)
+        else:
+            text = say("prompt_turn", self.lang, secs=secs_text)
+        return f"[{style}]▶[/] {text} > "
+
+    def _arm_warning(self, view: PrivateView) -> None:
+        self._clear_prompt()
+        left = None if view.deadline is None else view.deadline - self.clock()
+        if left is None or left <= self.warn_seconds:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+
+        def warn() -> None:
+            if _same_decision(self.hand, view) and view.choices:
+                left = self.seconds_left(view.deadline) or 0
+                self.print()
+                self.print(f"[bold red]⏰ {say('time_warning', self.lang, secs=left)}[/]")
+                self.print(self.prompt_text(), end="")
+
+        self._warning = loop.call_later(left - self.warn_seconds, warn)
+
+    # -- rendering -------------------------------------------------------------------------------------------
+    def print_board(self) -> None:
+        """The full board: every seat (melds, discards, 亮倒 reveals, scores), the wall and whose turn, your hand."""
+        view = self.board
+        if view is not None:
+            self.print(self.header(view))
+            self.print(self.seat_table(view))
+            self.print(self.status_line(view))
+        if self.hand is not None and (view is None or self.hand.hand_no == view.hand_no):
+            for line in self.hand_lines(self.hand):
+                self.print(line)
+
+
+def _same_decision(a: PrivateView | None, b: PrivateView) -> bool:
+    return a is not None and (a.table_id, a.hand_no, a.step) == (b.table_id, b.hand_no, b.step)
+
+
+# -- input ----------------------------------------------------------------------------------------------------
+class LineSource(Protocol):
+    async def readline(self) -> str | None:
+        """The next line without its newline; None at end of input."""
+
+
+class StdinLines:
+    """Lines from a text stream, read by a daemon thread: the event loop never blocks, and leaving the table
+    never waits for a keypress (a thread stuck in a read would hold up the interpreter's exit otherwise)."""
+
+    def __init__(self, stream: IO[str] | None = None) -> None:
+        self._stream = stream if stream is not None else sys.stdin
+        try:  # typed lines are echoed by the terminal; piped ones are not, so the transcript shows them
+            self.echo = not self._stream.isatty()
+        except (AttributeError, ValueError):
+            self.echo = True
+        self._queue: asyncio.Queue[str | None] = asyncio.Queue()
+        self._loop = asyncio.get_running_loop()
+        self._thread = threading.Thread(target=self._pump, name="kwx-stdin", daemon=True)
+        self._thread.start()
+
+    def _pump(self) -> None:
+        try:
+            for line in self._stream:
+                self._put(line.rstrip("\r\n"))
+        except (OSError, ValueError):
+            pass
+        self._put(None)
+
+    def _put(self, item: str | None) -> None:
+        with contextlib.suppress(RuntimeError):  # the loop is gone: we are exiting anyway
+            self._loop.call_soon_threadsafe(self._queue.put_nowait, item)
+
+    async def readline(self) -> str | None:
+        return await self._queue.get()
+
+
+class ScriptedLines:
+    """A fixed list of lines (tests, demos); None after the last one."""
+
+    echo = True
+
+    def __init__(self, lines: Iterable[str]) -> None:
+        self._lines = list(lines)
+
+    async def readline(self) -> str | None:
+        await asyncio.sleep(0)
+        return self._lines.pop(0) if self._lines else None
+
+
+class TableActions(Protocol):
+    """The part of kwx.table.service.TableService the input loop uses."""
+
+    async def act(self, table_id: int, player_id: str, verb: str, tile: Tile | None = None,
+                  step: int | None = None) -> None: ...
+    def public_view(self, table_id: int) -> PublicView: ...
+    def private_view(self, table_id: int, player_id: str) -> PrivateView: ...
+
+
+class TerminalTable:
+    """The input loop: one line at a time, checked against your private view, then passed to the service."""
+
+    def __init__(self, service: TableActions, frontend: ConsoleFrontEnd, table_id: int) -> None:
+        self.service = service
+        self.frontend = frontend
+        self.table_id = table_id
+
+    @property
+    def lang(self) -> str:
+        return self.frontend.lang
+
+    def refresh(self) -> None:
+        """Take the service's current views (they are the truth; the front end's copies may lag a callback)."""
+        with contextlib.suppress(Exception):
+            self.frontend.board = self.service.public_view(self.table_id)
+        with contextlib.suppress(Exception):
+            self.frontend.hand = self.service.private_view(self.table_id, self.frontend.player_id)
+
+    def show(self) -> None:
+        """The full board, and the prompt when you must act."""
+        self.refresh()
+        self.frontend.print_board()
+        if self.frontend.must_act:
+            assert self.frontend.hand is not None
+            self.frontend.prompted = (self.frontend.hand.hand_no, self.frontend.hand.step)
+            self.frontend.show_prompt(full=False)
+
+    async def handle_line(self, line: str) -> bool:
+        """Act on one line; False when the player leaves. Mistakes are explained, never fatal."""
+        fe = self.frontend
+        try:
+            cmd = parse_command(line, self.lang)
+        except CommandError as exc:
+            self._refuse(exc.text)
+            return True
+        if cmd is None:
+            if fe.must_act:
+                fe.print(fe.prompt_text(), end="")
+            return True
+        if cmd.verb == "quit":
+            return False
+        if cmd.verb == "help":
+            fe.print(escape(say("help", self.lang)))
+            if fe.must_act:
+                fe.print(fe.prompt_text(), end="")
+            return True
+        if cmd.verb == "hand":
+            self.show()
+            return True
+        self.refresh()
+        try:
+            choice = resolve_command(cmd, fe.hand, self.lang)
+        except CommandError as exc:
+            self._refuse(exc.text)
+            return True
+        assert fe.hand is not None
+        try:
+            await self.service.act(self.table_id, fe.player_id, choice.verb, choice.tile, step=fe.hand.step)
+        except TableError as exc:  # a refusal: the table is unchanged
+            self._refuse(error_text(exc, self.lang))
+        return True
+
+    def _refuse(self, text: str) -> None:
+        fe = self.frontend
+        fe.print(f"[red]✗[/] {text}")
+        if fe.must_act:
+            fe.print(fe.prompt_text(), end="")
+
+    async def run(self, lines: LineSource) -> None:
+        """Read and act until `quit` or the end of input."""
+        while True:
+            line = await lines.readline()
+            if line is None:
+                self.frontend.print()
+                self.frontend.print(f"[dim]{say('eof', self.lang)}[/]")
+                return
+            if getattr(lines, "echo", False):
+                self.frontend.console.print(line, markup=False, highlight=False)
+            if not await self.handle_line(line):
+                return
+
+
+async def play_terminal(db_path: str | Path, *, lang: str = "zh-CN", seed: str | None = None,
+                        ai_delay: float = AI_DELAY, between_hands: float = BETWEEN_HANDS,
+                        turn_seconds: float = TURN_SECONDS, claim_seconds: float = CLAIM_SECONDS,
+                        console: Console | None = None, lines: LineSource | None = None,
+                        service_factory: Callable[..., Any] | None = None) -> int:
+    """Open or resume the terminal table and play until `quit` or end of input. Returns the exit status."""
+    console = console or Console(highlight=False)
+    lang = resolve_lang(lang)
+    you = PlayerRef(YOU_ID, say("you", lang))
+    store = await Store.open(db_path)
+    existing = await find_local_table(store, TERMINAL_CHANNEL)
+    clock = await paused_clock(store, existing.id if existing is not None else None)
+    frontend = ConsoleFrontEnd(console, lang=lang, ledger=store, clock=clock,
+                               table_id=existing.id if existing is not None else None)
+    factory = service_factory or TableService
+    service = factory(store, frontend, ai_delay=ai_delay, between_hands=between_hands, clock=clock)
+    console.print(f"[bold]{say('banner', lang)}[/]  [dim]{escape(say('db', lang, path=store.path))}[/]",
+                  highlight=False)
+    try:
+        await service.start(include=only_channel(LOCAL_GUILD, TERMINAL_CHANNEL))
+        table_id = service.table_in_channel(LOCAL_GUILD, TERMINAL_CHANNEL)
+        resumed = False
+        if table_id is None:
+            table_id = await service.open_table(LOCAL_GUILD, TERMINAL_CHANNEL, you, turn_seconds=turn_seconds,
+                                                claim_seconds=claim_seconds, seed=seed)
+            console.print(say("new_table", lang, table=table_id), highlight=False)
+        else:
+            resumed = True
+            console.print(say("resumed", lang, table=table_id, hand=service.public_view(table_id).hand_no),
+                          highlight=False)
+        frontend.table_id = table_id
+        await seat_players(service, table_id, you, [you])
+        table = TerminalTable(service, frontend, table_id)
+        flush = getattr(service, "flush", None)
+        if flush is not None:  # let the views of the resume / the deal reach the screen first
+            await flush()
+        await frontend.settle()
+        if resumed and frontend.prompted is None:  # a new hand shows itself as it is dealt
+            table.show()
+        await table.run(lines or StdinLines())
+        console.print()
+        console.print(say("quit", lang), highlight=False)
+        return 0
+    finally:
+        await service.shutdown()
+        await store.close()
+
+
+def run_terminal(settings: Any, *, db: str | None = None, seed: str | None = None,
+                 delay: float | None = None) -> int:
+    """`python bot.py` without Discord: the terminal table. Ctrl-C leaves like `quit`."""
+    try:
+        return asyncio.run(play_terminal(db or settings.db_path, lang=settings.lang, seed=seed,
+                                         ai_delay=AI_DELAY if delay is None else delay))
+    except KeyboardInterrupt:
+        print()
+        print(say("quit", settings.lang))
+        return 0

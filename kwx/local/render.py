@@ -1,0 +1,274 @@
+"""Rendering shared by the local front ends: the board, your hand, event lines and the result, as rich text.
+
+`Renderer` holds what a front end knows (language, who you are, the latest board, your hand, a clock) and turns
+views into rich markup or renderables; the line mode (kwx.local.plain) prints them, the game screen
+(kwx.local.app) puts them into its panes.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from rich.cells import cell_len
+from rich.markup import escape
+from rich.table import Table
+from rich.text import Text
+
+from kwx.local.commands import describe_choices
+from kwx.local.tables import YOU_ID
+from kwx.local.text import (
+    catalog_text,
+    money_style,
+    say,
+    signed,
+    tile_markup,
+    tile_or_none,
+    tile_text,
+    tiles_markup,
+    tiles_text,
+)
+from kwx.present.i18n import pattern_name, resolve_lang, t
+from kwx.table.views import PlayerRef, PrivateView, PublicView, ResultView
+
+
+class Renderer:
+    """Views → rich text for one local player (`player_id`) in one language."""
+
+    def __init__(self, *, player_id: str = YOU_ID, lang: str = "zh-CN",
+                 clock: Callable[[], float] = time.time) -> None:
+        self.player_id = player_id
+        self.lang = resolve_lang(lang)
+        self.clock = clock
+        self.board: PublicView | None = None
+        self.hand: PrivateView | None = None
+
+    def name(self, seat: int | None, view: PublicView | None = None) -> str:
+        """A seat's display name (markup-safe); you are 你 / you."""
+        view = view or self.board
+        if seat is None or view is None or not 0 <= seat < len(view.seats):
+            return "?"
+        player = view.seats[seat].player
+        return self.player_name(player)
+
+    def player_name(self, player: PlayerRef) -> str:
+        if player.player_id == self.player_id:
+            return f"[bold yellow]{say('you', self.lang)}[/]"
+        return f"[cyan]{escape(player.name)}[/]"
+
+    def seconds_left(self, deadline: float | None) -> int | None:
+        if deadline is None:
+            return None
+        return max(0, int(deadline - self.clock() + 0.5))
+
+    def header(self, view: PublicView) -> str:
+        dealer = next((s.seat for s in view.seats if s.is_dealer), None)
+        title = t("board.title", self.lang, hand=view.hand_no, dealer=self.name(dealer, view))
+        base = f"{t('term.base', self.lang)} {view.base}"
+        return f"\n[bold]━━ {title} · {base} ━━[/]"
+
+    def event_line(self, event: Mapping[str, Any], view: PublicView) -> str | None:
+        """One compact log line for a public event, or None for events the board or the result block show."""
+        kind = event.get("kind")
+        lang = self.lang
+        seat = event.get("seat")
+        tile = tile_or_none(event.get("tile"))
+        tm = tile_markup(tile, lang) if tile is not None else ""
+        who = self.name(seat, view) if isinstance(seat, int) else "?"
+        if kind == "deal":
+            return self.header(view)
+        if kind == "discard":  # a 亮倒 discard too: the reveal line follows it
+            arrow = "[dim]→[/]" if not event.get("auto") else "[dim]⇢[/]"
+            return f"{arrow} {t('event.discard', lang, player=who, tile=tm)}"
+        if kind == "peng":
+            return f"[bold]◆[/] {t('event.pung', lang, player=who, tile=tm)}"
+        if kind == "gang":
+            sort = event.get("gang")
+            if sort == "angang":
+                return f"[bold]◆[/] {t('event.angang', lang, player=who)}"
+            key = "event.bugang" if sort == "bugang" else "event.zhigang"
+            return f"[bold]◆[/] {t(key, lang, player=who, tile=tm)}"
+        if kind == "rob_window":
+            return f"[bold]◆[/] {say('rob_window', lang, player=who, tile=tm)}"
+        if kind == "hu":
+            return self._hu_line(event, view, tm)
+        if kind == "huangzhuang":
+            return f"[bold]■[/] {t('event.huangzhuang', lang)}"
+        if kind == "forbid_feeding":
+            return f"[bold]■[/] {say('forbid_feeding', lang, player=who)}"
+        if kind == "maima":
+            return f"[dim]· {say('maima', lang, tile=tm, value=event.get('value', 0))}[/]"
+        return None  # draw, pass, liangdao (see liangdao_revealed), reveal, settlement, service bookkeeping
+
+    def _hu_line(self, event: Mapping[str, Any], view: PublicView, tm: str) -> str:
+        lang = self.lang
+        winners = [w.get("seat") for w in event.get("winners", [])]
+        names = [self.name(s, view) for s in winners]
+        discarder = self.name(event.get("from"), view) if event.get("from") is not None else "?"
+        if event.get("self_draw"):
+            text = t("event.zimo", lang, player=names[0] if names else "?", tile=tm)
+        elif event.get("rob_kong"):
+            text = t("event.qianggang", lang, winner=t("common.list_sep", lang).join(names), player=discarder, tile=tm)
+        elif len(names) > 1:
+            text = t("event.yipao_shuangxiang", lang, winners=t("common.and", lang, a=names[0], b=names[1]),
+                     discarder=discarder, tile=tm)
+        else:
+            text = t("event.dianpao", lang, winner=names[0] if names else "?", discarder=discarder, tile=tm)
+        if any(w.get("baohu") for w in event.get("winners", [])):
+            text += "  " + t("event.baohu", lang, discarder=discarder)
+        return f"[bold yellow]★ {text}[/]"
+
+    def meld_text(self, melds: Sequence[Any]) -> Text:
+        parts: list[Text] = []
+        for m in melds:
+            if m.tile is None:
+                parts.append(Text(f"[{say('kong_hidden', self.lang)}]", style="dim"))
+                continue
+            n = 3 if m.kind == "pung" else 4
+            label = Text("[")
+            label.append_text(tiles_text([m.tile] * n, self.lang, ""))
+            label.append("]" + ("*" if m.kind == "ankong" else ""))
+            parts.append(label)
+        return Text(" ").join(parts)
+
+    def seat_table(self, view: PublicView) -> Table:
+        lang = self.lang
+        table = Table(box=None, pad_edge=False, show_header=True, header_style="dim", expand=False)
+        table.add_column(say("seat", lang), no_wrap=True)
+        table.add_column(say("tiles", lang), justify="right")
+        table.add_column(say("score", lang), justify="right")
+        table.add_column(f"{t('board.melds', lang)} / {t('board.discards', lang)}", overflow="fold")
+        for s in view.seats:
+            marks = []
+            if s.is_dealer:
+                marks.append(f"[bold magenta]{t('board.dealer_mark', lang)}[/]")
+            if s.autoplay:
+                marks.append(f"[yellow]{say('autoplay', lang)}[/]")
+            on_turn = view.turn_seat == s.seat and view.phase in ("turn", "claim")
+            pointer = "[bold yellow]▶[/]" if on_turn else " "
+            name = f"{pointer} {self.name(s.seat, view)} {' '.join(marks)}".rstrip()
+            body = Text()
+            if s.melds:
+                body.append_text(self.meld_text(s.melds))
+                body.append("  ")
+            body.append_text(tiles_text(s.discards, lang))
+            if s.liangdao:
+                body.append("\n")
+                body.append(f"{t('term.liangdao', lang)} ", style="bold magenta")
+                body.append_text(tiles_text(s.revealed, lang))
+                body.append("  ")
+                body.append(say("waits", lang, tiles=""), style="bold")
+                body.append_text(tiles_text(s.waits, lang))
+            table.add_row(Text.from_markup(name), str(s.concealed_count), Text(signed(s.score), money_style(s.score)),
+                          body)
+        return table
+
+    def status_line(self, view: PublicView) -> str:
+        lang = self.lang
+        parts = [t("board.wall", lang, count=view.wall_remaining)]
+        if view.phase == "turn" and view.turn_seat is not None:
+            parts.append(say("turn_of", lang, player=self.name(view.turn_seat, view)))
+        elif view.phase == "claim" and view.turn_seat is not None and view.claim_tile is not None:
+            parts.append(say("claim_on", lang, player=self.name(view.turn_seat, view),
+                             tile=tile_markup(view.claim_tile, lang)))
+        secs = self.seconds_left(view.deadline)
+        if secs is not None:
+            parts.append(f"⏱ {secs}s")
+        return " · ".join(parts)
+
+    def hand_row(self, view: PrivateView) -> list[Text]:
+        """Your tiles, the drawn one apart; in Chinese a second, dim row gives what to type for each."""
+        lang = self.lang
+        tiles = list(view.concealed)
+        row = Text()
+        codes = Text(style="dim")
+        width = 4 if resolve_lang(lang) != "en" else 3
+        for x in tiles:
+            label = tile_text(x, lang)
+            row.append_text(label)
+            row.append(" " * (width - cell_len(label.plain)))
+            codes.append(x.compact + " " * (width - 2))
+        if view.drawn is not None:
+            row.append(f"  {say('drew', lang)} ", style="dim")
+            pad = cell_len(say("drew", lang)) + 3
+            codes.append(" " * pad)
+            row.append_text(tile_text(view.drawn, lang))
+            codes.append(view.drawn.compact)
+        melds = self.meld_text(view.melds)
+        if view.melds:
+            row.append("   ")
+            row.append_text(melds)
+        rows = [row]
+        if resolve_lang(lang) != "en":
+            rows.append(codes)
+        return rows
+
+    def hand_lines(self, view: PrivateView) -> list[Any]:
+        lang = self.lang
+        out: list[Any] = [f"[bold]{say('hand', lang)}[/]"]
+        out.extend(self.hand_row(view))
+        if view.waits:
+            out.append(f"[bold green]{say('waits', lang, tiles=tiles_markup(view.waits, lang))}[/]")
+        if view.discard_waits:
+            sep = "；" if resolve_lang(lang) != "en" else "; "
+            items = sep.join(say("ready_discard", lang, tile=tile_markup(d, lang), waits=tiles_markup(w, lang))
+                             for d, w in sorted(view.discard_waits.items()))
+            out.append(say("ready_discards", lang, list=items))
+        if view.choices:
+            out.append(say("choices", lang, list=describe_choices(view, lang)))
+        return out
+
+    def result_lines(self, result: ResultView, view: PublicView, ledger: Mapping[str, int]) -> list[Any]:
+        """The fan breakdown (pattern names in Chinese and English, with multipliers), payments and balances."""
+        lang = self.lang
+        names = [self.player_name(s.player) for s in view.seats]
+
+        def seat_name(seat: int | None) -> str:
+            return names[seat] if seat is not None and 0 <= seat < len(names) else "?"
+
+        out: list[Any] = [f"\n[bold reverse] {t('result.title', lang, hand=result.hand_no)} [/]"]
+        if not result.winners:
+            out.append(f"[bold]{t('result.draw', lang)}[/]")
+        for w in result.winners:
+            if w.self_draw:
+                head = t("result.win_zimo", lang, player=seat_name(w.seat))
+            else:
+                head = t("result.win_discard", lang, player=seat_name(w.seat), discarder=seat_name(w.from_seat))
+            out.append(f"[bold yellow]★ {head}[/]  {say('win_tile', lang, tile=tile_markup(w.win_tile, lang))}  "
+                       f"[bold]{t('result.fan', lang, fan=w.fan)}[/]")
+            for pid, mult in w.patterns:
+                out.append(f"    {pattern_name(pid, 'zh-CN')} [dim]{pattern_name(pid, 'en')}[/]  ×{mult}")
+        if result.hands:
+            out.append(f"[dim]{say('result_hands', lang)}[/]")
+            for h in result.hands:
+                line = Text.from_markup(f"  {seat_name(h.seat)}  ")
+                line.append_text(tiles_text(h.concealed, lang))
+                if h.melds:
+                    line.append("  ")
+                    line.append_text(self.meld_text(h.melds))
+                out.append(line)
+        if result.payments:
+            out.append(f"[bold]{t('result.payments', lang)}[/]")
+            for p in result.payments:
+                reason = catalog_text(f"payment.{p.reason}", lang) or p.reason
+                out.append("  " + t("result.payment_line", lang, payer=self.player_name(p.from_player),
+                                    payee=self.player_name(p.to_player), amount=p.amount, reason=reason))
+        table = Table(box=None, pad_edge=False, header_style="dim", title=t("result.balances", lang),
+                      title_justify="left", title_style="bold")
+        table.add_column("")
+        table.add_column(say("hand_net", lang), justify="right")
+        table.add_column(say("table_total", lang), justify="right")
+        for seat, name in enumerate(names):
+            net = result.net[seat] if seat < len(result.net) else 0
+            score = result.scores[seat] if seat < len(result.scores) else 0
+            table.add_row(Text.from_markup(name), Text(signed(net), money_style(net)),
+                          Text(signed(score), money_style(score)))
+        out.append(table)
+        if self.player_id in ledger:
+            amount = ledger[self.player_id]
+            out.append(say("ledger_you", lang, amount=f"[{money_style(amount)}]{signed(amount)}[/]"))
+        if result.next_dealer is not None:
+            out.append(f"[dim]{t('result.next_dealer', lang, player=seat_name(result.next_dealer))}[/]")
+        out.append(f"[dim]{say('between_hands', lang)}[/]")
+        return out

@@ -1,0 +1,75 @@
+"""The local tables (guild `local`): finding, seating and timing them; shared by the terminal and autoplay."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from kwx.store import Store, TableRow
+from kwx.table.views import PlayerRef
+
+LOCAL_GUILD = "local"
+TERMINAL_CHANNEL = "terminal"
+YOU_ID = "local:you"
+TURN_SECONDS = 60.0  # generous: a newcomer reads the board before discarding
+CLAIM_SECONDS = 20.0
+AI_DELAY = 0.8  # seconds an AI "thinks", so the log can be followed
+BETWEEN_HANDS = 6.0  # time to read the result block before the next deal
+WARN_SECONDS = 10.0  # one reminder this long before your time runs out
+
+
+def only_channel(guild: str, channel: str) -> Callable[[TableRow], bool]:
+    """For `TableService.start(include=...)`: the terminal table and the autoplay runner each run only their
+    own table, so playing at the terminal never runs the autoplay table in the background, and an autoplay run
+    never plays the human's seat by timeout."""
+    return lambda row: (row.guild, row.channel) == (guild, channel)
+
+
+async def find_local_table(store: Store, channel: str, guild: str = LOCAL_GUILD) -> TableRow | None:
+    """The open table of a local channel, if any (read before the service starts)."""
+    for row in await store.unfinished_tables(guild):
+        if row.channel == channel:
+            return row
+    return None
+
+
+async def finished_hands(store: Store, table_id: int) -> int:
+    """How many hands of the table the ledger holds (hands are recorded in order: 1, 2, …)."""
+    n = 0
+    for hand_no in await store.hand_numbers(table_id):  # one query, not one per hand
+        if hand_no != n + 1:
+            break
+        n += 1
+    return n
+
+
+async def seat_players(service: Any, table_id: int, host: PlayerRef, humans: Sequence[PlayerRef],
+                       ai_level: str = "standard") -> None:
+    """Make sure the humans sit and AI players fill the other seats, then deal, if the table is in its lobby."""
+    view = service.public_view(table_id)
+    if view.phase != "lobby":
+        return
+    seated = {s.player.player_id for s in view.seats}
+    for player in humans:
+        if player.player_id not in seated:
+            await service.join(table_id, player)
+    while len(service.public_view(table_id).seats) < 3:
+        await service.add_ai(table_id, ai_level, by=host.player_id)
+    await service.start_game(table_id, by=host.player_id)
+
+
+async def paused_clock(store: Store, table_id: int | None) -> Callable[[], float]:
+    """A clock for the terminal table that stood still while the program was not running.
+
+    Deadlines come from the time each record of the log carries; with the wall clock, a turn left open by `quit`
+    would time out the moment the table resumes. This clock runs behind the wall clock by the time that passed
+    since the table's last record, so you come back to the time you had left."""
+    offset = 0.0
+    if table_id is not None:
+        for event in reversed(await store.load_events(table_id)):
+            at = event.payload.get("at") if isinstance(event.payload, dict) else None
+            if isinstance(at, int | float):
+                offset = max(0.0, time.time() - float(at))
+                break
+    return lambda: time.time() - offset
