@@ -24,6 +24,7 @@ from discord.ext import commands
 
 from cogs.confirm import CANCELLED, DONE, EXPIRED, FAILED, OPEN, ConfirmButton, ConfirmFlow, Pending, Texts
 from cogs.group import KwxGroupCog, text
+from cogs.inputs import safe_text
 from cogs.operations import safe_defer, safe_followup, safe_respond
 from cogs.paginate import PageButton, page_view
 from kwx.engine.rules import PRESETS, RuleSet
@@ -41,7 +42,7 @@ from kwx.manual_hand import (
 from kwx.present.chart import MAX_SERIES, Series, balance_chart
 from kwx.present.i18n import join_names, pattern_name, t
 from kwx.present.ledger_text import clean_name, code_block, diff_marker, money, percent, signed, table, tone
-from kwx.store import NotFound, Payment, Store
+from kwx.store import NotFound, Payment, ReversalRefused, Store
 
 logger = logging.getLogger(__name__)
 
@@ -60,11 +61,6 @@ PRESET_CHOICES = [app_commands.Choice(name=p, value=p) for p in PRESETS]
 
 def mention(player: str) -> str:
     return f"<@{player}>" if player.isdigit() else player
-
-
-def safe_text(text: str) -> str:
-    """Free text a member typed (a note), shown as typed: no markdown, no mentions."""
-    return discord.utils.escape_mentions(discord.utils.escape_markdown(text))
 
 
 def colour_of(amount: int) -> discord.Colour:
@@ -220,7 +216,7 @@ class Ledger(KwxGroupCog, name="Ledger"):
         for member in members:
             if member is not None and member.bot:
                 await self.say(interaction, t("ledger.error.bot_member", self.lang(interaction),
-                                              member=member.display_name))
+                                              member=safe_text(member.display_name)))
                 return True
         return False
 
@@ -233,7 +229,7 @@ class Ledger(KwxGroupCog, name="Ledger"):
             row = await self.store.balance(guild, str(member.id))
             name = self.name_of(interaction, row.player, row.name)
             body = code_block(f"{diff_marker(row.balance)} {signed(row.balance)}", "diff")
-            embed = discord.Embed(title=t("ledger.balance.title", lang, name=name),
+            embed = discord.Embed(title=t("ledger.balance.title", lang, name=safe_text(name)),
                                   description=f"{mention(row.player)}\n{body}", colour=colour_of(row.balance))
             embed.set_footer(text=t("ledger.balance.hands", lang, count=row.hands))
             await self.show(interaction, embed)
@@ -309,9 +305,9 @@ class Ledger(KwxGroupCog, name="Ledger"):
         lang, guild = self.lang(interaction), self.guild(interaction)
         found = await self.store.history(guild, player, limit=PAGE_SIZE + 1, offset=page * PAGE_SIZE)
         name = self.name_of(interaction, player, await self.store.player_name(guild, player))
-        title = t("ledger.history.title", lang, name=name)
+        title = t("ledger.history.title", lang, name=safe_text(name))
         if not found and page == 0:
-            return discord.Embed(title=title, description=t("ledger.history.empty", lang, name=name),
+            return discord.Embed(title=title, description=t("ledger.history.empty", lang, name=safe_text(name)),
                                  colour=COLOURS["even"]), False
         rows = []
         for h in found[:PAGE_SIZE]:
@@ -347,10 +343,10 @@ class Ledger(KwxGroupCog, name="Ledger"):
         player = self.target(interaction, member)
         s = await self.store.player_stats(self.guild(interaction), player)
         name = self.name_of(interaction, player, s.name)
-        title = t("ledger.stats.title", lang, name=name)
+        title = t("ledger.stats.title", lang, name=safe_text(name))
         if s.hands == 0:
             await self.show(interaction, discord.Embed(title=title, description=t("ledger.history.empty", lang,
-                                                                                   name=name),
+                                                                                   name=safe_text(name)),
                                                        colour=COLOURS["even"]))
             return
         rows = [
@@ -520,7 +516,8 @@ class Ledger(KwxGroupCog, name="Ledger"):
         try:
             if entry is not None:
                 new_id = await self.store.reverse_entry(guild, entry, by, why)
-                line = t("ledger.undo.entry", lang, entry=entry, new=new_id, member=mention(by), reason=why)
+                line = t("ledger.undo.entry", lang, entry=entry, new=new_id, member=mention(by),
+                         reason=safe_text(why))
                 ids = [new_id]
             else:
                 target = hand if hand is not None else await self._last_hand(guild)
@@ -528,12 +525,15 @@ class Ledger(KwxGroupCog, name="Ledger"):
                     await self.say(interaction, t("ledger.undo.nothing", lang))
                     return
                 ids = await self.store.reverse_hand(guild, target, by, why)
-                line = t("ledger.undo.hand", lang, hand=target, count=len(ids), member=mention(by), reason=why)
+                line = t("ledger.undo.hand", lang, hand=target, count=len(ids), member=mention(by),
+                         reason=safe_text(why))
         except NotFound:
             await self.say(interaction, t("ledger.undo.not_found", lang))
             return
-        except ValueError:
-            await self.say(interaction, t("ledger.undo.already", lang))
+        except ReversalRefused as refused:
+            key = {"reversal": "ledger.undo.final", "hand": "ledger.undo.part_of_hand"}.get(refused.code,
+                                                                                          "ledger.undo.already")
+            await self.say(interaction, t(key, lang, entry=entry, hand=refused.hand_id))
             return
         names = {r.player: r.name for r in (await self.store.balances(guild)).rows}
         reversed_entries = [e for e in await self.store.entries(guild, limit=len(ids)) if e.id in set(ids)]

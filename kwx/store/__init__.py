@@ -24,7 +24,7 @@ Money (kwx.store.ledger). Every write is one transaction that also updates the s
     hand_id(table_id, hand_no) -> int | None
     hand_numbers(table_id) -> list[int]   # the table's recorded hand numbers, in order
     reverse_hand(guild, hand_id, by, why, *, at=None) -> list[int]   # returns its money, drops it from stats
-    reverse_entry(guild, entry_id, by, why, *, at=None) -> int
+    reverse_entry(guild, entry_id, by, why, *, at=None) -> int   # a standalone entry; a reversal is final
     record_settlement(guild, payer, payee, amount, by, note=None, *, at=None) -> int   # cash handed over
     transfer(guild, from_player, to_player, amount, by, note=None, *, at=None) -> int  # reason 'pay'
     set_player_name(guild, player_id, name) -> None
@@ -43,7 +43,8 @@ Queries (kwx.store.queries); every one names the guild.
     balance_series(guild, player, *, by='entry'|'day') -> list[(datetime, running balance)]
     has_guild(guild) / has_player(guild, player) -> bool;  guild_ids() -> list[str];  player_name(guild, player)
 
-Errors: ValueError (bad input: a hand whose money does not add up, a non-int amount, a double reversal),
+Errors: ValueError (bad input: a hand whose money does not add up, a non-int amount), ReversalRefused (a
+ValueError with .code 'already' | 'reversal' | 'hand': a correction the append-only ledger refuses),
 NotFound (unknown table/hand/entry in that guild), DuplicateEvent, StoreError (newer schema, bad import).
 """
 
@@ -68,6 +69,7 @@ from kwx.store.models import (
     NotFound,
     Payment,
     PlayerStats,
+    ReversalRefused,
     SeatResult,
     StoreError,
     TableRow,
@@ -81,7 +83,8 @@ from kwx.store.store import Store
 __all__ = [
     "LEDGER_REASONS", "PAY", "PERIODS", "PLAY_REASONS", "SCHEMA_VERSION", "SETTLEMENT",
     "BalanceRow", "BalanceSheet", "DuplicateEvent", "EventRow", "HandHistory", "HandRecord", "LeaderRow",
-    "LedgerEntry", "NewEvent", "NotFound", "Payment", "PlayerStats", "SeatResult", "Store", "StoreError",
+    "LedgerEntry", "NewEvent", "NotFound", "Payment", "PlayerStats", "ReversalRefused", "SeatResult", "Store",
+    "StoreError",
     "TableRow", "Transfer", "as_dict", "default_db_path", "entries_to_csv", "parse_csv", "payments_from_seats",
     "settle_up",
 ]

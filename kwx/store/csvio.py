@@ -3,6 +3,10 @@
 Columns (header row first): id, created_at, from_player, to_player, amount, reason, hand_id, reverses_id,
 created_by, note. Empty cells are None; created_at is ISO-8601 UTC. The guild is not a column: a file is one
 server's ledger and the importer names the guild.
+
+Text cells are safe to open in a spreadsheet: a cell that starts with = + - @, a tab or a carriage return (a
+spreadsheet would run it as a formula) is written with a leading apostrophe, as is a cell that already starts
+with one; `parse_csv` removes exactly that apostrophe, so an export still reads back to the same entries.
 """
 
 from __future__ import annotations
@@ -19,17 +23,35 @@ COLUMNS = ("id", "created_at", "from_player", "to_player", "amount", "reason", "
            "created_by", "note")
 
 
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+_QUOTE = "'"
+
+
+def neutral(text: str) -> str:
+    """A text cell a spreadsheet shows as text: a leading apostrophe before = + - @ tab CR (or an apostrophe)."""
+    return _QUOTE + text if text.startswith(FORMULA_STARTS + (_QUOTE,)) else text
+
+
+def unneutral(text: str) -> str:
+    """The inverse of `neutral`."""
+    return text[1:] if text.startswith(_QUOTE) else text
+
+
 def entry_row(entry: LedgerEntry) -> list[str]:
     def cell(value: object) -> str:
         return "" if value is None else str(value)
 
-    return [cell(entry.id), to_text(entry.created_at), entry.from_player, entry.to_player, str(entry.amount),
-            entry.reason, cell(entry.hand_id), cell(entry.reverses_id), cell(entry.created_by), cell(entry.note)]
+    def text(value: str | None) -> str:
+        return "" if value is None else neutral(value)
+
+    return [cell(entry.id), to_text(entry.created_at), text(entry.from_player), text(entry.to_player),
+            str(entry.amount), text(entry.reason), cell(entry.hand_id), cell(entry.reverses_id),
+            text(entry.created_by), text(entry.note)]
 
 
 def write_csv(entries: Iterable[LedgerEntry], out: IO[str], *, header: bool = True) -> int:
     """Write entries as CSV rows; return how many."""
-    writer = csv.writer(out, lineterminator="\n")
+    writer = csv.writer(out, lineterminator="\r\n")  # RFC 4180; a cell holding CR or LF is then quoted
     if header:
         writer.writerow(COLUMNS)
     count = 0
@@ -59,6 +81,8 @@ def parse_csv(source: str | IO[str], guild: str) -> list[LedgerEntry]:
         if len(row) != len(COLUMNS):
             raise StoreError(f"line {line}: expected {len(COLUMNS)} cells, got {len(row)}")
         cells = dict(zip(COLUMNS, row))
+        for name in ("from_player", "to_player", "reason", "created_by", "note"):
+            cells[name] = unneutral(cells[name])
         try:
             entry = LedgerEntry(
                 id=_opt_int(cells["id"]),

@@ -30,6 +30,7 @@ from kwx.store.models import (
     LedgerEntry,
     NotFound,
     Payment,
+    ReversalRefused,
     StoreError,
 )
 
@@ -128,7 +129,7 @@ class LedgerMixin(StoreBase):
         """Return a hand's money (reversing entries naming `by` and `why`) and drop it from stats and counts.
 
         The reversals count toward the leaderboard period of the hand itself. Returns the new entry ids.
-        Raises NotFound (no such hand in this guild) or ValueError (already reversed).
+        Raises NotFound (no such hand in this guild) or ReversalRefused (a ValueError: already reversed).
         """
         _need_text(by=by, why=why)
         stamp = self._stamp(at)
@@ -138,7 +139,7 @@ class LedgerMixin(StoreBase):
             if hand is None:
                 raise NotFound(f"no hand {hand_id} in this server")
             if hand["reversed_at"] is not None:
-                raise ValueError(f"hand {hand_id} was already reversed")
+                raise ReversalRefused("already", f"hand {hand_id} was already reversed", hand_id=hand_id)
             async with db.execute("SELECT * FROM ledger_entries WHERE hand_id = ? ORDER BY id", (hand_id,)) as cur:
                 entries = list(await cur.fetchall())
             summary = Summary()
@@ -155,7 +156,10 @@ class LedgerMixin(StoreBase):
                             at: datetime | None = None) -> int:
         """Append the reversal of one entry (same amount back, same reason); return its id.
 
-        Raises NotFound (no such entry in this guild) or ValueError (it was already reversed).
+        Only a standalone entry (a settlement, a transfer) can be reversed on its own: an entry of a hand is
+        undone with its hand (`reverse_hand`), so balances and stats never disagree, and a reversal is final.
+        Raises NotFound (no such entry in this guild) or ReversalRefused (a ValueError: already reversed, a
+        reversal, part of a hand).
         """
         _need_text(by=by, why=why)
         stamp = self._stamp(at)
@@ -163,8 +167,13 @@ class LedgerMixin(StoreBase):
             entry = await _fetch(db, "SELECT * FROM ledger_entries WHERE id = ? AND guild = ?", (entry_id, guild))
             if entry is None:
                 raise NotFound(f"no ledger entry {entry_id} in this server")
+            if entry["reverses_id"] is not None:
+                raise ReversalRefused("reversal", f"ledger entry {entry_id} is a reversal; a reversal is final")
+            if entry["hand_id"] is not None:
+                raise ReversalRefused("hand", f"ledger entry {entry_id} is part of hand {entry['hand_id']}:"
+                                              " undo the whole hand", hand_id=entry["hand_id"])
             if await _fetch(db, "SELECT id FROM ledger_entries WHERE reverses_id = ?", (entry_id,)):
-                raise ValueError(f"ledger entry {entry_id} was already reversed")
+                raise ReversalRefused("already", f"ledger entry {entry_id} was already reversed")
             summary = Summary()
             (new_id,) = await insert_entries(db, [_reversal_row(entry, stamp, by, why)], summary)
             await summary.write(db, guild)
@@ -244,7 +253,8 @@ class LedgerMixin(StoreBase):
             try:
                 await insert_entries(db, rows, summary, want_ids=False)
             except sqlite3.IntegrityError as exc:
-                raise StoreError(f"cannot import: {exc} (an id already used, or an entry reversed twice)") from None
+                raise StoreError(f"cannot import: {exc} (an id already used, an entry reversed twice or a reversal"
+                                 " reversed)") from None
             await summary.write(db, guild)
         return len(batch)
 

@@ -6,12 +6,15 @@ database at a whole version. Only ever append to this list; never edit a release
 Tables
 - tables(id, guild, channel, rules, seed, seats, status, options, created_at, updated_at): one per game table,
   kept for crash recovery. rules/seats/options are JSON; seed is secret.
-- events(table_id, seq, hand_no, kind, payload, created_at): the append-only log, PRIMARY KEY(table_id, seq).
+- events(table_id, seq, hand_no, kind, payload, created_at): the append-only log, PRIMARY KEY(table_id, seq);
+  triggers refuse UPDATE, DELETE and an insert over a taken (table_id, seq) (so INSERT OR REPLACE too).
 - players(guild, player_id, name): latest display name per guild.
 - hands(...): one finished hand; UNIQUE(table_id, hand_no) makes finishing twice a no-op. `reversed_at` is set
-  when its money is returned (the hand then leaves stats and counts).
+  when its money is returned (the hand then leaves stats and counts); triggers allow no other change to a
+  hand or its seats and no delete or replace.
 - hand_seats(hand_id, seat, guild, player_id, net, won, self_draw, dealt_in, fan, liangdao): per-seat facts.
-- ledger_entries(...): append-only money movements (triggers refuse UPDATE and DELETE). `period_day` is the
+- ledger_entries(...): append-only money movements: triggers refuse UPDATE, DELETE, an insert over a used id
+  (INSERT OR REPLACE), a second reversal of an entry and the reversal of a reversal. `period_day` is the
   UTC day the entry counts toward in leaderboards: its own day, or for a reversal the reversed entry's day.
 - Summaries kept in the same transaction as every write, so queries never scan the ledger:
   balances(guild, player_id, balance, net, hands), daily_net(guild, day, player_id, net, flow, hands),
@@ -171,6 +174,52 @@ MIGRATIONS: list[str] = [
         updated_at  TEXT NOT NULL,
         PRIMARY KEY (table_id, ref)
     ) WITHOUT ROWID;
+    """,
+    # 3: append-only in fact. `INSERT OR REPLACE` deletes the row it collides with without firing delete
+    # triggers (unless recursive_triggers is on), so every insert that would collide with a kept row is refused
+    # before it runs; a reversal cannot itself be reversed; the event log refuses DELETE; a recorded hand and its
+    # seats are never rewritten (only `hands.reversed_at` may go from NULL to a time, once).
+    """
+    CREATE TRIGGER ledger_no_replace BEFORE INSERT ON ledger_entries
+        WHEN EXISTS (SELECT 1 FROM ledger_entries WHERE id = NEW.id)
+        BEGIN SELECT RAISE(ABORT, 'the ledger is append-only: entry ids are never reused'); END;
+    CREATE TRIGGER ledger_reversed_once BEFORE INSERT ON ledger_entries
+        WHEN NEW.reverses_id IS NOT NULL
+             AND EXISTS (SELECT 1 FROM ledger_entries WHERE reverses_id = NEW.reverses_id)
+        BEGIN SELECT RAISE(ABORT, 'the ledger is append-only: that entry was already reversed'); END;
+    CREATE TRIGGER ledger_no_reversal_of_reversal BEFORE INSERT ON ledger_entries
+        WHEN NEW.reverses_id IS NOT NULL
+             AND (SELECT reverses_id FROM ledger_entries WHERE id = NEW.reverses_id) IS NOT NULL
+        BEGIN SELECT RAISE(ABORT, 'a reversal cannot itself be reversed'); END;
+
+    CREATE TRIGGER events_no_delete BEFORE DELETE ON events
+        BEGIN SELECT RAISE(ABORT, 'the event log is append-only'); END;
+    CREATE TRIGGER events_no_replace BEFORE INSERT ON events
+        WHEN EXISTS (SELECT 1 FROM events WHERE table_id = NEW.table_id AND seq = NEW.seq)
+        BEGIN SELECT RAISE(ABORT, 'the event log is append-only: that event number is taken'); END;
+
+    CREATE TRIGGER hands_no_rewrite BEFORE UPDATE ON hands
+        WHEN OLD.reversed_at IS NOT NULL OR NEW.reversed_at IS NULL
+             OR NEW.id IS NOT OLD.id OR NEW.guild IS NOT OLD.guild OR NEW.table_id IS NOT OLD.table_id
+             OR NEW.hand_no IS NOT OLD.hand_no OR NEW.dealer IS NOT OLD.dealer OR NEW.seed_ref IS NOT OLD.seed_ref
+             OR NEW.outcome IS NOT OLD.outcome OR NEW.winners IS NOT OLD.winners OR NEW.fan IS NOT OLD.fan
+             OR NEW.patterns IS NOT OLD.patterns OR NEW.summary IS NOT OLD.summary
+             OR NEW.created_at IS NOT OLD.created_at OR NEW.created_by IS NOT OLD.created_by
+        BEGIN SELECT RAISE(ABORT, 'a recorded hand is never rewritten: only its reversal is noted, once'); END;
+    CREATE TRIGGER hands_no_delete BEFORE DELETE ON hands
+        BEGIN SELECT RAISE(ABORT, 'a recorded hand is never deleted: reverse it instead'); END;
+    CREATE TRIGGER hands_no_replace BEFORE INSERT ON hands
+        WHEN EXISTS (SELECT 1 FROM hands WHERE id = NEW.id)
+             OR (NEW.table_id IS NOT NULL
+                 AND EXISTS (SELECT 1 FROM hands WHERE table_id = NEW.table_id AND hand_no = NEW.hand_no))
+        BEGIN SELECT RAISE(ABORT, 'a recorded hand is never replaced'); END;
+    CREATE TRIGGER hand_seats_no_update BEFORE UPDATE ON hand_seats
+        BEGIN SELECT RAISE(ABORT, 'a recorded hand is never rewritten'); END;
+    CREATE TRIGGER hand_seats_no_delete BEFORE DELETE ON hand_seats
+        BEGIN SELECT RAISE(ABORT, 'a recorded hand is never rewritten'); END;
+    CREATE TRIGGER hand_seats_no_replace BEFORE INSERT ON hand_seats
+        WHEN EXISTS (SELECT 1 FROM hand_seats WHERE hand_id = NEW.hand_id AND seat = NEW.seat)
+        BEGIN SELECT RAISE(ABORT, 'a recorded hand is never rewritten'); END;
     """,
 ]
 

@@ -39,6 +39,18 @@ class DuplicateEvent(StoreError):
     """An event with this (table_id, seq) is already in the log."""
 
 
+class ReversalRefused(ValueError):
+    """A correction the ledger refuses. `code` says why:
+    'already' (the entry or hand was already reversed), 'reversal' (the entry is itself a reversal: reversing
+    it would put money back without the hand's stats), 'hand' (the entry is part of hand `hand_id`: undo the
+    whole hand so balances and stats stay in agreement)."""
+
+    def __init__(self, code: str, message: str, *, hand_id: int | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.hand_id = hand_id
+
+
 # ---------------------------------------------------------------------------------------------- tables/events
 
 

@@ -407,6 +407,30 @@ async def test_undo_of_one_entry_and_of_another_servers_entry(kit: LedgerKit) ->
     assert (await kit.store.balance(str(other.id), str(erin.id))).balance == 4
 
 
+async def test_undo_refuses_a_reversal_and_a_single_entry_of_a_hand_and_everything_agrees(kit: LedgerKit) -> None:
+    hand_id = await play(kit, kit.alice, kit.bob, fan=2)
+    (hu,) = await kit.store.entries(kit.guild, hand_id=hand_id)
+    part = await kit.slash(kit.dave, "kwx undo", entry=hu.id)
+    assert part.records[0].ephemeral and t("ledger.undo.part_of_hand", entry=hu.id, hand=hand_id) in part.text
+    await kit.slash(kit.dave, "kwx undo", hand=hand_id, reason="void")
+    reversal = (await kit.store.entries(kit.guild))[0]
+    assert reversal.reverses_id == hu.id
+    refused = await kit.slash(kit.dave, "kwx undo", entry=reversal.id)
+    assert refused.records[0].ephemeral and t("ledger.undo.final", entry=reversal.id) in refused.text
+    balances = {r.player: r.balance for r in (await kit.store.balances(kit.guild)).rows}
+    assert set(balances.values()) == {0}
+    assert (await kit.store.player_stats(kit.guild, kit.id(kit.alice))).hands == 0
+
+
+async def test_an_undo_reason_with_a_code_fence_cannot_break_the_table_below_it(kit: LedgerKit) -> None:
+    await play(kit, kit.alice, kit.bob, fan=2)
+    out = await kit.slash(kit.dave, "kwx undo", reason="oops ``` @everyone **bold**")
+    text = reply(out).embeds[0].description
+    assert "oops ```" not in text and "\\`\\`\\`" in text and "\\*\\*bold" in text
+    assert text.count("```") == 2  # the one table, opened and closed
+    assert len(block_rows(text, header=False, marker=False)) == 1
+
+
 # -- both languages ------------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("lang", ["zh-CN", "en"])
 async def test_every_ledger_reply_follows_the_servers_language(kit: LedgerKit, lang: str) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import io
 from dataclasses import replace
 from datetime import timedelta
@@ -66,3 +67,19 @@ async def test_importing_an_export_reproduces_balances_and_leaderboards(store, t
 def test_malformed_files_are_refused_with_a_reason(text, message):
     with pytest.raises(StoreError, match=message):
         parse_csv(text, GUILD)
+
+
+async def test_formula_cells_are_neutralised_and_still_read_back(store):
+    notes = ["=HYPERLINK(\"http://x\",\"click\")", "+SUM(A1:A9)", "-2+3", "@cmd|' /C calc'!A0", "\tfoo", "\rbar",
+             "'=already quoted", "plain, fine"]
+    for note in notes:
+        await store.transfer(GUILD, "a", "b", 1, by="=evil", note=note)
+    _, text = await _export(store)
+    rows = list(csv.reader(io.StringIO(text)))[1:]
+    assert len(rows) == len(notes)
+    for row in rows:
+        for cell in row:
+            assert not cell.startswith(("=", "+", "-", "@", "\t", "\r")), row
+    parsed = parse_csv(text, GUILD)
+    assert sorted(e.note for e in parsed) == sorted(notes)
+    assert {e.created_by for e in parsed} == {"=evil"}

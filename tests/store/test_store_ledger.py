@@ -7,7 +7,7 @@ from datetime import timedelta
 import pytest
 from store_helpers import GUILD
 
-from kwx.store import NotFound
+from kwx.store import NotFound, ReversalRefused
 
 
 async def _balances(store, guild=GUILD):
@@ -58,25 +58,46 @@ async def test_reversing_entries_one_by_one(store):
     first = await store.transfer(GUILD, "a", "b", 5, by="a", note="lunch")
     undo = await store.reverse_entry(GUILD, first, by="b", why="paid back in cash")
     assert await _balances(store) == {"a": 0, "b": 0}
-    with pytest.raises(ValueError, match="already"):
+    with pytest.raises(ReversalRefused, match="already") as refused:
         await store.reverse_entry(GUILD, first, by="b", why="twice")
-    await store.reverse_entry(GUILD, undo, by="b", why="the reversal was wrong")  # puts it back
-    assert await _balances(store) == {"a": -5, "b": 5}
+    assert refused.value.code == "already"
+    with pytest.raises(ReversalRefused, match="final") as refused:  # a reversal is final
+        await store.reverse_entry(GUILD, undo, by="b", why="the reversal was wrong")
+    assert refused.value.code == "reversal"
+    assert await _balances(store) == {"a": 0, "b": 0}
     with pytest.raises(NotFound):
         await store.reverse_entry("g2", first, by="b", why="other server")
-    assert len(await store.entries(GUILD)) == 3
+    assert len(await store.entries(GUILD)) == 2
 
 
-async def test_reversing_a_hand_after_partial_corrections_returns_exactly_its_money(store, table, hand):
+async def test_an_entry_of_a_hand_is_undone_only_with_its_hand(store, table, hand):
     await store.finish_hand(hand(table, 1, [("b", "a", 8, "hu"), ("c", "a", 2, "angang")], winners={"a": 4}))
     hand_id = await store.hand_id(table, 1)
-    hu, angang = sorted(await store.entries(GUILD, hand_id=hand_id), key=lambda e: e.id)
-    undo = await store.reverse_entry(GUILD, angang.id, by="m", why="no kong")
-    await store.reverse_entry(GUILD, undo, by="m", why="there was a kong after all")
-    await store.reverse_entry(GUILD, hu.id, by="m", why="wrong fan")
-    await store.reverse_hand(GUILD, hand_id, by="m", why="void the hand")
-    assert await _balances(store) == {"a": 0, "b": 0, "c": 0}
+    hu, _ = sorted(await store.entries(GUILD, hand_id=hand_id), key=lambda e: e.id)
+    with pytest.raises(ReversalRefused, match="whole hand") as refused:
+        await store.reverse_entry(GUILD, hu.id, by="m", why="wrong fan")
+    assert refused.value.code == "hand" and refused.value.hand_id == hand_id
+    assert await _balances(store) == {"a": 10, "b": -8, "c": -2}
 
+
+async def test_undoing_a_hand_then_its_reversal_is_refused_and_everything_agrees(store, table, hand):
+    """Every state the commands reach keeps balances, stats and hand records in agreement."""
+    await store.finish_hand(hand(table, 1, [("b", "a", 2, "hu")], winners={"a": 1}))
+    hand_id = await store.hand_id(table, 1)
+    reversal_ids = await store.reverse_hand(GUILD, hand_id, by="m", why="void")
+    for entry_id in reversal_ids:
+        with pytest.raises(ReversalRefused):
+            await store.reverse_entry(GUILD, entry_id, by="m", why="undo the undo")
+    with pytest.raises(ReversalRefused):
+        await store.reverse_hand(GUILD, hand_id, by="m", why="again")
+    assert await _balances(store) == {"a": 0, "b": 0, "c": 0}
+    for player in "abc":
+        stats = await store.player_stats(GUILD, player)
+        assert stats.hands == 0 and stats.net == 0
+    assert {r.player: r.net for r in await store.leaderboard(GUILD, "all")} == {}
+    kept = await _summaries(store)
+    await store.rebuild_summaries()
+    assert await _summaries(store) == kept
 
 async def test_settlements_and_transfers_move_balances_but_not_winnings(store, table, hand):
     await store.finish_hand(hand(table, 1, [("b", "a", 10, "hu")], winners={"a": 10}))

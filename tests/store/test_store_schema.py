@@ -78,3 +78,49 @@ async def test_ledger_rows_cannot_be_changed_or_deleted(store):
             await store._db.execute(sql)
     assert (await store.balance("g", "b")).balance == 5
     assert [e.amount for e in await store.entries("g")] == [5]
+
+
+async def test_insert_or_replace_cannot_rewrite_the_ledger_or_the_event_log(store):
+    """REPLACE deletes the colliding row without firing delete triggers: the insert itself is refused."""
+    first = await store.transfer("g", "b", "a", 2, by="b")
+    undo = await store.reverse_entry("g", first, by="b", why="x")
+    rewrites = [
+        ("INSERT OR REPLACE INTO ledger_entries(id, guild, from_player, to_player, amount, reason, created_at,"
+         " period_day) VALUES (?, 'g', 'a', 'b', 1000000, 'pay', '2025-01-01T00:00:00Z', '2025-01-01')", (first,)),
+        # a second reversal of the same entry would REPLACE the first one through the unique index
+        ("INSERT OR REPLACE INTO ledger_entries(guild, from_player, to_player, amount, reason, created_at,"
+         " period_day, reverses_id) VALUES ('g', 'a', 'b', 2, 'pay', '2025-01-01T00:00:00Z', '2025-01-01', ?)",
+         (first,)),
+        ("INSERT INTO ledger_entries(guild, from_player, to_player, amount, reason, created_at, period_day,"
+         " reverses_id) VALUES ('g', 'b', 'a', 2, 'pay', '2025-01-01T00:00:00Z', '2025-01-01', ?)", (undo,)),
+    ]
+    for sql, params in rewrites:
+        with pytest.raises(sqlite3.IntegrityError):
+            await store._db.execute(sql, params)
+    assert [(e.from_player, e.to_player, e.amount) for e in await store.entries("g")] == [("a", "b", 2),
+                                                                                          ("b", "a", 2)]
+    assert (await store.balance("g", "a")).balance == 0
+
+    table = await store.create_table("g", rules={}, seed="s", seats=[])
+    await store.append_event(table, 1, "deal", {"x": 1})
+    for sql in ("DELETE FROM events", "UPDATE events SET payload = '{}'",
+                "INSERT OR REPLACE INTO events(table_id, seq, hand_no, kind, payload, created_at)"
+                f" VALUES ({table}, 1, 1, 'deal', '{{\"x\": 2}}', '2025-01-01T00:00:00Z')"):
+        with pytest.raises(sqlite3.IntegrityError, match="append-only"):
+            await store._db.execute(sql)
+    assert [e.payload for e in await store.load_events(table)] == [{"x": 1}]
+
+
+async def test_a_recorded_hand_is_only_ever_marked_reversed_once(store, table, hand):
+    await store.finish_hand(hand(table, 1, [("b", "a", 2, "hu")], winners={"a": 1}))
+    for sql in ("UPDATE hands SET winners = '[\"b\"]'", "DELETE FROM hand_seats", "UPDATE hand_seats SET net = 0",
+                "DELETE FROM hands", f"INSERT OR REPLACE INTO hands(guild, table_id, hand_no, outcome, winners, fan,"
+                f" patterns, summary, created_at) VALUES ('g1', {table}, 1, 'draw', '[]', '{{}}', '{{}}', 'null',"
+                " '2025-01-01T00:00:00Z')"):
+        with pytest.raises(sqlite3.IntegrityError):
+            await store._db.execute(sql)
+    hand_id = await store.hand_id(table, 1)
+    await store.reverse_hand("g1", hand_id, by="m", why="x")
+    with pytest.raises(sqlite3.IntegrityError):
+        await store._db.execute("UPDATE hands SET reversed_at = NULL")
+    assert [h.reversed for h in await store.history("g1", "a")] == [True]
