@@ -17,7 +17,7 @@ from pathlib import Path
 import discord
 from discord.ext import commands
 
-from kwx.config import ConfigError, Settings, load_settings
+from kwx.cli.settings import ConfigError, Settings, load_settings
 
 log = logging.getLogger("kwx.bot")
 
@@ -83,9 +83,10 @@ class KwxBot(commands.Bot):
         from cogs.buttons import DYNAMIC_ITEMS
         from cogs.emoji import TileFormatter, ensure_tile_emojis
         from cogs.frontend import DiscordFrontEnd
+        from cogs.languages import Languages
         from cogs.operations import set_rate_limiter
         from cogs.ratelimit import GlobalRateLimiter
-        from cogs.runtime import Languages, Runtime
+        from cogs.runtime import Runtime
         from cogs.translator import KwxTranslator
         from kwx.store import Store
         from kwx.table.service import TableService

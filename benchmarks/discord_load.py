@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from bot import KwxBot
-from kwx.config import Settings
+from kwx.cli.settings import Settings
 from kwx.table.views import PlayerRef
 from tests.cogs.fakes import FakeDiscord, Recorder, Sent
 

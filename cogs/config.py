@@ -1,7 +1,7 @@
 """The Config cog: `/kwx config [rules] [base] [turn_seconds] [claim_seconds] [language]` (Manage Server).
 
 Without options it shows the server's settings; with options it validates and stores them (guild settings, see
-kwx/guild_defaults.py, which the table commands read when a table opens). The language goes through the
+kwx/table/defaults.py, which the table commands read when a table opens). The language goes through the
 runtime's `Languages`, so every reply switches at once.
 """
 
@@ -16,7 +16,8 @@ from discord.ext import commands
 from cogs.group import KwxGroupCog, text
 from cogs.operations import safe_respond
 from kwx.engine.rules import PRESETS
-from kwx.guild_defaults import (
+from kwx.present.i18n import LANGUAGES, t
+from kwx.table.defaults import (
     BASE,
     CLAIM_SECONDS,
     LANG,
@@ -28,7 +29,6 @@ from kwx.guild_defaults import (
     parse_setting,
     set_setting,
 )
-from kwx.present.i18n import LANGUAGES, t
 
 LANGUAGE_NAMES = {"zh-CN": "简体中文", "en": "English"}
 NO_PINGS = discord.AllowedMentions.none()
@@ -43,7 +43,7 @@ class Config(KwxGroupCog, name="Config"):
                           language=[app_commands.Choice(name=LANGUAGE_NAMES[x], value=x) for x in LANGUAGES])
     @app_commands.default_permissions(manage_guild=True)
     async def config(self, interaction: discord.Interaction, rules: str | None = None,
-                     base: app_commands.Range[int, 1, 100_000] | None = None,  # kwx.guild_defaults.BOUNDS
+                     base: app_commands.Range[int, 1, 100_000] | None = None,  # kwx.table.defaults.BOUNDS
                      turn_seconds: app_commands.Range[int, 10, 600] | None = None,
                      claim_seconds: app_commands.Range[int, 5, 120] | None = None,
                      language: str | None = None) -> None:

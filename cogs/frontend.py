@@ -35,9 +35,9 @@ import discord
 from cogs import board as boards
 from cogs.buttons import release
 from cogs.emoji import TileFormatter
+from cogs.languages import Languages
 from cogs.operations import safe_edit, safe_edit_original, safe_fetch_user, safe_send_channel, safe_send_dm
 from cogs.panels import panel_buttons, panel_key, panel_message
-from cogs.runtime import Languages
 from kwx.present.i18n import t
 from kwx.store import NotFound, Store
 from kwx.store.settings import MessageRef

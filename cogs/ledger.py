@@ -28,8 +28,12 @@ from cogs.inputs import safe_text
 from cogs.operations import safe_defer, safe_followup, safe_respond
 from cogs.paginate import PageButton, page_view
 from kwx.engine.rules import PRESETS, RuleSet
-from kwx.guild_defaults import guild_settings
-from kwx.manual_hand import (
+from kwx.present.chart import MAX_SERIES, Series, balance_chart
+from kwx.present.i18n import join_names, pattern_name, t
+from kwx.present.ledger_text import clean_name, code_block, diff_marker, money, percent, signed, table, tone
+from kwx.store import NotFound, Payment, ReversalRefused, Store
+from kwx.table.defaults import guild_settings
+from kwx.table.manual import (
     MAX_AMOUNT,
     MAX_FAN,
     ManualHandError,
@@ -39,10 +43,6 @@ from kwx.manual_hand import (
     manual_record,
     payers,
 )
-from kwx.present.chart import MAX_SERIES, Series, balance_chart
-from kwx.present.i18n import join_names, pattern_name, t
-from kwx.present.ledger_text import clean_name, code_block, diff_marker, money, percent, signed, table, tone
-from kwx.store import NotFound, Payment, ReversalRefused, Store
 
 logger = logging.getLogger(__name__)
 

@@ -26,8 +26,8 @@ from cogs.operations import safe_defer, safe_respond, safe_update_message
 from cogs.panels import LIANGDAO, NORMAL, panel_message
 from kwx.engine.ai import AI_LEVELS
 from kwx.engine.rules import PRESETS, RulesError, RuleSet
-from kwx.guild_defaults import table_defaults
 from kwx.present.i18n import LANGUAGES, catalog, t
+from kwx.table.defaults import table_defaults
 from kwx.table.errors import TableError
 from kwx.table.views import PlayerRef
 
@@ -136,7 +136,7 @@ class Tables(KwxGroupCog, name="Tables"):
     async def new(self, interaction: discord.Interaction, rules: str | None = None,
                   base: app_commands.Range[int, 1, 100_000] | None = None,
                   turn_seconds: app_commands.Range[int, 10, 600] | None = None) -> None:
-        """Options left out take the server's defaults (`/kwx config`, kwx/guild_defaults.py)."""
+        """Options left out take the server's defaults (`/kwx config`, kwx/table/defaults.py)."""
         rt = self.rt
         lang = self.lang(interaction)
         if interaction.guild_id is None or interaction.channel_id is None:

@@ -1,6 +1,6 @@
 """The Tools cog: `/kwx calc` (the fan calculator, private) and `/kwx rules` (a preset's patterns and options).
 
-`calc` parses and scores with the `python -m kwx fan` code (kwx/cli/fan.py), so the bot, the terminal and the
+`calc` parses and scores with the `python -m kwx fan` code (kwx/engine/calculator.py), so the bot, the terminal and the
 table agree on every hand. Both answer in the server's language; the rules default to the server's preset
 (`/kwx config`).
 """
@@ -15,13 +15,13 @@ from discord.ext import commands
 
 from cogs.group import KwxGroupCog, text
 from cogs.operations import safe_respond
-from kwx.cli.fan import CONTEXT_FLAGS, Calculation, InputError, calculate, context
 from kwx.engine.analysis import shanten
+from kwx.engine.calculator import CONTEXT_FLAGS, Calculation, InputError, calculate, context
 from kwx.engine.rules import PATTERN_FAN, PRESETS, RuleSet
 from kwx.engine.tiles import SHORT_CHINESE, Tile
-from kwx.guild_defaults import guild_settings
 from kwx.present.i18n import join_names, pattern_name, t
 from kwx.present.ledger_text import code_block, money, table
+from kwx.table.defaults import guild_settings
 
 NO_PINGS = discord.AllowedMentions.none()
 PRESET_CHOICES = [app_commands.Choice(name=p, value=p) for p in PRESETS]

@@ -7,7 +7,7 @@ import argparse
 import discord
 
 import bot
-from kwx.config import Settings
+from kwx.cli.settings import Settings
 
 
 def _args(**kw) -> argparse.Namespace:

@@ -86,7 +86,7 @@ REQUIRED = [
     "result.balances",
 ]
 
-# The stable codes of kwx.table.service.TableError (docs/TEAM.md): front ends show t(f"error.{code}").
+# The stable codes of kwx.table.service.TableError (kwx/table/errors.py): front ends show t(f"error.{code}").
 TABLE_ERROR_CODES = [
     "no_table", "not_seated", "not_your_turn", "stale", "illegal", "bad_tile", "table_full", "not_host",
     "already_started", "not_started", "already_seated", "closed",

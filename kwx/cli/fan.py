@@ -19,172 +19,27 @@ import os
 import sys
 import unicodedata
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
 from typing import Any, TextIO
 
 from kwx.cli import CliError
-from kwx.engine.analysis import MELD_KINDS, Meld, Reading, shanten, waits
-from kwx.engine.fan import FanResult, WinContext, score_counts
-from kwx.engine.rules import PATTERN_NAMES, PRESETS, RulesError, RuleSet
-from kwx.engine.tiles import (
-    SHORT_CHINESE,
-    Tile,
-    TileError,
-    check_counts,
-    format_chinese,
-    format_compact,
-    parse_tile,
-    parse_tiles,
-    to_counts,
+from kwx.engine.analysis import Meld, Reading, shanten
+from kwx.engine.calculator import (  # noqa: F401 - the calculation's names, re-exported for the commands
+    _CONTEXTS,
+    CONTEXT_FLAGS,
+    Calculation,
+    InputError,
+    calculate,
+    check_context,
+    check_hand,
+    context,
+    parse_meld,
+    parse_melds,
+    rules_for,
 )
+from kwx.engine.rules import PATTERN_NAMES, PRESETS, RulesError, RuleSet
+from kwx.engine.tiles import SHORT_CHINESE, Tile, TileError, format_chinese, format_compact
 
-CONTEXT_FLAGS = ("self_draw", "liangdao", "kong_draw", "after_kong", "rob_kong", "last_tile")
-_MELD_ALIASES = {k: k for k in MELD_KINDS} | {"碰": "pung", "杠": "kong", "明杠": "kong", "暗杠": "ankong"}
 _MELD_LABELS = {"pung": "碰 pung", "kong": "杠 kong", "ankong": "暗杠 ankong"}
-
-
-class InputError(ValueError):
-    """Bad calculator input; the message is one line meant for the user."""
-
-
-# -- parsing and checks (shared with `kwx waits`) ---------------------------------------------------------
-def parse_meld(text: str) -> Meld:
-    """`KIND:TILE`, e.g. `pung:5p`, `kong:红中`, `ankong:1s`."""
-    kind, sep, tile = str(text).partition(":")
-    if not sep:
-        raise InputError(f'meld "{text}" is not KIND:TILE, e.g. pung:5p, kong:7z or ankong:1s')
-    canonical = _MELD_ALIASES.get(kind.strip().lower())
-    if canonical is None:
-        raise InputError(f'unknown meld kind "{kind.strip()}": use pung, kong (exposed) or ankong (concealed)')
-    try:
-        return Meld(canonical, parse_tile(tile))
-    except TileError as exc:
-        raise InputError(f'meld "{text}": {exc}') from None
-
-
-def parse_melds(texts: Iterable[str]) -> tuple[Meld, ...]:
-    melds = tuple(parse_meld(t) for t in texts)
-    if len(melds) > 4:
-        raise InputError(f"{len(melds)} melds given: a hand has at most four")
-    return melds
-
-
-def check_hand(hand: Sequence[int], melds: Sequence[Meld], *, extra: Sequence[int] = (), what: str) -> None:
-    """The concealed count must fit the melds (13 − 3 per meld); no tile may appear five times overall."""
-    need = 13 - 3 * len(melds)
-    if len(hand) != need:
-        with_melds = f"with {len(melds)} meld{'s' if len(melds) != 1 else ''}" if melds else "without melds"
-        raise InputError(f"the hand has {len(hand)} tile{'s' if len(hand) != 1 else ''}; {with_melds} it needs {need} {what} (13 − 3 per meld)")
-    meld_tiles = [m.tile for m in melds for _ in range(m.size)]
-    try:
-        check_counts(hand, [*extra, *meld_tiles])
-    except TileError as exc:
-        raise InputError(f"{exc} (hand, melds and winning tile together)" if extra or melds else str(exc)) from None
-
-
-def check_context(ctx: WinContext, melds: Sequence[Meld]) -> None:
-    if ctx.self_draw and (ctx.after_kong or ctx.rob_kong):
-        raise InputError("a win on the discard after a kong or on a robbed kong is not a self-draw")
-    if ctx.kong_draw and (ctx.after_kong or ctx.rob_kong):
-        raise InputError("a kong replacement draw is the winner's own tile: not a discard, not a robbed kong")
-    if ctx.after_kong and ctx.rob_kong:
-        raise InputError("a robbed kong is not the discard after a kong: choose one")
-    if ctx.rob_kong and ctx.last_tile:
-        raise InputError("no kong may be declared on the last tile, so it cannot be robbed")
-    if ctx.kong_draw and not any(m.is_kong for m in melds):
-        raise InputError("a win on a kong replacement tile needs the kong among the melds (kong:TILE or ankong:TILE)")
-
-
-_rules_cache: dict[str, RuleSet] = {}
-
-
-def rules_for(spec: Any) -> RuleSet:
-    """A preset name (or {"preset": ..., "options": {...}}) to its RuleSet, built once per process."""
-    key = spec if isinstance(spec, str) else json.dumps(spec, sort_keys=True)
-    rules = _rules_cache.get(key)
-    if rules is None:
-        try:
-            rules = RuleSet.from_json(spec)
-        except RulesError as exc:
-            raise InputError(str(exc)) from None
-        _rules_cache[key] = rules
-    return rules
-
-
-# -- the calculation ---------------------------------------------------------------------------------------
-@dataclass(slots=True)
-class Calculation:
-    hand: Sequence[Tile]
-    win: Tile
-    melds: tuple[Meld, ...]
-    ctx: WinContext
-    rules: RuleSet
-    result: FanResult | None  # None: the tiles do not form a complete hand
-    min_fan: int  # the smallest fan this win may have (min_fan, or the discard minimum)
-    counts: Sequence[int]  # of the hand before the win
-
-    @property
-    def self_draw(self) -> bool:
-        return self.ctx.self_draw or self.ctx.kong_draw
-
-    @property
-    def is_win(self) -> bool:
-        return self.result is not None and self.result.fan >= self.min_fan
-
-    def hand_waits(self) -> list[Tile]:
-        return waits(self.counts, self.melds)
-
-    def to_json(self) -> dict[str, Any]:
-        r = self.result
-        if r is None:
-            return {"win": False, "reason": "not_complete", "waits": [t.compact for t in self.hand_waits()]}
-        if r.fan < self.min_fan:
-            return {"win": False, "reason": "below_min_fan", "fan_found": r.fan, "min_fan": self.min_fan,
-                    "patterns": list(r.patterns)}
-        out: dict[str, Any] = {"win": True, "fan": r.fan, "patterns": list(r.patterns),
-                               "multipliers": list(r.multipliers), "raw_fan": r.raw_fan, "capped": r.capped}
-        if self.rules.shukan:
-            out["shukan_bonus"] = r.shukan_bonus
-        return out
-
-
-_PLAIN_DISCARD = WinContext()
-_CONTEXTS: dict[tuple[bool, ...], WinContext] = {(False,) * len(CONTEXT_FLAGS): _PLAIN_DISCARD}
-_WIN_TILES: dict[str, Tile] = {t.compact: t for t in Tile}  # the usual spelling of WIN skips the parser
-
-
-def context(flags: tuple[bool, ...]) -> WinContext:
-    """WinContext for the six flags in CONTEXT_FLAGS order, one instance per combination."""
-    ctx = _CONTEXTS.get(flags)
-    if ctx is None:
-        ctx = _CONTEXTS[flags] = WinContext(*flags)
-    return ctx
-
-
-def calculate(hand_text: str, win_text: str, meld_texts: Iterable[str], ctx: WinContext, rules: RuleSet) -> Calculation:
-    """Parse, check and score one hand. Raises InputError for bad input (one-line message)."""
-    try:
-        hand = parse_tiles(hand_text, check_copies=False)
-        win = _WIN_TILES.get(win_text)
-        if win is None:
-            win = parse_tile(win_text)
-    except TileError as exc:
-        raise InputError(str(exc)) from None
-    melds = parse_melds(meld_texts) if meld_texts else ()
-    counts = to_counts(hand)
-    used = counts
-    if melds:
-        used = list(counts)
-        for m in melds:
-            used[m.tile] += m.size
-    if len(hand) != 13 - 3 * len(melds) or used[win] >= 4 or max(used) > 4:
-        check_hand(hand, melds, extra=(win,), what="before the winning tile")  # raises with the reason
-    if ctx.kong_draw or ctx.after_kong or ctx.rob_kong:
-        check_context(ctx, melds)
-    result = score_counts(counts, win, melds, ctx, rules)
-    self_draw = ctx.self_draw or ctx.kong_draw
-    min_fan = rules.min_fan if self_draw else max(rules.min_fan, rules.min_fan_discard)
-    return Calculation(hand, win, melds, ctx, rules, result, min_fan, counts)
 
 
 # -- command line ------------------------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 """kwx.table — the table service: lobbies, hands, timers, AI seats and 托管 over the store and a front end.
 
     from kwx.table import TableService, TableError, PlayerRef
-See kwx/table/service.py for the API and docs/TEAM.md for the contract front ends code against.
+See kwx/table/service.py for the API and kwx/table/ports.py for the FrontEnd port front ends implement.
 """
 
 from kwx.table.errors import TableError

@@ -23,7 +23,7 @@ from typing import Any
 import discord
 
 from bot import KwxBot
-from kwx.config import Settings
+from kwx.cli.settings import Settings
 from kwx.engine.ai import choose
 from kwx.table.viewbuild import observation
 from tests.cogs.fakes import Component, FakeDiscord, Outcome, StoredMessage, World, make_world

@@ -21,7 +21,7 @@ import pytest
 from discord.ext import commands
 
 from cogs.emoji import TileFormatter
-from cogs.runtime import Languages
+from cogs.languages import Languages
 from kwx.store import Store
 from tests.cogs import fakes
 from tests.cogs.fakes import FakeDiscord, Outcome, World, make_world

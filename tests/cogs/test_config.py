@@ -7,8 +7,8 @@ from collections.abc import AsyncIterator
 import pytest
 
 from kwx.engine.rules import RuleSet
-from kwx.guild_defaults import DEFAULTS, SettingError, parse_setting, table_defaults
 from kwx.present.i18n import t
+from kwx.table.defaults import DEFAULTS, SettingError, parse_setting, table_defaults
 from tests.cogs.ledger_kit import LedgerKit, close_kit, ledger_kit
 
 

@@ -14,10 +14,10 @@ from PIL import Image
 
 from cogs.confirm import CONFIRM_TTL
 from cogs.ledger import Ledger
-from kwx.manual_hand import ManualWin, manual_payments, manual_record
 from kwx.present.i18n import t
 from kwx.present.ledger_text import display_width, signed, table
 from kwx.store import parse_csv
+from kwx.table.manual import ManualWin, manual_payments, manual_record
 from tests.cogs.fakes import Sent
 from tests.cogs.ledger_kit import LedgerKit, close_kit, ledger_kit
 

@@ -122,7 +122,7 @@ async def test_autoplay_and_the_terminal_table_leave_each_other_alone(tmp_path: 
 
 
 def test_settings_from_the_environment() -> None:
-    from kwx.config import ConfigError, settings_from
+    from kwx.cli.settings import ConfigError, settings_from
 
     s = settings_from({"DISCORD_TOKEN": " abc ", "KWX_DB": "/tmp/x.sqlite3", "KWX_LANG": "en-GB",
                        "KWX_OWNER_ID": "123", "KWX_TEST_GUILD": ""})

@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from kwx.cli.fan import InputError, calculate, context
+from kwx.engine.calculator import InputError, calculate, context
 from kwx.engine.payments import WinShare, win_payments
 from kwx.engine.rules import RuleSet
 from kwx.store import HandRecord, Payment, SeatResult

@@ -1,0 +1,156 @@
+"""The house's floors, read from the source: imports point down, never round in a circle; the engine stays pure.
+
+Every import counts, also one inside a function or under TYPE_CHECKING: a circle that only shows at run time is
+still a circle for whoever reads the code.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGES = ("kwx", "cogs")
+
+# What an engine module may not import: anything that waits, touches files, the network or a front end.
+IO_MODULES = frozenset({
+    "asyncio", "aiosqlite", "sqlite3", "discord", "aiohttp", "socket", "ssl", "threading", "subprocess",
+    "multiprocessing", "concurrent", "os", "io", "pathlib", "shutil", "tempfile", "urllib", "http", "logging",
+    "dotenv", "rich", "PIL", "textual", "prompt_toolkit",
+})
+# The floors under the front ends, each with the floors it may import (its own included).
+LOWER_FLOORS = {
+    "kwx.engine": {"kwx.engine"},
+    "kwx.store": {"kwx.engine", "kwx.store"},
+    "kwx.present": {"kwx.engine", "kwx.store", "kwx.present"},
+    "kwx.table": {"kwx.engine", "kwx.store", "kwx.present", "kwx.table"},
+}
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def source_modules() -> dict[str, Path]:
+    found = {module_name(p): p for pkg in PACKAGES for p in sorted((ROOT / pkg).rglob("*.py"))}
+    found["bot"] = ROOT / "bot.py"
+    return found
+
+
+def imported_names(path: Path, name: str) -> set[str]:
+    """Every module name an import statement in the file names (absolute; relative imports resolved)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*anchor, base] if base else anchor)
+            out.add(base)
+            out.update(f"{base}.{alias.name}" for alias in node.names)
+    return out
+
+
+MODULES = source_modules()
+IMPORTS = {name: imported_names(path, name) for name, path in MODULES.items()}
+
+
+def internal_edges(name: str) -> set[str]:
+    """The project modules `name` imports (`from a import b` counts as a.b when b is a module, else a)."""
+    return {target for target in IMPORTS[name] if target in MODULES and target != name}
+
+
+def cycles() -> list[list[str]]:
+    """Strongly connected components of more than one module (Tarjan), each sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+    counter = 0
+
+    def visit(v: str) -> None:
+        nonlocal counter
+        index[v] = low[v] = counter
+        counter += 1
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(internal_edges(v)):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for v in sorted(MODULES):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def floor_of(name: str) -> str | None:
+    return next((floor for floor in LOWER_FLOORS if name == floor or name.startswith(floor + ".")), None)
+
+
+def test_the_walk_sees_the_house():
+    # A broken walk would pass every test below: it must see the floors and the imports between them.
+    assert {"kwx.engine.hand", "kwx.table.service", "cogs.frontend", "cogs.runtime", "bot"} <= set(MODULES)
+    assert "kwx.engine.tiles" in internal_edges("kwx.engine.hand")
+    assert "cogs.frontend" in internal_edges("cogs.runtime")  # its TYPE_CHECKING import counts
+
+
+def test_no_import_circles():
+    assert cycles() == [], "modules that import each other, directly or round a circle"
+
+
+def test_the_cycle_finder_finds_one(monkeypatch):
+    monkeypatch.setitem(IMPORTS, "kwx.engine.tiles", IMPORTS["kwx.engine.tiles"] | {"kwx.engine.hand"})
+    assert any({"kwx.engine.tiles", "kwx.engine.hand"} <= set(c) for c in cycles())
+
+
+def test_nothing_under_kwx_imports_discord_or_the_discord_front_end():
+    bad = {name: sorted(t for t in IMPORTS[name] if t.split(".")[0] in ("discord", "cogs", "bot"))
+           for name in MODULES if name.split(".")[0] == "kwx"}
+    assert {name: targets for name, targets in bad.items() if targets} == {}
+
+
+def test_the_engine_does_no_io():
+    bad = {}
+    for name in MODULES:
+        if floor_of(name) == "kwx.engine":
+            targets = sorted(t for t in IMPORTS[name] if t.split(".")[0] in IO_MODULES)
+            if targets:
+                bad[name] = targets
+    assert bad == {}, "engine modules importing something that waits, reads, writes or talks"
+
+
+@pytest.mark.parametrize("floor", sorted(LOWER_FLOORS))
+def test_lower_floors_import_only_floors_below_them(floor):
+    allowed = LOWER_FLOORS[floor]
+    bad = {}
+    for name in MODULES:
+        if floor_of(name) != floor:
+            continue
+        up = sorted(t for t in internal_edges(name) if floor_of(t) not in allowed)
+        if up:
+            bad[name] = up
+    assert bad == {}, f"{floor} importing a floor above it"
