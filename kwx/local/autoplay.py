@@ -136,7 +136,9 @@ async def autoplay(db_path: str | Path, hands: int, *, seed: str | None = None, 
         if hands <= 0:
             frontend.done.set()
         factory = service_factory or TableService
-        service = factory(store, frontend, ai_delay=delay, between_hands=delay)
+        # No hand limit for this demo table: the run itself stops after N hands (the service default would close
+        # an all-AI table after DEMO_HANDS hands).
+        service = factory(store, frontend, ai_delay=delay, between_hands=delay, demo_hands=None)
         await service.start(include=only_channel(LOCAL_GUILD, AUTOPLAY_CHANNEL))
         table_id = service.table_in_channel(LOCAL_GUILD, AUTOPLAY_CHANNEL)
         if table_id is None:

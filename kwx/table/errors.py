@@ -18,6 +18,11 @@ CODES = frozenset({
     "already_seated",
     "need_players",    # ADDED: start_game with too few seats filled (3, or 4 with rotation)
     "table_exists",    # ADDED: open_table in a channel that already has an open table
+    "paused",          # the table is paused: nothing is played until it is resumed
+    "not_paused",      # resume of a table that plays
+    "seat_empty",      # resume while a seat someone left is still empty (join, or the host adds an AI)
+    "too_many_tables",  # the server has its cap of open tables
+    "too_many_hosted",  # the member hosts their cap of open tables
 })
 
 

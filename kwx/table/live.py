@@ -12,7 +12,11 @@ Records of the event log (`kind`: payload), none of them holding the seed:
     hand_start  {setup, piao, at}                            a hand is dealt (setup: hand_no, dealer, seating, …)
     action      {seat, verb, tile, by, step, at}             one engine action
     autoplay    {player_id, on, at}                          a player switched 托管 on or off themselves
-    stop        {by, at}                                     the table was stopped
+    pause       {reason, at}                                 the table paused (see PAUSE_REASONS)
+    resume      {by, at}                                     a paused table plays on (fresh deadlines)
+    leave       {player_id, at}                              a seated player leaves at the end of the hand
+    seat        {replaces, player: {player_id, name, ai_level}, at}   a left seat is taken (join or AI)
+    stop        {by, at, reason?}                            the table was stopped (or closed: CLOSE_REASONS)
 `by` says who decided: `player`, `timeout`, `ai` (an AI seat) or `auto` (the AI playing for a human in 托管).
 """
 
@@ -39,6 +43,12 @@ from kwx.table.views import PlayerRef
 
 AUTOPLAY_LEVEL = "standard"  # the AI that plays for a human in 托管
 TIMEOUTS_FOR_AUTOPLAY = 2
+# Why a table paused: a hand in which no human made a move of their own; a seat left empty by `leave`; the
+# front end lost the table's channel (deleted, or the bot may no longer post there).
+PAUSE_REASONS = ("nobody", "seat_empty", "channel_lost")
+# Why a table closed: stopped by a person; idle while paused; its channel/thread/server went away; every
+# human left; a table with no human seat reached its hand limit.
+CLOSE_REASONS = ("stopped", "idle", "channel_gone", "empty", "hand_limit")
 
 
 @dataclass
@@ -94,6 +104,18 @@ class LiveTable:
         self.meld_from: dict[tuple[int, int], int] = {}  # (seat, tile) -> whose discard made that meld
         self.held_notices: list[tuple[str, dict[str, Any]]] = []  # from claim answers, until the window closes
         self.ledger_done = True
+        # Presence and the end of a table's life (issue 9): see PAUSE_REASONS / the pause, resume, leave and
+        # seat records.
+        self.paused: str | None = None  # a PAUSE_REASONS id while paused
+        self.paused_at: float | None = None
+        self.human_moved = False  # a human made a move of their own in the hand in play (or resumed it)
+        self.human_asked = False  # a human seat was asked to decide in the hand in play
+        self.last_human_at: float | None = None  # the last record a human made themselves
+        self.leaving: set[str] = set()  # seated players whose seats empty at the end of the hand
+        self.vacant: list[str] = []  # player ids whose seats are empty (they left), until someone takes them
+        self.hands_done = 0
+        self.biggest: tuple[int, str, int] | None = None  # (amount won, player id, hand no) of the biggest hand
+        self.close_reason: str | None = None
 
         # Runtime (owned by the service, not part of the replayed state).
         self.lock = asyncio.Lock()
@@ -159,7 +181,7 @@ class LiveTable:
 
     @property
     def deadline(self) -> float | None:
-        if self.wait_started is None:
+        if self.wait_started is None or self.paused is not None:
             return None
         if self.status == PIAO:
             return self.wait_started + self.turn_seconds
@@ -225,6 +247,7 @@ class LiveTable:
         self.meld_from = {}
         self.status = PIAO
         self.piao_picks = {}
+        self.human_moved = self.human_asked = False
         self._open_window(float(p["at"]))
         return Applied("piao_open", new_window=True)
 
@@ -236,7 +259,7 @@ class LiveTable:
         self.piao_picks[seat] = amount
         self.step += 1
         out = Applied("piao")
-        self._track(self.seating[seat], p.get("by", "player"), "piao", out)
+        self._track(self.seating[seat], p.get("by", "player"), "piao", out, at=p.get("at"))
         return out
 
     def _on_hand_start(self, p: dict[str, Any]) -> Applied:
@@ -251,6 +274,8 @@ class LiveTable:
         self.hand = self.state.start_hand(seed, tuple(p["piao"]), wall=wall_from_seed(seed))
         self.piao_picks = dict(enumerate(p["piao"]))
         self.status = PLAYING
+        if not self.rules.piao:  # with 漂 the hand began at piao_open
+            self.human_moved = self.human_asked = False
         self._open_window(float(p["at"]))
         return Applied("hand_start", events=list(self.hand.events), new_window=True)
 
@@ -266,7 +291,8 @@ class LiveTable:
         out = Applied("action", events=events)
         # A claim answer is nobody else's business: no timeout notice says a seat had a claim, and 托管 it
         # caused is announced once the window has closed.
-        self._track(self.seating[seat], p.get("by", "player"), p["verb"], out, announce_timeout=not claim)
+        self._track(self.seating[seat], p.get("by", "player"), p["verb"], out, announce_timeout=not claim,
+                    at=p.get("at"))
         for e in events:
             kind = e.kind
             if kind == "peng" or kind == "gang" and e.gang == "zhigang":
@@ -298,10 +324,108 @@ class LiveTable:
             self.autoplay.discard(pid)
             self.timeouts[pid] = 0
             out.notices.append(("event.autoplay_off", {"player": name, "player_id": pid}))
+        if not p["on"]:  # "I am back" is a move of one's own
+            self._present(float(p["at"]))
         return out
+
+    # -- presence and the end of a table's life -----------------------------------------------------------
+    def _present(self, at: float) -> None:
+        if self.status in (PIAO, PLAYING):
+            self.human_moved = True
+        self.last_human_at = at
+
+    def _on_pause(self, p: dict[str, Any]) -> Applied:
+        if self.status in (LOBBY, CLOSED):
+            raise ValueError(f"table {self.id}: pause while {self.status}")
+        self.paused = str(p["reason"])
+        self.paused_at = float(p["at"])
+        return Applied("pause", notices=[("table.paused", {"reason": self.paused})])
+
+    def _on_resume(self, p: dict[str, Any]) -> Applied:
+        """A paused table plays on: an open decision gets a full fresh deadline from now (the pause was
+        nobody's timeout); between hands the next hand starts `between_hands` after the resume."""
+        if self.paused is None:
+            raise ValueError(f"table {self.id}: resume while not paused")
+        at = float(p["at"])
+        self.paused = self.paused_at = None
+        out = Applied("resume", notices=[])
+        by = self.players.get(p.get("by", ""))
+        if by is not None and not by.is_ai:
+            self._present(at)
+            if by.player_id in self.autoplay:
+                self.autoplay.discard(by.player_id)
+                self.timeouts[by.player_id] = 0
+                out.notices.append(("event.autoplay_off", {"player": by.name, "player_id": by.player_id}))
+        out.notices.insert(0, ("table.resumed", {"player": by.name if by else "", "player_id": p.get("by")}))
+        if self.status in (PIAO, PLAYING):
+            self.window += 1
+            self.wait_started = at
+            out.new_window = True
+        elif self.status == BETWEEN:
+            self.finished_at = at
+        return out
+
+    def _on_leave(self, p: dict[str, Any]) -> Applied:
+        """A seated player leaves a started game: the AI plays their seat until the hand ends (托管), then
+        the seat is empty (`vacant`) until someone takes it. Between hands it is empty at once."""
+        pid = p["player_id"]
+        if pid not in self.player_ids or pid in self.vacant:
+            raise ValueError(f"table {self.id}: {pid} leaves a seat they do not have")
+        player = self.players[pid]
+        out = Applied("leave", notices=[("table.leaving", {"player": player.name, "player_id": pid})])
+        if self.status in (PIAO, PLAYING):
+            self.leaving.add(pid)
+            if pid not in self.autoplay:
+                self.autoplay.add(pid)
+        else:
+            self._vacate(pid)
+        return out
+
+    def _vacate(self, pid: str) -> None:
+        self.leaving.discard(pid)
+        self.autoplay.discard(pid)
+        if pid not in self.vacant:
+            self.vacant.append(pid)
+        if self.host == pid:
+            humans = [x for x in self.player_ids if x not in self.vacant and not self.players[x].is_ai]
+            if humans:
+                self.host = humans[0]
+
+    def _on_seat(self, p: dict[str, Any]) -> Applied:
+        """Someone takes a left seat (a member joins, or the host seats an AI): the new player plays that
+        seat from the next hand on, starting at 0 at this table; the leaver keeps their net in the summary."""
+        old = p["replaces"]
+        new = PlayerRef(p["player"]["player_id"], p["player"]["name"], p["player"].get("ai_level"))
+        if old not in self.vacant or self.status != BETWEEN or new.player_id in self.player_ids:
+            raise ValueError(f"table {self.id}: bad seat record {p}")
+        self.vacant.remove(old)
+        self.players[new.player_id] = new
+        self.player_ids = tuple(new.player_id if x == old else x for x in self.player_ids)
+        self.lobby = [new if x.player_id == old else x for x in self.lobby]
+        host_gone = self.host == old or self.players[self.host].is_ai or self.host in self.vacant
+        if host_gone and not new.is_ai:
+            self.host = new.player_id
+        assert self.state is not None
+        self.next = upcoming(self.state, self.player_ids, self._seed)
+        if not new.is_ai:
+            self.last_human_at = float(p["at"])
+        return Applied("seat", notices=[("table.seat_taken", {"player": new.name, "player_id": new.player_id})])
+
+    def humans_seated(self) -> list[str]:
+        """Human players who hold a seat (not left) in the game."""
+        ids = self.player_ids or tuple(p.player_id for p in self.lobby)
+        return [x for x in ids if x not in self.vacant and x not in self.leaving and not self.players[x].is_ai]
+
+    def summary_players(self) -> list[str]:
+        """Everyone who played at this table, in seat order first, then those who left and were replaced."""
+        ids = list(self.player_ids or (p.player_id for p in self.lobby))
+        ids += [x for x in self.scores if x not in ids]
+        return ids
 
     def _on_stop(self, p: dict[str, Any]) -> Applied:
         self.status = CLOSED
+        self.close_reason = p.get("reason", "stopped")
+        self.paused = None
         self.wait_started = None
         by = self.players.get(p.get("by", ""))
         name = by.name if by else p.get("by", "")
@@ -326,11 +450,17 @@ class LiveTable:
         self.window += 1
         self.wait_started = at
         self.prompt_step = {s: self.step for s in self.to_act()}
+        if not self.human_asked and any(not self.players[self.seating[s]].is_ai for s in self.prompt_step):
+            self.human_asked = True
 
-    def _track(self, player_id: str, by: str, verb: str, out: Applied, *, announce_timeout: bool = True) -> None:
+    def _track(self, player_id: str, by: str, verb: str, out: Applied, *, announce_timeout: bool = True,
+               at: float | None = None) -> None:
         """Timeouts in a row put a human in 托管; any action of their own takes them out of it."""
         player = self.players[player_id]
         if by == "player":
+            self.human_moved = True
+            if at is not None:
+                self.last_human_at = float(at)
             self.timeouts[player_id] = 0
             if player_id in self.autoplay:
                 self.autoplay.discard(player_id)
@@ -356,8 +486,14 @@ class LiveTable:
         self.wait_started = None
         self.prompt_step = {}
         self.ledger_done = False
+        self.hands_done += 1
+        best = max(range(len(result.net)), key=lambda s: result.net[s])
+        if result.net[best] > 0 and (self.biggest is None or result.net[best] > self.biggest[0]):
+            self.biggest = (result.net[best], self.setup.seating[best], self.setup.hand_no)
         assert self.state is not None
         self.state.finish_hand(hand)
+        for pid in sorted(self.leaving):
+            self._vacate(pid)
         self.next = upcoming(self.state, self.player_ids, self._seed)
 
     # == machine decisions ===============================================================================

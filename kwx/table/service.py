@@ -34,7 +34,19 @@ Choices where the brief is silent:
 - 托管 ends with any action the player makes, or with set_autoplay(…, False); set_autoplay(…, True) turns it
   on by hand. Pressing during 托管 races the AI (after ai_delay): the first accepted action wins.
 - stop() abandons a hand in play: it never reaches the ledger, its kong money neither.
-- Leaving is for the lobby (and for spectators); seated players of a started game stay (托管 covers absence).
+- Leaving a started game takes effect at the end of the hand in play (the AI plays the seat until then);
+  the table then pauses until someone takes the seat (`join`, or the host's `add_ai`), and closes when no
+  human is left.
+- Presence (issue 9): a hand in which a human was asked to decide but no human made a move of their own is
+  the last one: the table pauses ("nobody") and makes no move and writes nothing until a seated player
+  resumes it (`resume`, or `set_autoplay(…, False)`); a paused table closes after `idle_close_minutes`. A
+  table with no human seat (a demo) closes after `demo_hands` hands (None: no limit, for a runner that stops
+  by itself, like `--autoplay N`). Pause and resume are event-log records, so a restart keeps a table paused.
+- A restart costs nobody anything: every open turn, claim and 漂 window gets a full fresh deadline on
+  `start()`, and the board is told the table resumed.
+- Closing (stop, idle, channel gone, everyone left) tells the front end the table's summary
+  (`FrontEnd.table_closed`, optional): hands, each player's net here, the biggest hand, the fewest transfers
+  that settle this table.
 - A claim answer that the others cannot see yet (碰 while the other claimant still decides) produces no
   board update: the board only changes when the window resolves.
 """
@@ -54,7 +66,7 @@ from kwx.engine.hand import CLAIM, ROB
 from kwx.engine.rules import STANDARD, RuleSet
 from kwx.engine.tiles import Tile, TileError
 from kwx.engine.wall import new_seed
-from kwx.store import Store, TableRow
+from kwx.store import Store, TableRow, settle_up
 from kwx.table.errors import TableError
 from kwx.table.journal import Journal
 from kwx.table.live import Applied, LiveTable, parse_tile_arg
@@ -63,13 +75,15 @@ from kwx.table.phases import BETWEEN, CLOSED, LOBBY, PIAO, PLAYING
 from kwx.table.ports import FrontEnd
 from kwx.table.recovery import rebuild
 from kwx.table.viewbuild import private_view, public_events, public_view, result_view
-from kwx.table.views import PlayerRef, PrivateView, PublicView
+from kwx.table.views import PlayerRef, PrivateView, PublicView, TableInfo, TableSummary, TransferView
 
 logger = logging.getLogger(__name__)
 
 __all__ = ["TableError", "TableService", "ServiceStats"]
 
 LEDGER_RETRY_S = 5.0  # a failed ledger write is tried again this often before the next hand may start
+IDLE_CLOSE_MINUTES = 30.0  # a paused table closes by itself after this long
+DEMO_HANDS = 100  # a table with no human seat closes after this many hands
 
 
 @dataclass
@@ -93,8 +107,11 @@ class _Move:
 class TableService:
     def __init__(self, store: Store, frontend: FrontEnd, *, ai_delay: float = 0.8, between_hands: float = 4.0,
                  clock: Callable[[], float] = time.time, group_commit: bool = True,
-                 record_latency: bool = False, max_in_flight: int = 1) -> None:
+                 record_latency: bool = False, max_in_flight: int = 1,
+                 idle_close_minutes: float = IDLE_CLOSE_MINUTES, demo_hands: int | None = DEMO_HANDS) -> None:
         self._store = store
+        self.idle_close_minutes = idle_close_minutes
+        self.demo_hands = demo_hands
         self._frontend = frontend
         self.ai_delay = ai_delay
         self.between_hands = between_hands
@@ -144,9 +161,14 @@ class TableService:
         for table_id in rebuilt:
             t = self._tables[table_id]
             async with t.lock:
+                restarted = self._fresh_deadlines(t)
                 self._show(t, Applied("resume", new_window=True), everyone=True)
+                if restarted:
+                    self._send(t, self._frontend.notice, t.id, "table.restarted")
                 if t.status == BETWEEN and t.hand is not None and t.hand.finished and not t.ledger_done:
                     await self._finish_ledger(t, resumed=True)
+                if t.status == BETWEEN and t.hand is not None and t.hand.finished:
+                    await self._after_hand(t)
                 self._arm(t)
         return rebuilt
 
@@ -180,13 +202,16 @@ class TableService:
 
     # == lobby ===========================================================================================
     async def open_table(self, guild: str, channel: str | None, host: PlayerRef, *, rules: RuleSet = STANDARD,
-                         turn_seconds: float = 30, claim_seconds: float = 12, seed: str | None = None) -> int:
-        """A new table with `host` seated; returns its id. One open table per channel."""
+                         turn_seconds: float = 30, claim_seconds: float = 12, seed: str | None = None,
+                         max_open: int | None = None, max_hosted: int | None = None) -> int:
+        """A new table with `host` seated; returns its id. One open table per channel; at most `max_open` open
+        tables in the guild and `max_hosted` open tables hosted by `host` (anywhere), when given."""
         if turn_seconds <= 0 or claim_seconds <= 0:
             raise ValueError("turn_seconds and claim_seconds must be positive")
         async with self._open_lock:
             if channel is not None and self.table_in_channel(guild, channel) is not None:
                 raise TableError("table_exists", "this channel already has an open table")
+            self._check_caps(guild, host.player_id, max_open, max_hosted)
             seed = seed or new_seed()
             t = LiveTable(0, guild, channel, rules, seed, host.player_id, [host],
                           turn_seconds=turn_seconds, claim_seconds=claim_seconds)
@@ -200,6 +225,9 @@ class TableService:
         t = self._table(table_id)
         async with t.lock:
             self._check_open(t)
+            if t.vacant and t.status != LOBBY:
+                await self._take_seat(t, player)
+                return
             if t.in_lobby(player.player_id):
                 raise TableError("already_seated", "you already have a seat at this table")
             if t.status != LOBBY:
@@ -212,8 +240,9 @@ class TableService:
             self._show_lobby(t, ("lobby.joined", {"player": player.name, "player_id": player.player_id}))
 
     async def leave(self, table_id: int, player_id: str) -> None:
-        """Leave a seat (lobby only) or stop spectating. When the host leaves, the next human hosts; when no
-        human is left, the table closes."""
+        """Leave a seat or stop spectating. When the host leaves, the next human hosts; when no human is left,
+        the table closes. In a started game the seat empties at the end of the hand in play (see
+        `_leave_game`)."""
         t = self._table(table_id)
         async with t.lock:
             self._check_open(t)
@@ -221,10 +250,11 @@ class TableService:
                 spectators = {k: v for k, v in t.spectators.items() if k != player_id}
                 await self._save_lobby(t, t.lobby, spectators)
                 return
+            if t.status != LOBBY:
+                await self._leave_game(t, player_id)
+                return
             if not t.in_lobby(player_id):
                 raise TableError("not_seated", "you are not at this table")
-            if t.status != LOBBY:
-                raise TableError("already_started", "the game has started: ask the host to stop the table")
             player = t.players[player_id]
             lobby = [p for p in t.lobby if p.player_id != player_id]
             humans = [p for p in lobby if not p.is_ai]
@@ -246,13 +276,13 @@ class TableService:
             self._check_open(t)
             if by is not None and by != t.host:
                 raise TableError("not_host", "only the host can add AI players")
+            if t.vacant and t.status != LOBBY:
+                return await self._take_seat(t, self._new_ai(t, level))
             if t.status != LOBBY:
                 raise TableError("already_started", "the game has started: seats are taken")
             if len(t.lobby) >= t.capacity:
                 raise TableError("table_full", "the table is full")
-            taken = {pid.rsplit(":", 1)[-1] for pid in t.players if pid.startswith("ai:")}
-            n = next(i for i in range(1, 100) if str(i) not in taken)
-            player = PlayerRef(f"ai:{level}:{n}", f"AI {n}", level)
+            player = self._new_ai(t, level)
             await self._save_lobby(t, [*t.lobby, player], t.spectators)
             self._show_lobby(t, ("lobby.ai_added", {"name": player.name, "player_id": player.player_id}))
             return player
@@ -286,15 +316,16 @@ class TableService:
             self._show(t, applied)
             await self._open_next_hand(t)
 
-    async def stop(self, table_id: int, by: str, *, force: bool = False) -> None:
+    async def stop(self, table_id: int, by: str, *, force: bool = False, reason: str = "stopped") -> None:
         """Close the table. `by` must be the host unless `force` (the front end has checked that `by` is a
-        manager). A hand in play is abandoned: it never reaches the ledger (its kong money neither)."""
+        manager). A hand in play is abandoned: it never reaches the ledger (its kong money neither).
+        `reason` (kwx.table.live.CLOSE_REASONS) goes into the close summary."""
         t = self._table(table_id)
         async with t.lock:
             self._check_open(t)
             if by != t.host and not force:
                 raise TableError("not_host", "only the host (or a manager) can stop the table")
-            await self._close(t, by)
+            await self._close(t, by, reason=reason)
 
     # == playing =========================================================================================
     async def act(self, table_id: int, player_id: str, verb: str, tile: Tile | str | None = None,
@@ -316,6 +347,8 @@ class TableService:
         async with t.lock:
             self._check_open(t)
             seat = self._seat_for_action(t, player_id)
+            if t.paused is not None:
+                raise TableError("paused", "the table is paused: resume it first")
             self._check_step(t, seat, step)
             if verb == "piao":
                 if t.status != PIAO:
@@ -340,20 +373,205 @@ class TableService:
             seat = t.seat_of(player_id)
             if seat is None:
                 raise TableError("not_seated", "you have no seat in this hand")
-            if t.seat_player(seat).is_ai or (player_id in t.autoplay) == on:
+            if t.seat_player(seat).is_ai:
                 return
-            applied = await self._commit(t, "autoplay", {"player_id": player_id, "on": on, "at": self._clock()})
-            self._show(t, applied)
+            if (player_id in t.autoplay) != on:
+                applied = await self._commit(t, "autoplay", {"player_id": player_id, "on": on,
+                                                             "at": self._clock()})
+                self._show(t, applied)
+            if not on and t.paused == "nobody":  # "I am back" resumes a table paused for want of players
+                await self._resume(t, player_id)
             self._arm(t)
 
     async def tick(self) -> None:
         """ADDED: fire every deadline (and start every next hand) that is due by the injected clock now.
         The timers do this by themselves; tests with a fake clock call it after moving the clock."""
         for t in list(self._tables.values()):
-            if t.status in (PIAO, PLAYING) and t.deadline is not None and self._clock() >= t.deadline:
+            if t.paused is not None:
+                if self._clock() >= self._idle_due(t):
+                    await self._idle_close(t.id, t.paused_at)
+            elif t.status in (PIAO, PLAYING) and t.deadline is not None and self._clock() >= t.deadline:
                 await self._on_deadline(t.id, t.window)
             elif t.status == BETWEEN and self._clock() >= self._next_due(t):
                 await self._next_hand(t.id, t.step)
+
+    # == presence, leaving and the end of a table's life =================================================
+    async def pause(self, table_id: int, reason: str) -> bool:
+        """Pause a table (e.g. "channel_lost" from a front end that can no longer post there): no move, no
+        timeout and no write until `resume`; it closes after `idle_close_minutes`. False when it was already
+        paused (or is in its lobby, where nothing is played)."""
+        t = self._table(table_id)
+        async with t.lock:
+            self._check_open(t)
+            if t.paused is not None or t.status == LOBBY:
+                return False
+            await self._pause(t, reason)
+            return True
+
+    async def resume(self, table_id: int, by: str, *, force: bool = False) -> None:
+        """A seated player (or the host; anyone with `force`) resumes a paused table: an open decision gets a
+        full fresh deadline, a player of theirs in 托管 is back. Refused while a left seat is empty."""
+        t = self._table(table_id)
+        async with t.lock:
+            self._check_open(t)
+            if t.paused is None:
+                raise TableError("not_paused", "the table is not paused")
+            if not force and by != t.host and by not in t.humans_seated():
+                raise TableError("not_seated", "only a player of this table can resume it")
+            if t.vacant:
+                raise TableError("seat_empty", "a seat is empty: someone must /kwx join (or the host adds an AI)")
+            await self._resume(t, by)
+            self._arm(t)
+
+    async def close_where(self, guild: str, channel: str | None = None, *, reason: str = "channel_gone") -> list[int]:
+        """Close at once every open table of the guild (or of one channel/thread of it): the channel, thread or
+        server went away. A hand in play is abandoned as `stop` abandons it. Returns the ids closed."""
+        closed: list[int] = []
+        for t in list(self._tables.values()):
+            if t.guild != guild or (channel is not None and t.channel != channel):
+                continue
+            async with t.lock:
+                if t.status == CLOSED or t.id not in self._tables:
+                    continue
+                await self._close(t, "", reason=reason)
+                closed.append(t.id)
+        return closed
+
+    def summary(self, table_id: int) -> TableSummary:
+        """The running totals of an open table (hands, nets, biggest hand, transfers that would settle it)."""
+        return self._summary(self._table(table_id), "open")
+
+    def table_infos(self, guild: str | None = None) -> list[TableInfo]:
+        """The open tables (of one guild), oldest first: for listing and finding them by id."""
+        out = []
+        for t in sorted(self._tables.values(), key=lambda x: x.id):
+            if t.status == CLOSED or (guild is not None and t.guild != guild):
+                continue
+            ids = t.player_ids or tuple(p.player_id for p in t.lobby)
+            out.append(TableInfo(t.id, t.guild, t.channel, t.players.get(t.host),
+                                 tuple(t.players[x] for x in ids if x not in t.vacant),
+                                 "paused" if t.paused else t.status, t.paused, t.hands_done, t.last_human_at,
+                                 self._summary(t, "open")))
+        return out
+
+    def table_of(self, table_id: int) -> TableInfo | None:
+        """One open table's listing line (None when there is no such open table)."""
+        t = self._tables.get(table_id)
+        if t is None or t.status == CLOSED:
+            return None
+        return next(i for i in self.table_infos(t.guild) if i.table_id == table_id)
+
+    def _check_caps(self, guild: str, host: str, max_open: int | None, max_hosted: int | None) -> None:
+        open_tables = [t for t in self._tables.values() if t.status != CLOSED]
+        if max_open is not None and sum(t.guild == guild for t in open_tables) >= max_open:
+            raise TableError("too_many_tables", f"this server has {max_open} open tables, its limit: "
+                                                "stop one first (/kwx tables lists them)")
+        if max_hosted is not None and sum(t.host == host for t in open_tables) >= max_hosted:
+            raise TableError("too_many_hosted", f"you host {max_hosted} open tables, the limit: stop one first")
+
+    @staticmethod
+    def _new_ai(t: LiveTable, level: str) -> PlayerRef:
+        taken = {pid.rsplit(":", 1)[-1] for pid in t.players if pid.startswith("ai:")}
+        n = next(i for i in range(1, 100) if str(i) not in taken)
+        return PlayerRef(f"ai:{level}:{n}", f"AI {n}", level)
+
+    def _idle_due(self, t: LiveTable) -> float:
+        return (t.paused_at or self._clock()) + self.idle_close_minutes * 60
+
+    def _fresh_deadlines(self, t: LiveTable) -> bool:
+        """On start-up: the open decision waits a full turn/claim/漂 time from now (the downtime is nobody's
+        timeout). In memory only; True when a decision was open."""
+        if t.paused is not None:
+            t.paused_at = max(t.paused_at or 0.0, self._clock())  # the downtime does not count as idle either
+            return False
+        if t.status in (PIAO, PLAYING) and t.wait_started is not None:
+            t.wait_started = self._clock()
+            t.window += 1
+            return True
+        return False
+
+    async def _pause(self, t: LiveTable, reason: str) -> None:
+        applied = await self._commit(t, "pause", {"reason": reason, "at": self._clock()})
+        self._send(t, self._frontend.board_changed, public_view(t))
+        for key, fmt in applied.notices:
+            self._send(t, self._frontend.notice, t.id, key, **fmt)
+        paused = getattr(self._frontend, "table_paused", None)  # optional in the FrontEnd port
+        if paused is not None:
+            self._send(t, paused, public_view(t), reason)
+        self._arm(t)
+
+    async def _resume(self, t: LiveTable, by: str) -> None:
+        applied = await self._commit(t, "resume", {"by": by, "at": self._clock()})
+        self._show(t, applied)
+
+    async def _after_hand(self, t: LiveTable) -> None:
+        """At the end of a hand: empty the seats of those who left (pause for someone to take them, or close
+        when no human is left), pause when nobody played this hand, close a demo at its hand limit."""
+        if t.status != BETWEEN or t.paused is not None:
+            return
+        humans = t.humans_seated()
+        if t.vacant:
+            if not humans:
+                await self._close(t, "", reason="empty")
+            else:
+                await self._pause(t, "seat_empty")
+            return
+        if humans and t.human_asked and not t.human_moved:
+            await self._pause(t, "nobody")
+        elif not humans and self.demo_hands is not None and t.hands_done >= self.demo_hands:
+            await self._close(t, "", reason="hand_limit")
+
+    async def _leave_game(self, t: LiveTable, player_id: str) -> None:
+        if player_id not in t.player_ids or player_id in t.vacant:
+            raise TableError("not_seated", "you are not at this table")
+        if player_id in t.leaving:
+            return
+        applied = await self._commit(t, "leave", {"player_id": player_id, "at": self._clock()})
+        self._show(t, applied)
+        if t.status == BETWEEN:  # no hand in play: the seat is empty now
+            if not t.humans_seated():
+                await self._close(t, "", reason="empty")
+                return
+            if t.paused != "seat_empty":
+                await self._pause(t, "seat_empty")
+        self._arm(t)
+
+    async def _take_seat(self, t: LiveTable, player: PlayerRef) -> PlayerRef:
+        """`player` takes the first empty seat; with none left empty, a table paused for it plays on."""
+        if player.player_id in t.player_ids and player.player_id not in t.vacant:
+            raise TableError("already_seated", "you already have a seat at this table")
+        old = player.player_id if player.player_id in t.vacant else t.vacant[0]
+        applied = await self._commit(t, "seat", {"replaces": old, "at": self._clock(), "player": {
+            "player_id": player.player_id, "name": player.name, "ai_level": player.ai_level}})
+        self._show(t, applied)
+        if not t.vacant and t.paused == "seat_empty":
+            await self._resume(t, player.player_id)
+        self._arm(t)
+        return player
+
+    async def _idle_close(self, table_id: int, paused_at: float | None) -> None:
+        t = self._tables.get(table_id)
+        if t is None:
+            return
+        async with t.lock:
+            if t.paused is None or t.paused_at != paused_at or t.status == CLOSED:
+                return
+            if self._clock() < self._idle_due(t):  # the timer ran early by the injected clock
+                self._arm(t)
+                return
+            await self._close(t, "", reason="idle")
+
+    def _summary(self, t: LiveTable, reason: str) -> TableSummary:
+        ids = [x for x in t.summary_players() if x in t.players]
+        nets = {x: t.scores[x] for x in ids}
+        transfers = tuple(TransferView(t.players[x.from_player], t.players[x.to_player], x.amount)
+                          for x in settle_up({k: v for k, v in nets.items() if v}))
+        biggest = None
+        if t.biggest is not None:
+            amount, pid, hand_no = t.biggest
+            biggest = (hand_no, t.players[pid], amount)
+        return TableSummary(t.id, t.guild, t.channel, t.players.get(t.host), t.hands_done,
+                            tuple((t.players[x], nets[x]) for x in ids), biggest, transfers, reason)
 
     # == reading =========================================================================================
     def public_view(self, table_id: int) -> PublicView:
@@ -470,6 +688,7 @@ class TableService:
         if applied.finished:
             self.stats.hands += 1
             await self._finish_ledger(t)
+            await self._after_hand(t)
         self._arm(t)
 
     async def _apply_piao(self, t: LiveTable, seat: int, amount: int, by: str, received: float) -> None:
@@ -501,11 +720,14 @@ class TableService:
             self._send(t, self._frontend.hand_finished, result_view(t), public_view(t))
         return True
 
-    async def _close(self, t: LiveTable, by: str) -> None:
-        applied = await self._commit(t, "stop", {"by": by, "at": self._clock()})
+    async def _close(self, t: LiveTable, by: str, *, reason: str = "stopped") -> None:
+        applied = await self._commit(t, "stop", {"by": by, "at": self._clock(), "reason": reason})
         await self._store.close_table(t.id)
         _cancel(t)
         self._show(t, applied)
+        closed = getattr(self._frontend, "table_closed", None)  # optional in the FrontEnd port
+        if closed is not None and t.state is not None:  # a game was played: its summary
+            self._send(t, closed, self._summary(t, reason))
         self._tables.pop(t.id, None)
         self._closed.add(t.id)
         if t.outbox is not None:
@@ -578,6 +800,10 @@ class TableService:
         if not self._running or t.status in (LOBBY, CLOSED):
             return
         loop = asyncio.get_running_loop()
+        if t.paused is not None:  # no move while paused: only the idle close
+            t.timer = loop.call_later(max(0.0, self._idle_due(t) - self._clock()), self._spawn_later,
+                                      self._idle_close, t.id, t.paused_at)
+            return
         if t.status == BETWEEN:
             delay = self._next_due(t) - self._clock()
             t.timer = loop.call_later(max(0.0, delay), self._spawn_later, self._next_hand, t.id, t.step)
@@ -627,7 +853,7 @@ class TableService:
         while True:
             table_id, step = await self._ai_queue.get()
             t = self._tables.get(table_id)
-            if t is None or t.step != step or t.status not in (PIAO, PLAYING):
+            if t is None or t.step != step or t.status not in (PIAO, PLAYING) or t.paused is not None:
                 continue
             try:
                 moves = [_Move(*m) for m in t.machine_moves()]
@@ -652,7 +878,7 @@ class TableService:
     async def _submit_moves_locked(self, t: LiveTable, window: int, moves: list[_Move], received: float) -> None:
         async with t.lock:
             for m in moves:
-                if t.window != window or t.status not in (PIAO, PLAYING) or m.seat not in t.to_act():
+                if t.window != window or t.status not in (PIAO, PLAYING) or m.seat not in t.to_act() or t.paused:
                     return
                 if m.by == "auto" and t.seat_player(m.seat).player_id not in t.autoplay:
                     continue  # the player came back meanwhile
@@ -688,7 +914,7 @@ class TableService:
         if t is None:
             return
         async with t.lock:
-            if t.status != BETWEEN or t.step != step or not self._running:
+            if t.status != BETWEEN or t.step != step or not self._running or t.paused is not None:
                 return
             if not t.ledger_done and not await self._finish_ledger(t):
                 t.timer = asyncio.get_running_loop().call_later(LEDGER_RETRY_S, self._spawn_later,

@@ -117,7 +117,7 @@ def public_view(t: LiveTable, last_events: Iterable[dict[str, Any]] = ()) -> Pub
     return PublicView(table_id=t.id, hand_no=t.hand_no, step=t.step, phase=board_phase(t), seats=tuple(seats),
                       wall_remaining=wall, turn_seat=turn_seat, claim_tile=claim_tile, deadline=t.deadline,
                       base=base, rules_name=t.rules.preset_name, last_events=tuple(last_events),
-                      waiting_player=waiting)
+                      waiting_player=waiting, paused=t.paused)
 
 
 def public_events(events: Iterable[Any]) -> list[dict[str, Any]]:

@@ -65,6 +65,7 @@ class PublicView:
     rules_name: str = "standard"
     last_events: tuple[dict, ...] = ()  # public JSON of the events since the previous view
     waiting_player: PlayerRef | None = None  # rotation: the fourth player sitting out
+    paused: str | None = None  # why the table is paused (kwx.table.live.PAUSE_REASONS), None while it plays
 
 
 @dataclass(frozen=True)
@@ -135,3 +136,43 @@ class ResultView:
     scores: tuple[int, ...]  # per seat, running at this table
     hands: tuple[RevealedHand, ...]
     next_dealer: int | None = None
+
+
+@dataclass(frozen=True)
+class TransferView:
+    from_player: PlayerRef
+    to_player: PlayerRef
+    amount: int
+
+
+@dataclass(frozen=True)
+class TableSummary:
+    """A table's sitting so far: shown when it closes (and, as running totals, in a list of open tables).
+    `net` has everyone who played there (a player who left keeps their line); `transfers` are the fewest cash
+    transfers that settle this table alone (kwx.store.settle_up); `biggest` is the hand with the largest win."""
+
+    table_id: int
+    guild: str
+    channel: str | None
+    host: PlayerRef | None
+    hands: int
+    net: tuple[tuple[PlayerRef, int], ...]
+    biggest: tuple[int, PlayerRef, int] | None  # (hand no, winner, amount won)
+    transfers: tuple[TransferView, ...]
+    reason: str = "stopped"  # kwx.table.live.CLOSE_REASONS while closing; "open" in a listing
+
+
+@dataclass(frozen=True)
+class TableInfo:
+    """One open table in a listing (`TableService.table_infos`)."""
+
+    table_id: int
+    guild: str
+    channel: str | None
+    host: PlayerRef | None
+    players: tuple[PlayerRef, ...]
+    status: str  # lobby | playing | between | piao | paused
+    paused: str | None
+    hands: int
+    last_human_at: float | None
+    summary: TableSummary

@@ -7,12 +7,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from kwx.table.views import PlayerRef, PrivateView, PublicView, ResultView
+from kwx.table.views import PlayerRef, PrivateView, PublicView, ResultView, TableSummary
 
 
 @dataclass
 class Call:
-    method: str  # board_changed | hand_changed | liangdao_revealed | hand_finished | notice
+    method: str  # board_changed | hand_changed | liangdao_revealed | hand_finished | notice | table_paused | …
     args: tuple[Any, ...]
     kwargs: dict[str, Any] = field(default_factory=dict)
 
@@ -43,6 +43,12 @@ class RecordingFrontEnd:
 
     async def notice(self, table_id: int, key: str, **fmt: object) -> None:
         await self._record("notice", table_id, key, **fmt)
+
+    async def table_paused(self, view: PublicView, reason: str) -> None:
+        await self._record("table_paused", view, reason)
+
+    async def table_closed(self, summary: TableSummary) -> None:
+        await self._record("table_closed", summary)
 
     # -- reading -----------------------------------------------------------------------------------------
     def of(self, method: str) -> list[Call]:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+
 from kwx.table import PlayerRef, TableService
 from tests.table.conftest import GUILD
 from tests.table.fakes import RecordingFrontEnd
@@ -31,5 +34,21 @@ async def wait_prompt(fe: RecordingFrontEnd, svc: TableService, table: int, play
     return svc.private_view(table, player_id)
 
 
-async def finished_hands(fe: RecordingFrontEnd, table: int, n: int, timeout: float = 20.0) -> None:
-    await fe.wait_for(lambda: len(fe.results(table)) >= n, timeout)
+async def finished_hands(fe: RecordingFrontEnd, table: int, n: int, timeout: float = 20.0,
+                         resume: TableService | None = None) -> None:
+    """Wait for `n` finished hands. With `resume`, a table paused because nobody played (its humans are in
+    托管) is resumed by an onlooker (force: nobody comes back from 托管) each time, so the AI plays on."""
+    if resume is None:
+        await fe.wait_for(lambda: len(fe.results(table)) >= n, timeout)
+        return
+    loop = asyncio.get_running_loop()
+    end = loop.time() + timeout
+    while len(fe.results(table)) < n:
+        if resume.public_view(table).paused == "nobody":
+            await resume.resume(table, "onlooker", force=True)
+        left = end - loop.time()
+        if left <= 0:
+            raise TimeoutError(f"table {table}: {len(fe.results(table))} of {n} hands")
+        with contextlib.suppress(TimeoutError):
+            await fe.wait_for(lambda: len(fe.results(table)) >= n or resume.public_view(table).paused is not None,
+                              min(left, 1.0))

@@ -58,7 +58,7 @@ async def test_refusals_in_the_lobby(make_service):
     await svc.start_game(table, by=ANN.player_id)
     await refused("already_started", svc.start_game(table, by=ANN.player_id))
     await refused("already_started", svc.join(table, CY))
-    await refused("already_started", svc.leave(table, BOB.player_id))
+    await refused("not_seated", svc.leave(table, CY.player_id))  # leaving a started game: tests/table/test_lifecycle.py
 
 
 async def test_rotation_needs_four(make_service):

@@ -57,7 +57,8 @@ async def test_no_public_view_shows_a_hidden_tile(make_service, frontend):
         await svc.set_autoplay(table, human.player_id, True)  # the AI plays the human seat: private views flow
         tables[table] = human
     for table in tables:
-        await finished_hands(frontend, table, HANDS_PER_TABLE, timeout=30)
+        # Nobody plays the human seats, so each table pauses after every hand: an onlooker resumes it.
+        await finished_hands(frontend, table, HANDS_PER_TABLE, timeout=30, resume=svc)
     for table, human in tables.items():
         await svc.stop(table, human.player_id)
     await svc.flush()

@@ -69,7 +69,8 @@ async def test_restart_mid_hand_gives_the_same_table(store, frontend, db_path, c
         await second.shutdown()
 
 
-async def test_a_deadline_that_passed_while_down_fires_at_start(store, frontend, db_path, clock):
+async def test_a_restart_gives_the_open_decision_a_fresh_deadline(store, frontend, db_path, clock):
+    """The time the service was down is nobody's timeout: her turn waits a full turn time from the restart."""
     first = TableService(store, frontend, ai_delay=0, between_hands=60, clock=clock)
     table = await table_with(first, ANN, seed="deadline-seed", turn_seconds=30, claim_seconds=10)
     await first.start_game(table, by=ANN.player_id)
@@ -80,7 +81,17 @@ async def test_a_deadline_that_passed_while_down_fires_at_start(store, frontend,
     async with await Store.open(db_path) as store2:
         second = TableService(store2, fe2, ai_delay=0, between_hands=60, clock=clock)
         await second.start()
-        await fe2.wait_for(lambda: any(c.args[1] == "event.timeout" for c in fe2.notices()))
+        await second.tick()
+        await second.flush()
+        assert not any(c.args[1] == "event.timeout" for c in fe2.notices())
+        assert [c.args[1] for c in fe2.notices("table.restarted")] == ["table.restarted"]
+        again = second.private_view(table, ANN.player_id)
+        assert again.step == view.step and again.choices == view.choices
+        fresh = clock.now + (10 if view.claim_tile is not None else 30)
+        assert again.deadline == fresh and second.public_view(table).deadline == fresh
+        clock.advance(fresh - clock.now + 1)  # her fresh time runs out: now it is a timeout
+        await second.tick()
+        await fe2.wait_for(lambda: second.public_view(table).step > view.step)
         assert second.public_view(table).step > view.step
         await second.shutdown()
 
