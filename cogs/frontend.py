@@ -532,8 +532,13 @@ class DiscordFrontEnd:
         if p.player_id in self._dm_closed and p.refused_hand == view.hand_no:
             return  # refused this hand already: the player uses My hand (tried again next hand)
         new_deal = shown is None or shown.hand != view.hand_no or (not shown.dealt and bool(view.concealed))
+        if prompt and shown is not None and shown.live and (shown.hand, shown.step) == (view.hand_no, view.step):
+            prompt = False  # the same decision is live in this DM (a fresh deadline after a restart): edit it
         message = panel_message(view, lang, self.tiles, piao_max=self.piao_max(p.table_id))
-        if new_deal or (choices and (prompt or shown is None or not shown.live)):
+        # In 托管 the AI moves for the player: no new DM per move made for them (the board said 托管 once;
+        # a new deal still gets its one DM, and a live panel is edited in place).
+        ask = choices and not view.autoplay and (prompt or shown is None or not shown.live)
+        if new_deal or ask:
             if shown is not None and shown.live:
                 await self._disable_dm(shown)
                 self._remember_dm(p)

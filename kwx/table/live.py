@@ -339,7 +339,7 @@ class LiveTable:
             raise ValueError(f"table {self.id}: pause while {self.status}")
         self.paused = str(p["reason"])
         self.paused_at = float(p["at"])
-        return Applied("pause", notices=[("table.paused", {"reason": self.paused})])
+        return Applied("pause", notices=[(f"table.paused.{self.paused}", {})])
 
     def _on_resume(self, p: dict[str, Any]) -> Applied:
         """A paused table plays on: an open decision gets a full fresh deadline from now (the pause was
@@ -427,6 +427,8 @@ class LiveTable:
         self.close_reason = p.get("reason", "stopped")
         self.paused = None
         self.wait_started = None
+        if self.close_reason != "stopped":
+            return Applied("stop", notices=[(f"table.closed.{self.close_reason}", {})])
         by = self.players.get(p.get("by", ""))
         name = by.name if by else p.get("by", "")
         return Applied("stop", notices=[("lobby.stopped", {"player": name, "player_id": p.get("by")})])

@@ -23,7 +23,8 @@ async def test_a_restarted_bot_edits_the_same_board_and_the_old_prompt_still_wor
         assert kit.service._tables[table].step == step  # the same hand at the same step, from the event log
         sends = kit.fake.log.of("send")
         assert sends == []  # no new board, no new post
-        assert [r.message_id for r in kit.fake.log.of("edit")] == [board_id]  # the board, edited in place
+        # the board, edited in place; the prompt too, in place: its decision has a full fresh deadline
+        assert sorted(r.message_id for r in kit.fake.log.of("edit")) == sorted([board_id, prompt.id])
         assert kit.fake.log.of("dm") == []  # the prompt was unchanged: nobody is pinged again
         assert kit.live_panel(waiting).id == prompt.id  # … and its buttons still work on the new bot
         await kit.play_smart(waiting, kit.fake.message(prompt.id))

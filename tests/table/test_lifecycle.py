@@ -42,7 +42,7 @@ async def test_a_hand_nobody_played_is_the_last_one(make_service, frontend, cloc
     board = svc.public_view(table)
     assert board.paused == "nobody" and board.hand_no == 1 and board.deadline is None
     assert [c.args[1] for c in frontend.of("table_paused")] == ["nobody"]
-    assert frontend.notices("table.paused")
+    assert frontend.notices("table.paused.nobody")
     assert await store.hand_numbers(table) == [1]
     # paused: no move, no write, however long it waits (short of the idle close)
     events = len(await store.load_events(table))
