@@ -9,11 +9,13 @@ with its cogs in cogs/ (`python bot.py --sync [--guild ID]` also sends the slash
 from __future__ import annotations
 
 import argparse
+import asyncio
 import gc
 import logging
 import sys
 from pathlib import Path
 
+import aiohttp
 import discord
 from discord.ext import commands
 
@@ -152,12 +154,16 @@ class KwxBot(commands.Bot):
 
 
 def run_discord(args: argparse.Namespace, settings: Settings) -> int:
-    """Run the bot until interrupted. Exit status 2 when the token is missing or Discord rejects it."""
+    """Run the bot until interrupted. Exit status 2 with one line when the token is missing, Discord rejects
+    it, or Discord cannot be reached at start-up."""
     if not settings.discord_token:
         print("python bot.py: DISCORD_TOKEN is not set (see .env.example)", file=sys.stderr)
         return 2
     handler = logging.StreamHandler()
     formatter = logging.Formatter("%(asctime)s %(levelname)-8s %(name)s: %(message)s", "%Y-%m-%d %H:%M:%S")
+    # discord.client's one INFO line ("logging in using static token") says nothing a person needs; without it
+    # a start-up failure is the one line printed below.
+    logging.getLogger("discord.client").setLevel(logging.WARNING)
     bot = KwxBot(settings, db_path=args.db, sync=args.sync, sync_guild=args.guild or settings.test_guild,
                  ai_delay=args.delay if args.delay is not None else 0.8, freeze_gc=True, rate_limit=45)
     try:
@@ -167,7 +173,22 @@ def run_discord(args: argparse.Namespace, settings: Settings) -> int:
         print("python bot.py: Discord rejected the token (DISCORD_TOKEN): check it in the developer portal, "
               "Bot → Reset Token", file=sys.stderr)
         return 2
+    except UNREACHABLE as exc:
+        print(f"python bot.py: cannot reach Discord ({unreachable_reason(exc)}): check the network, or play at "
+              "the terminal with `python bot.py --local`", file=sys.stderr)
+        return 2
     return 0
+
+
+# No network, no DNS, a refused or timed-out connection, Discord down (5xx) or no gateway: the bot cannot start.
+UNREACHABLE = (aiohttp.ClientConnectionError, asyncio.TimeoutError, OSError, discord.GatewayNotFound,
+               discord.DiscordServerError)
+
+
+def unreachable_reason(exc: BaseException) -> str:
+    """What went wrong, on one short line."""
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    return text if len(text) <= 160 else text[:159] + "…"
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -17,15 +17,20 @@ Descriptions come from the string catalog: `description=text("cmd.balance")` is 
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 import discord
 from discord import app_commands
 from discord.ext import commands
 
+from cogs.inputs import InputRefused, check_interaction
 from cogs.operations import safe_respond
 from cogs.runtime import Runtime, runtime
 from kwx.present.i18n import DEFAULT_LANG, t
+
+# Where discord.py logs an app command error nothing handled; the cogs log theirs there too.
+_tree_log = logging.getLogger("discord.app_commands.tree")
 
 GROUP_NAME = "kwx"
 GROUP_DESCRIPTION = "卡五星 Ka Wu Xing"
@@ -67,6 +72,24 @@ class KwxGroupCog(commands.Cog):
         await safe_respond(interaction, content=t("ledger.error.manage_server", self.lang(interaction)),
                            ephemeral=True, allowed_mentions=discord.AllowedMentions.none())
         return False
+
+    async def interaction_check(self, interaction: discord.Interaction) -> bool:  # type: ignore[override]
+        """Before every command of the cog: refuse privately a server-only command outside a server and any
+        option outside its declared range, length or choices (cogs.inputs; discord.py checks none of them)."""
+        refusal = check_interaction(interaction)
+        if refusal is None:
+            return True
+        await safe_respond(interaction, content=t(refusal.key, self.lang(interaction), **refusal.fmt),
+                           ephemeral=True, allowed_mentions=discord.AllowedMentions.none())
+        raise InputRefused(refusal.key)
+
+    async def cog_app_command_error(self, interaction: discord.Interaction,  # type: ignore[override]
+                                    error: app_commands.AppCommandError) -> None:
+        """A refused input was answered already; anything else is logged as discord.py would."""
+        if isinstance(error, InputRefused):
+            return
+        name = interaction.command.name if interaction.command else "?"
+        _tree_log.error("Ignoring exception in command %r", name, exc_info=error)
 
     async def cog_load(self) -> None:
         group = kwx_group(self.bot)

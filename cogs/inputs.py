@@ -12,10 +12,13 @@ the way typed text is echoed the same in every cog:
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
 import discord
+from discord import app_commands
 
 # Longest text each kind of string option takes (also given to Discord as the option's max_length).
 NOTE_MAX = 200  # a pay/record note, an undo reason
@@ -58,3 +61,79 @@ def not_a_choice(value: Any, choices: Iterable[Any]) -> bool:
 
 def too_long(value: str | None, limit: int) -> bool:
     return value is not None and len(value) > limit
+
+
+# -- every option of a command, checked against what it declares ---------------------------------------------
+DISCORD_INT_LIMIT = 2**53  # Discord's integer options lie in ±2^53 (and SQLite's ints would overflow past 2^63)
+
+
+class InputRefused(app_commands.CheckFailure):
+    """A command refused what was typed; the member has already been told privately."""
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """Why typed options were refused: a catalog key and its format values."""
+
+    key: str
+    fmt: dict[str, Any]
+
+
+def check_interaction(interaction: discord.Interaction) -> Refusal | None:
+    """The first thing wrong with a slash command's interaction, or None: a server-only command used outside
+    a server, or an option outside its declared range, length or choices (discord.py enforces none of these
+    on what it receives)."""
+    command = interaction.command
+    if interaction.guild_id is None and _guild_only(command):
+        return Refusal("input.guild_only", {})
+    if not isinstance(command, app_commands.Command):
+        return None
+    namespace = interaction.namespace
+    for param in command.parameters:
+        value = getattr(namespace, param.display_name, None)
+        if value is None:
+            continue
+        refusal = check_option(param, value)
+        if refusal is not None:
+            return refusal
+    return None
+
+
+def check_option(param: app_commands.Parameter, value: Any) -> Refusal | None:
+    """Whether one option's value fits what the parameter declares (type, range, length, choices)."""
+    option = param.display_name
+    kind = param.type
+    if kind is discord.AppCommandOptionType.integer:
+        lo = -DISCORD_INT_LIMIT if param.min_value is None else int(param.min_value)
+        hi = DISCORD_INT_LIMIT if param.max_value is None else int(param.max_value)
+        if out_of_range(value, lo, hi) is not None:
+            return Refusal("input.range", {"option": option, "lo": lo, "hi": hi, "value": excerpt(value)})
+    elif kind is discord.AppCommandOptionType.number:
+        ok = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+        if not ok or (param.min_value is not None and value < param.min_value) or (
+                param.max_value is not None and value > param.max_value):
+            lo = "-∞" if param.min_value is None else param.min_value
+            hi = "∞" if param.max_value is None else param.max_value
+            return Refusal("input.range", {"option": option, "lo": lo, "hi": hi, "value": excerpt(value)})
+    elif kind is discord.AppCommandOptionType.string:
+        if not isinstance(value, str):
+            return Refusal("input.type", {"option": option, "value": excerpt(value)})
+        if param.max_value is not None and len(value) > param.max_value:
+            return Refusal("input.too_long", {"option": option, "max": int(param.max_value), "length": len(value)})
+        if param.min_value is not None and len(value) < param.min_value:
+            return Refusal("input.too_short", {"option": option, "min": int(param.min_value)})
+    elif kind is discord.AppCommandOptionType.boolean and not isinstance(value, bool):
+        return Refusal("input.type", {"option": option, "value": excerpt(value)})
+    if param.choices and not_a_choice(value, param.choices):
+        return Refusal("input.choice", {"option": option, "value": excerpt(value),
+                                        "choices": ", ".join(str(c.value) for c in param.choices)})
+    return None
+
+
+def _guild_only(command: Any) -> bool:
+    """Whether the command (or a group it is in) is server-only."""
+    while command is not None:
+        if getattr(command, "guild_only", False):
+            return True
+        command = getattr(command, "parent", None)
+    return False

@@ -24,7 +24,7 @@ from discord.ext import commands
 
 from cogs.confirm import CANCELLED, DONE, EXPIRED, FAILED, OPEN, ConfirmButton, ConfirmFlow, Pending, Texts
 from cogs.group import KwxGroupCog, text
-from cogs.inputs import safe_text
+from cogs.inputs import NOTE_MAX, TILE_MAX, TILES_MAX, safe_text
 from cogs.operations import safe_defer, safe_followup, safe_respond
 from cogs.paginate import PageButton, page_view
 from kwx.engine.rules import PRESETS, RuleSet
@@ -414,7 +414,8 @@ class Ledger(KwxGroupCog, name="Ledger"):
     @app_commands.command(name="pay", description=text("cmd.pay"))
     @app_commands.describe(member=text("cmd.pay.member"), amount=text("cmd.pay.amount"), note=text("cmd.pay.note"))
     async def pay(self, interaction: discord.Interaction, member: discord.Member,
-                  amount: app_commands.Range[int, 1, MAX_AMOUNT], note: str | None = None) -> None:
+                  amount: app_commands.Range[int, 1, MAX_AMOUNT],
+                  note: app_commands.Range[str, 1, NOTE_MAX] | None = None) -> None:
         lang = self.lang(interaction)
         if await self.refuse_bot(interaction, member):
             return
@@ -425,7 +426,7 @@ class Ledger(KwxGroupCog, name="Ledger"):
             await self.say(interaction, t("ledger.error.amount", lang, max=money(MAX_AMOUNT)))
             return
         payer, payee = str(interaction.user.id), str(member.id)
-        data = {"payer": payer, "payee": payee, "amount": int(amount), "note": (note or "").strip()[:200] or None,
+        data = {"payer": payer, "payee": payee, "amount": int(amount), "note": (note or "").strip()[:NOTE_MAX] or None,
                 "names": {payer: interaction.user.display_name, payee: member.display_name}}
         await self.confirm_flow.open(interaction, "pay", [payee], data)
 
@@ -439,10 +440,13 @@ class Ledger(KwxGroupCog, name="Ledger"):
     @app_commands.choices(rules=PRESET_CHOICES)
     async def record(self, interaction: discord.Interaction, winner: discord.Member, payer: discord.Member,
                      third: discord.Member | None = None, self_draw: bool = False,
-                     fan: app_commands.Range[int, 1, MAX_FAN] | None = None, hand: str | None = None,
-                     win: str | None = None, melds: str | None = None, liangdao: bool = False,
+                     fan: app_commands.Range[int, 1, MAX_FAN] | None = None,
+                     hand: app_commands.Range[str, 1, TILES_MAX] | None = None,
+                     win: app_commands.Range[str, 1, TILE_MAX] | None = None,
+                     melds: app_commands.Range[str, 1, TILES_MAX] | None = None, liangdao: bool = False,
                      payer_liangdao: bool = False, rules: str | None = None,
-                     base: app_commands.Range[int, 1, 100_000] | None = None, note: str | None = None) -> None:
+                     base: app_commands.Range[int, 1, 100_000] | None = None,
+                     note: app_commands.Range[str, 1, NOTE_MAX] | None = None) -> None:
         lang, guild = self.lang(interaction), self.guild(interaction)
         if await self.refuse_bot(interaction, winner, payer, third):
             return
@@ -462,7 +466,7 @@ class Ledger(KwxGroupCog, name="Ledger"):
         names = {str(m.id): m.display_name for m in (winner, payer, third) if m is not None}
         data = {"winner": mwin.winner, "payer": mwin.payer, "third": mwin.third, "self_draw": self_draw,
                 "fan": fan_value, "patterns": list(patterns), "liangdao": liangdao, "base": base_points,
-                "preset": preset, "note": (note or "").strip()[:200] or None, "names": names,
+                "preset": preset, "note": (note or "").strip()[:NOTE_MAX] or None, "names": names,
                 "tiles": {"hand": hand, "win": win, "melds": melds} if hand else None,
                 "payments": [[p.from_player, p.to_player, p.amount, p.reason] for p in payments]}
         needed = [p for p in payers(payments) if p != str(interaction.user.id)]
@@ -504,7 +508,8 @@ class Ledger(KwxGroupCog, name="Ledger"):
     @app_commands.describe(entry=text("cmd.undo.entry"), hand=text("cmd.undo.hand"), reason=text("cmd.undo.reason"))
     @app_commands.default_permissions(manage_guild=True)
     async def undo(self, interaction: discord.Interaction, entry: app_commands.Range[int, 1] | None = None,
-                   hand: app_commands.Range[int, 1] | None = None, reason: str | None = None) -> None:
+                   hand: app_commands.Range[int, 1] | None = None,
+                   reason: app_commands.Range[str, 1, NOTE_MAX] | None = None) -> None:
         if not await self.require_manager(interaction):
             return
         lang, guild = self.lang(interaction), self.guild(interaction)
@@ -512,7 +517,7 @@ class Ledger(KwxGroupCog, name="Ledger"):
             await self.say(interaction, t("ledger.undo.one_of", lang))
             return
         by = str(interaction.user.id)
-        why = (reason or "").strip()[:200] or t("ledger.undo.default_reason", lang)
+        why = (reason or "").strip()[:NOTE_MAX] or t("ledger.undo.default_reason", lang)
         try:
             if entry is not None:
                 new_id = await self.store.reverse_entry(guild, entry, by, why)

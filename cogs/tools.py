@@ -14,6 +14,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from cogs.group import KwxGroupCog, text
+from cogs.inputs import TILE_MAX, TILES_MAX, safe_text
 from cogs.operations import safe_respond
 from kwx.engine.analysis import shanten
 from kwx.engine.calculator import CONTEXT_FLAGS, Calculation, InputError, calculate, context
@@ -75,7 +76,8 @@ class Tools(KwxGroupCog, name="Tools"):
                            rob_kong=text("cmd.calc.rob_kong"), last_tile=text("cmd.calc.last_tile"),
                            rules=text("cmd.calc.rules"))
     @app_commands.choices(rules=PRESET_CHOICES)
-    async def calc(self, interaction: discord.Interaction, hand: str, win: str, melds: str | None = None,
+    async def calc(self, interaction: discord.Interaction, hand: app_commands.Range[str, 1, TILES_MAX],
+                   win: app_commands.Range[str, 1, TILE_MAX], melds: app_commands.Range[str, 1, TILES_MAX] | None = None,
                    self_draw: bool = False, liangdao: bool = False, kong_draw: bool = False,
                    after_kong: bool = False, rob_kong: bool = False, last_tile: bool = False,
                    rules: str | None = None) -> None:
@@ -87,7 +89,8 @@ class Tools(KwxGroupCog, name="Tools"):
         try:
             calc = calculate(hand, win, (melds or "").split(), context(flags), ruleset)
         except InputError as exc:
-            await safe_respond(interaction, content=t("tools.calc.error", lang, detail=str(exc)), ephemeral=True)
+            await safe_respond(interaction, content=t("tools.calc.error", lang, detail=safe_text(str(exc), 200)),
+                               ephemeral=True)
             return
         await safe_respond(interaction, embed=self.calc_embed(calc, lang), ephemeral=True,
                            allowed_mentions=NO_PINGS)

@@ -7,7 +7,10 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import json
 import sys
+from collections.abc import Callable
+from typing import Any
 
 # Command modules, in the order `--help` lists them.
 COMMANDS = ("fan", "waits", "replay", "simulate", "ledger")
@@ -15,6 +18,69 @@ COMMANDS = ("fan", "waits", "replay", "simulate", "ledger")
 
 class CliError(Exception):
     """A user mistake: printed as one line, exit status 2."""
+
+
+def bounded_int(lo: int, hi: int) -> Callable[[str], int]:
+    """An argparse `type` for a whole number in [lo, hi]; anything else is a one-line usage error (exit 2)."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text.strip())
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text[:24]!r} is not a whole number") from None
+        if not lo <= value <= hi:
+            raise argparse.ArgumentTypeError(f"must be from {lo:,} to {hi:,}, not {text[:24]}")
+        return value
+
+    parse.__name__ = "whole number"
+    return parse
+
+
+def read_text(path: str, what: str = "file") -> str:
+    """A text file (or standard input for '-') as UTF-8; a UTF-8 byte order mark is fine. Anything else is a
+    CliError naming the file."""
+    try:
+        if path == "-":
+            data = sys.stdin.buffer.read()
+        else:
+            with open(path, "rb") as f:
+                data = f.read()
+    except OSError as exc:
+        raise CliError(f"cannot read {path}: {exc.strerror}") from None
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise CliError(f"the {what} {path} is not UTF-8 text (byte {exc.start}): save it as UTF-8") from None
+
+
+MAX_JSON_DEPTH = 32
+
+
+def load_json_text(text: str, what: str = "file") -> Any:
+    """JSON from text, refusing nesting deeper than MAX_JSON_DEPTH (a CliError, never a RecursionError)."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for ch in text:  # brackets outside strings: the nesting the parser would have to recurse into
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "[{":
+            depth += 1
+            if depth > deepest:
+                deepest = depth
+                if deepest > MAX_JSON_DEPTH:
+                    raise CliError(f"the {what} nests deeper than {MAX_JSON_DEPTH} levels")
+        elif ch in "]}":
+            depth -= 1
+    try:
+        return json.loads(text)
+    except (json.JSONDecodeError, RecursionError) as exc:
+        raise CliError(f"the {what} is not valid JSON: {exc}") from None
 
 
 class _Parser(argparse.ArgumentParser):

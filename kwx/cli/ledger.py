@@ -1,8 +1,8 @@
 """`python -m kwx ledger balances|leaderboard|history|stats|settleup|export [--server ID] [--db PATH] [--json]`
 
 Read-only views of a server's ledger. `--server` defaults to `local` (the terminal's ledger); `--db` to
-`$KWX_DB` or data/kwx.sqlite3. Bad input (no database, unknown server or player) prints one line to stderr
-and exits 2.
+`$KWX_DB` (from the environment or `.env`, read as the bot reads it) or data/kwx.sqlite3. Bad input (no
+database, unknown server or player, a number out of range) prints one line to stderr and exits 2.
 
 JSON shapes (--json):
     balances     {"hands": n, "balances": [{"player": id, "name": str, "balance": n}, ...]}
@@ -25,9 +25,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from kwx.cli import bounded_int
 from kwx.store import PERIODS, Store, StoreError, as_dict, default_db_path
 
 COMMANDS = ("balances", "leaderboard", "history", "stats", "settleup", "export")
+MAX_ROWS = 10_000  # --limit
+MAX_OFFSET = 10**12  # --offset (SQLite takes up to 2^63)
 
 
 class UsageError(Exception):
@@ -52,10 +55,13 @@ def add_parser(subparsers: Any) -> None:
     for parser in parsers.values():
         _common_options(parser, argparse.SUPPRESS)  # also accepted after the sub-command
     parsers["leaderboard"].add_argument("--period", choices=PERIODS, default="all", help="all (default), month, week")
-    parsers["leaderboard"].add_argument("--limit", type=int, default=None, help="show the top N only")
+    parsers["leaderboard"].add_argument("--limit", type=bounded_int(1, MAX_ROWS), default=None,
+                                        help="show the top N only")
     parsers["history"].add_argument("--player", required=True, help="player id")
-    parsers["history"].add_argument("--limit", type=int, default=20, help="hands per page (default 20)")
-    parsers["history"].add_argument("--offset", type=int, default=0, help="skip this many newest hands")
+    parsers["history"].add_argument("--limit", type=bounded_int(1, MAX_ROWS), default=20,
+                                    help=f"hands per page, 1 to {MAX_ROWS:,} (default 20)")
+    parsers["history"].add_argument("--offset", type=bounded_int(0, MAX_OFFSET), default=0,
+                                    help="skip this many newest hands")
     parsers["stats"].add_argument("--player", default=None, help="one player id (default: everyone)")
     parsers["export"].add_argument("--out", default=None, help="write to this file instead of stdout")
     ledger.set_defaults(func=run)
@@ -64,7 +70,7 @@ def add_parser(subparsers: Any) -> None:
 def _common_options(parser: argparse.ArgumentParser, default: Any) -> None:
     parser.add_argument("--server", default="local" if default is None else default,
                         help="server (guild) id; default: local")
-    parser.add_argument("--db", default=default, help="database file; default: $KWX_DB or data/kwx.sqlite3")
+    parser.add_argument("--db", default=default, help="database file; default: $KWX_DB (environment or .env) or data/kwx.sqlite3")
     parser.add_argument("--json", action="store_true", default=False if default is None else default,
                         help="print JSON")
 
@@ -82,6 +88,8 @@ async def _run(args: argparse.Namespace) -> int:
     command = getattr(args, "ledger_command", None)
     if command not in COMMANDS:
         raise UsageError(f"choose a command: {', '.join(COMMANDS)}")
+    if not getattr(args, "db", None):
+        _read_env()
     path = Path(args.db) if getattr(args, "db", None) else default_db_path()
     if not path.is_file():
         raise UsageError(f"no ledger database at {path}")
@@ -97,6 +105,16 @@ async def _run(args: argparse.Namespace) -> int:
     if output is not None:
         print(output)
     return 0
+
+
+def _read_env() -> None:
+    """Read `.env` like the bot does (never overriding what is already set), so KWX_DB there counts."""
+    from kwx.config import ConfigError, load_settings
+
+    try:
+        load_settings()
+    except ConfigError as exc:
+        raise UsageError(str(exc)) from None
 
 
 # ---------------------------------------------------------------------------------------------- commands

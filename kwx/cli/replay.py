@@ -11,10 +11,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from typing import Any
 
-from kwx.cli import CliError
+from kwx.cli import CliError, bounded_int, load_json_text, read_text
 from kwx.engine.actions import Action, ActionFormatError, IllegalAction
 from kwx.engine.hand import HandState
 from kwx.engine.payments import net
@@ -27,14 +26,11 @@ def add_parser(subparsers: Any) -> None:
     p = subparsers.add_parser("replay", help="play one scripted hand from JSON and print events and result",
                               description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("file", help="JSON file with rules, dealer, piao, wall and actions ('-' for standard input)")
-    p.add_argument("--indent", type=int, default=None, help="pretty-print the output with this indent")
+    p.add_argument("--indent", type=bounded_int(0, 8), default=None, help="pretty-print the output with this indent")
 
 
 def load_spec(text: str) -> dict[str, Any]:
-    try:
-        spec = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise CliError(f"the replay file is not valid JSON: {exc}") from None
+    spec = load_json_text(text, "replay file")
     if not isinstance(spec, dict):
         raise CliError("the replay file must hold one JSON object")
     return spec
@@ -92,15 +88,7 @@ def result_json(hand: HandState) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.file == "-":
-        text = sys.stdin.read()
-    else:
-        try:
-            with open(args.file, encoding="utf-8") as f:
-                text = f.read()
-        except OSError as exc:
-            raise CliError(f"cannot read {args.file}: {exc.strerror}") from None
-    output, error = replay(load_spec(text))
+    output, error = replay(load_spec(read_text(args.file, "replay file")))
     # On an illegal action the hand so far is printed too; the error object is always the last line.
     print(json.dumps(output, ensure_ascii=False, indent=args.indent))
     if error is not None:

@@ -86,3 +86,20 @@ def test_standard_input_through_the_module(tmp_path: Path) -> None:
                           capture_output=True, cwd=Path(__file__).resolve().parents[2], check=False)
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["result"]["winners"] == [1]
+
+
+def test_a_utf8_bom_is_fine_but_other_encodings_and_absurd_nesting_are_one_line_exit_2(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    spec = json.dumps({"rules": "standard", "dealer": 0, "wall": WALL, "actions": []})
+    bom = tmp_path / "bom.json"
+    bom.write_bytes(b"\xef\xbb\xbf" + spec.encode("utf-8"))
+    assert main(["replay", str(bom)]) == 0
+    capsys.readouterr()
+    utf16 = tmp_path / "utf16.json"
+    utf16.write_text(spec, encoding="utf-16")
+    nested = tmp_path / "nested.json"
+    nested.write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
+    for path, words in ((utf16, "not UTF-8"), (nested, "nests deeper than")):
+        assert main(["replay", str(path)]) == 2
+        out, err = capsys.readouterr()
+        assert out == "" and words in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err

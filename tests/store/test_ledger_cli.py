@@ -129,3 +129,29 @@ def test_the_kwx_dispatcher_runs_ledger(db, capsys):
     assert main(["ledger", "settleup", "--db", db, "--json"]) == 0
     assert json.loads(capsys.readouterr().out) == {"transfers": [{"from": "b", "to": "a", "amount": 8},
                                                                  {"from": "c", "to": "a", "amount": 6}]}
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["history", "--player", "a", "--limit", "99999999999999999999"], "--limit: must be from 1 to 10,000"),
+    (["history", "--player", "a", "--limit", "-3"], "--limit: must be from 1 to 10,000"),
+    (["history", "--player", "a", "--offset", "-1"], "--offset: must be from 0"),
+    (["history", "--player", "a", "--limit", "ten"], "'ten' is not a whole number"),
+    (["leaderboard", "--limit", "0"], "--limit: must be from 1 to 10,000"),
+])
+def test_bad_numbers_are_refused_in_one_line_with_exit_2(db, capsys, argv, message):
+    from kwx.cli import main
+
+    with pytest.raises(SystemExit) as exited:  # argparse's exit: status 2, one line
+        main(["ledger", *argv, "--db", db])
+    assert exited.value.code == 2
+    out, err = capsys.readouterr()
+    assert out == "" and message in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+def test_the_database_named_in_dotenv_is_read_like_the_bot_reads_it(db, capsys, monkeypatch, tmp_path):
+    monkeypatch.delenv("KWX_DB", raising=False)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".env").write_text(f"KWX_DB={db}\n", encoding="utf-8")
+    code, out, _ = _run(capsys, "balances", "--json")
+    assert code == 0 and json.loads(out)["hands"] == 2
+    assert not (tmp_path / "data").exists()  # the default database was not created instead

@@ -1,0 +1,105 @@
+"""Every slash option is checked by the bot itself (discord.py enforces no Range, choices, max_length or
+guild_only on what it receives): a value outside what the command declares gets a private, clear refusal that
+echoes only a short excerpt, and nothing changes."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import discord
+import pytest
+from discord import app_commands
+
+from cogs.inputs import DISCORD_INT_LIMIT, excerpt, safe_text
+from kwx.engine.rules import PRESETS
+from kwx.present.i18n import t
+from tests.cogs.ledger_kit import EXTENSIONS, LedgerKit, close_kit, ledger_kit
+
+
+@pytest.fixture
+async def kit(tmp_path) -> AsyncIterator[LedgerKit]:
+    k = await ledger_kit(tmp_path, extensions=(*EXTENSIONS, "cogs.tables"))
+    yield k
+    await close_kit(k)
+
+
+def refused(out, key: str, **fmt) -> bool:
+    first = out.records[0]
+    return first.ephemeral and t(key, **fmt) in out.text and len(out.records) == 1
+
+
+def kwx_commands(kit: LedgerKit) -> list[app_commands.Command]:
+    group = kit.bot.tree.get_command("kwx")
+    assert isinstance(group, app_commands.Group)
+    return [c for c in group.walk_commands() if isinstance(c, app_commands.Command)]
+
+
+async def test_record_with_a_negative_base_or_an_unknown_preset_is_refused_privately(kit: LedgerKit) -> None:
+    out = await kit.slash(kit.alice, "kwx record", winner=kit.alice, payer=kit.bob, fan=2, base=-7)
+    assert refused(out, "input.range", option="base", lo=1, hi=100000, value=excerpt(-7))
+    out = await kit.slash(kit.alice, "kwx record", winner=kit.alice, payer=kit.bob, fan=2, rules="house-rules")
+    assert refused(out, "input.choice", option="rules", value="house-rules",
+                   choices=", ".join(PRESETS))
+    assert await kit.store.entries(kit.guild) == []
+
+
+async def test_ledger_commands_in_a_dm_are_refused_instead_of_reading_a_ledger_keyed_none(kit: LedgerKit) -> None:
+    await kit.store.transfer("None", "x", str(kit.alice.id), 5, by="x")  # what a ledger keyed "None" would show
+    dm = discord.Object(kit.fake.snowflake())
+    for command in ("kwx balance", "kwx stats", "kwx chart", "kwx export", "kwx rules", "kwx new"):
+        out = await kit.slash(kit.alice, command, channel=dm)
+        assert refused(out, "input.guild_only"), command
+        assert "5" not in out.text
+
+
+async def test_every_declared_bound_is_enforced_by_the_bot(kit: LedgerKit) -> None:
+    """For each integer option of every /kwx command: one past each bound is refused, privately, naming it."""
+    checked = 0
+    for command in kwx_commands(kit):
+        for param in command.parameters:
+            if param.type is not discord.AppCommandOptionType.integer:
+                continue
+            lo = -DISCORD_INT_LIMIT if param.min_value is None else int(param.min_value)
+            hi = DISCORD_INT_LIMIT if param.max_value is None else int(param.max_value)
+            for bad in (lo - 1, hi + 1):
+                out = await kit.slash(kit.dave, f"kwx {command.name}", **{param.name: bad})
+                assert refused(out, "input.range", option=param.display_name, lo=lo, hi=hi, value=excerpt(bad)), (
+                    command.name, param.name, bad, out.text)
+                checked += 1
+    assert checked >= 16
+    assert await kit.store.entries(kit.guild) == []
+
+
+async def test_every_choice_and_every_string_length_is_enforced_by_the_bot(kit: LedgerKit) -> None:
+    choices = lengths = 0
+    for command in kwx_commands(kit):
+        for param in command.parameters:
+            if param.choices:
+                out = await kit.slash(kit.dave, f"kwx {command.name}", **{param.name: "not-a-choice"})
+                assert refused(out, "input.choice", option=param.display_name, value="not-a-choice",
+                               choices=", ".join(str(c.value) for c in param.choices)), (command.name, param.name)
+                choices += 1
+            elif param.type is discord.AppCommandOptionType.string:
+                assert param.max_value is not None, f"/kwx {command.name} {param.name} needs a max_length"
+                typed = "`" * 3 + "x" * 5000
+                out = await kit.slash(kit.dave, f"kwx {command.name}", **{param.name: typed})
+                assert refused(out, "input.too_long", option=param.display_name, max=int(param.max_value),
+                               length=len(typed)), (command.name, param.name)
+                assert len(out.text) < 300  # the reply never echoes the whole of what was typed
+                lengths += 1
+    assert choices >= 6 and lengths >= 8
+    assert await kit.store.entries(kit.guild) == []
+
+
+async def test_a_long_note_is_refused_and_a_fitting_one_is_shown_escaped(kit: LedgerKit) -> None:
+    out = await kit.slash(kit.alice, "kwx pay", member=kit.bob, amount=3, note="n" * 201)
+    assert refused(out, "input.too_long", option="note", max=200, length=201)
+    out = await kit.slash(kit.alice, "kwx pay", member=kit.bob, amount=3, note="```js\n**x** @everyone")
+    text = out.records[0].embeds[0].description
+    assert "```" not in text and safe_text("```js **x** @everyone") in text
+
+
+def test_excerpts_are_short_single_line_and_escaped() -> None:
+    assert excerpt("a" * 500) == "a" * 23 + "…"
+    assert excerpt("line\nbreak **bold**") == "line break \\*\\*bold\\*\\*"
+    assert "@everyone" not in excerpt("@everyone")
