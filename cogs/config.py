@@ -14,6 +14,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from cogs.group import KwxGroupCog, text
+from cogs.inputs import checks_itself
 from cogs.operations import safe_respond
 from kwx.engine.rules import PRESETS
 from kwx.present.i18n import LANGUAGES, t
@@ -42,6 +43,7 @@ class Config(KwxGroupCog, name="Config"):
     @app_commands.choices(rules=[app_commands.Choice(name=p, value=p) for p in PRESETS],
                           language=[app_commands.Choice(name=LANGUAGE_NAMES[x], value=x) for x in LANGUAGES])
     @app_commands.default_permissions(manage_guild=True)
+    @checks_itself(RULES, BASE, TURN_SECONDS, CLAIM_SECONDS, LANG)  # parse_setting, in the settings' own words
     async def config(self, interaction: discord.Interaction, rules: str | None = None,
                      base: app_commands.Range[int, 1, 100_000] | None = None,  # kwx.table.defaults.BOUNDS
                      turn_seconds: app_commands.Range[int, 10, 600] | None = None,

@@ -76,10 +76,11 @@ class KwxGroupCog(commands.Cog):
     async def interaction_check(self, interaction: discord.Interaction) -> bool:  # type: ignore[override]
         """Before every command of the cog: refuse privately a server-only command outside a server and any
         option outside its declared range, length or choices (cogs.inputs; discord.py checks none of them)."""
-        refusal = check_interaction(interaction)
+        lang = self.lang(interaction)
+        refusal = check_interaction(interaction, lang)
         if refusal is None:
             return True
-        await safe_respond(interaction, content=t(refusal.key, self.lang(interaction), **refusal.fmt),
+        await safe_respond(interaction, content=t(refusal.key, lang, **refusal.fmt),
                            ephemeral=True, allowed_mentions=discord.AllowedMentions.none())
         raise InputRefused(refusal.key)
 

@@ -13,12 +13,16 @@ the way typed text is echoed the same in every cog:
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import discord
 from discord import app_commands
+
+from kwx.present.i18n import catalog
+
+T = TypeVar("T")
 
 # Longest text each kind of string option takes (also given to Discord as the option's max_length).
 NOTE_MAX = 200  # a pay/record note, an undo reason
@@ -79,29 +83,49 @@ class Refusal:
     fmt: dict[str, Any]
 
 
-def check_interaction(interaction: discord.Interaction) -> Refusal | None:
+def checks_itself(*options: str) -> Callable[[T], T]:
+    """Mark a command callback (put it below `@app_commands.command`) as checking these options itself, with
+    its own words; `check_interaction` then leaves them to it."""
+    def mark(func: T) -> T:
+        func.__kwx_checks_itself__ = frozenset(options)  # type: ignore[attr-defined]
+        return func
+    return mark
+
+
+def check_interaction(interaction: discord.Interaction, lang: str | None = None) -> Refusal | None:
     """The first thing wrong with a slash command's interaction, or None: a server-only command used outside
     a server, or an option outside its declared range, length or choices (discord.py enforces none of these
-    on what it receives)."""
+    on what it receives). Refusals name the option as the member's client shows it in `lang`."""
     command = interaction.command
     if interaction.guild_id is None and _guild_only(command):
         return Refusal("input.guild_only", {})
     if not isinstance(command, app_commands.Command):
         return None
+    skip = getattr(command.callback, "__kwx_checks_itself__", frozenset())
     namespace = interaction.namespace
     for param in command.parameters:
         value = getattr(namespace, param.display_name, None)
-        if value is None:
+        if value is None or param.name in skip:
             continue
-        refusal = check_option(param, value)
+        refusal = check_option(param, value, option_name(command, param, lang))
         if refusal is not None:
             return refusal
     return None
 
 
-def check_option(param: app_commands.Parameter, value: Any) -> Refusal | None:
+def option_name(command: app_commands.Command, param: app_commands.Parameter, lang: str | None) -> str:
+    """The option's name as Discord shows it in `lang` (the catalog's `cmdname.<command>.<option>`)."""
+    if lang is not None:
+        path = ".".join(command.qualified_name.split()[1:]) or command.name
+        found = catalog().messages.get(lang, {}).get(f"cmdname.{path}.{param.name}")
+        if found:
+            return found
+    return param.display_name
+
+
+def check_option(param: app_commands.Parameter, value: Any, option: str | None = None) -> Refusal | None:
     """Whether one option's value fits what the parameter declares (type, range, length, choices)."""
-    option = param.display_name
+    option = option or param.display_name
     kind = param.type
     if kind is discord.AppCommandOptionType.integer:
         lo = -DISCORD_INT_LIMIT if param.min_value is None else int(param.min_value)

@@ -24,7 +24,7 @@ from discord.ext import commands
 
 from cogs.confirm import CANCELLED, DONE, EXPIRED, FAILED, OPEN, ConfirmButton, ConfirmFlow, Pending, Texts
 from cogs.group import KwxGroupCog, text
-from cogs.inputs import NOTE_MAX, TILE_MAX, TILES_MAX, safe_text
+from cogs.inputs import NOTE_MAX, TILE_MAX, TILES_MAX, checks_itself, safe_text
 from cogs.operations import safe_defer, safe_followup, safe_respond
 from cogs.paginate import PageButton, page_view
 from kwx.engine.rules import PRESETS, RuleSet
@@ -413,6 +413,7 @@ class Ledger(KwxGroupCog, name="Ledger"):
     # == consent: pay and record ===============================================================================
     @app_commands.command(name="pay", description=text("cmd.pay"))
     @app_commands.describe(member=text("cmd.pay.member"), amount=text("cmd.pay.amount"), note=text("cmd.pay.note"))
+    @checks_itself("amount")  # ledger.error.amount says it in money words
     async def pay(self, interaction: discord.Interaction, member: discord.Member,
                   amount: app_commands.Range[int, 1, MAX_AMOUNT],
                   note: app_commands.Range[str, 1, NOTE_MAX] | None = None) -> None:
