@@ -109,7 +109,7 @@ async def _run(args: argparse.Namespace) -> int:
 
 def _read_env() -> None:
     """Read `.env` like the bot does (never overriding what is already set), so KWX_DB there counts."""
-    from kwx.config import ConfigError, load_settings
+    from kwx.cli.settings import ConfigError, load_settings
 
     try:
         load_settings()
