@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: setup test lint run bench clean
+.PHONY: setup test lint run bench clean e2e
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -34,3 +34,7 @@ bench: $(STAMP)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache
+
+# The real bot process against the loopback Discord (kwx/devtools/loopback): one short game, one JSON line.
+e2e: $(STAMP)
+	$(PY) -m kwx.devtools.loopback --json

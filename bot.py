@@ -12,6 +12,7 @@ import argparse
 import asyncio
 import gc
 import logging
+import signal
 import sys
 from pathlib import Path
 
@@ -37,7 +38,22 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--sync", action="store_true", help="Discord: sync the slash commands at start-up")
     p.add_argument("--guild", metavar="ID", default=None,
                    help="Discord: sync the slash commands to this guild only (default: $KWX_TEST_GUILD)")
+    p.add_argument("--global", dest="sync_global", action="store_true",
+                   help="Discord, with --sync: sync globally even if KWX_TEST_GUILD is set (and remove that "
+                        "guild's copy, so no command is listed twice)")
     return p
+
+
+class SyncError(RuntimeError):
+    """The slash commands could not be synced; the message is the one line to print."""
+
+
+def use_api_base(base: str | None) -> None:
+    """Send every REST call (bot token, interactions, webhooks) to `base` instead of Discord's API; the gateway
+    is then asked of that API (KwxBot.setup_hook). DISCORD_API_BASE: a REST proxy, or the loopback Discord."""
+    from discord.http import Route
+
+    Route.BASE = base.rstrip("/") if base else "https://discord.com/api/v10"
 
 
 # -- the Discord bot -------------------------------------------------------------------------------------------
@@ -64,13 +80,17 @@ class KwxBot(commands.Bot):
                  sync_guild: str | None = None, ai_delay: float = 0.8, between_hands: float = 4.0,
                  board_interval: float = 1.0, ai_board_interval: float = 3.0, upload_emojis: bool = True,
                  table_seed: str | None = None, freeze_gc: bool = False,
-                 rate_limit: float | None = None) -> None:
+                 rate_limit: float | None = None, sync_global: bool = False, api_base: str | None = None,
+                 handle_signals: bool = False) -> None:
         super().__init__(command_prefix=commands.when_mentioned, intents=bot_intents(), help_command=None,
                          allowed_mentions=discord.AllowedMentions.none())
         self.settings = settings
         self.db_path = db_path if db_path is not None else settings.db_path
         self.sync_commands = sync
         self.sync_guild = sync_guild
+        self.sync_global = sync_global  # sync globally even with a test guild (whose copy is then removed)
+        self.api_base = api_base  # DISCORD_API_BASE: the gateway is asked of that API
+        self.handle_signals = handle_signals  # SIGTERM/SIGINT close the bot cleanly (the real process only)
         self.ai_delay = ai_delay
         self.between_hands = between_hands
         self.board_interval = board_interval
@@ -93,6 +113,18 @@ class KwxBot(commands.Bot):
         from kwx.store import Store
         from kwx.table.service import TableService
 
+        if self.api_base:
+            # discord.py connects a single-shard bot to Discord's default gateway without asking; ask this API.
+            import yarl
+            from discord.gateway import DiscordWebSocket
+
+            _, url, _ = await self.http.get_bot_gateway()
+            DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(url)
+            log.info("Discord API at %s, gateway at %s", self.api_base, url)
+        if self.handle_signals:
+            loop = asyncio.get_running_loop()
+            for sig in (signal.SIGTERM, signal.SIGINT):
+                loop.add_signal_handler(sig, self._on_signal, sig)
         # Before anything sends: resumed tables post boards and DMs at once.
         set_rate_limiter(GlobalRateLimiter(self.rate_limit) if self.rate_limit else None)
         store = await Store.open(self.db_path)
@@ -127,30 +159,59 @@ class KwxBot(commands.Bot):
                  len(tiles.emojis))
 
     async def sync_app_commands(self) -> list[discord.app_commands.AppCommand]:
-        """Send the slash commands to Discord: to one guild (instant) or globally (up to an hour)."""
-        if self.sync_guild:
-            guild = discord.Object(int(self.sync_guild))
-            self.tree.copy_global_to(guild=guild)
-            synced = await self.tree.sync(guild=guild)
-            log.info("synced %d slash command(s) to guild %s", len(synced), self.sync_guild)
-        else:
+        """Send the slash commands to Discord: to one guild (instant) or globally (up to an hour).
+
+        Never leaves a command listed twice: a global sync removes the test guild's copy, and a guild sync is
+        refused while the commands are registered globally. Failures raise SyncError with one clear line."""
+        try:
+            if self.sync_guild and not self.sync_global:
+                if await self.tree.fetch_commands():
+                    raise SyncError(f"the slash commands are registered globally; a copy in guild {self.sync_guild} "
+                                    "would list each twice there. Use `python bot.py --sync --global` instead")
+                guild = discord.Object(int(self.sync_guild))
+                self.tree.copy_global_to(guild=guild)
+                synced = await self.tree.sync(guild=guild)
+                log.info("synced %d slash command(s) to guild %s", len(synced), self.sync_guild)
+                return synced
             synced = await self.tree.sync()
+            if self.sync_guild:  # the test guild's copy would show every command twice there
+                guild = discord.Object(int(self.sync_guild))
+                self.tree.clear_commands(guild=guild)
+                await self.tree.sync(guild=guild)
+                log.info("removed the slash commands' copy in guild %s", self.sync_guild)
             log.info("synced %d slash command(s) globally (Discord may take up to an hour)", len(synced))
-        return synced
+            return synced
+        except discord.Forbidden as e:
+            where = f"guild {self.sync_guild}" if self.sync_guild else "Discord"
+            raise SyncError(f"Discord refused the command sync to {where} ({e.code}: {e.text}): is the bot in that "
+                            "server, invited with the applications.commands scope?") from None
+        except discord.HTTPException as e:
+            raise SyncError(f"Discord refused the command sync ({e.status} {e.code}): {e.text}") from None
 
     async def shutdown_kwx(self) -> None:
-        """Stop the tables (they stay open in the store), the front end's workers, and close the store."""
+        """Stop the tables (they stay open in the store), the front end's workers, and close the store. Each
+        step runs even when one before it fails (the store is closed last, whatever happened)."""
         runtime, self.kwx = self.kwx, None
         if runtime is None:
             return
-        await runtime.service.shutdown()
-        await runtime.frontend.idle()
-        await runtime.frontend.close()
-        await runtime.store.close()
+        steps = (("stop the tables", runtime.service.shutdown), ("finish sending", runtime.frontend.idle),
+                 ("stop the front end", runtime.frontend.close), ("close the store", runtime.store.close))
+        for what, step in steps:
+            try:
+                await step()
+            except Exception:
+                log.exception("shutdown: could not %s", what)
+
+    def _on_signal(self, sig: signal.Signals) -> None:
+        log.info("%s: shutting down", sig.name)
+        if not self.is_closed():
+            asyncio.get_running_loop().create_task(self.close(), name="kwx-shutdown")
 
     async def close(self) -> None:
-        await self.shutdown_kwx()
-        await super().close()
+        try:
+            await self.shutdown_kwx()
+        finally:
+            await super().close()
 
 
 def run_discord(args: argparse.Namespace, settings: Settings) -> int:
@@ -164,8 +225,10 @@ def run_discord(args: argparse.Namespace, settings: Settings) -> int:
     # discord.client's one INFO line ("logging in using static token") says nothing a person needs; without it
     # a start-up failure is the one line printed below.
     logging.getLogger("discord.client").setLevel(logging.WARNING)
+    use_api_base(settings.api_base)
     bot = KwxBot(settings, db_path=args.db, sync=args.sync, sync_guild=args.guild or settings.test_guild,
-                 ai_delay=args.delay if args.delay is not None else 0.8, freeze_gc=True, rate_limit=45)
+                 ai_delay=args.delay if args.delay is not None else 0.8, freeze_gc=True, rate_limit=45,
+                 sync_global=args.sync_global, api_base=settings.api_base, handle_signals=True)
     try:
         bot.run(settings.discord_token, log_handler=handler, log_formatter=formatter, log_level=logging.INFO,
                 root_logger=True)
@@ -176,6 +239,9 @@ def run_discord(args: argparse.Namespace, settings: Settings) -> int:
     except UNREACHABLE as exc:
         print(f"python bot.py: cannot reach Discord ({unreachable_reason(exc)}): check the network, or play at "
               "the terminal with `python bot.py --local`", file=sys.stderr)
+        return 2
+    except SyncError as e:
+        print(f"python bot.py: could not sync the slash commands: {e}", file=sys.stderr)
         return 2
     return 0
 

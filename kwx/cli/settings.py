@@ -30,6 +30,7 @@ class Settings:
     lang: str = "zh-CN"  # KWX_LANG: zh-CN | en (the terminal's language, the bot's fallback)
     owner_id: str | None = None  # KWX_OWNER_ID: Discord user id of the bot's owner (admin commands)
     test_guild: str | None = None  # KWX_TEST_GUILD: a guild id to sync slash commands to instantly
+    api_base: str | None = None  # DISCORD_API_BASE: another Discord API (a REST proxy, the loopback Discord)
 
     @property
     def has_discord(self) -> bool:
@@ -38,7 +39,7 @@ class Settings:
     def __repr__(self) -> str:  # never print the token
         token = "set" if self.discord_token else "unset"
         return (f"Settings(discord_token={token}, db_path={str(self.db_path)!r}, lang={self.lang!r}, "
-                f"owner_id={self.owner_id!r}, test_guild={self.test_guild!r})")
+                f"owner_id={self.owner_id!r}, test_guild={self.test_guild!r}, api_base={self.api_base!r})")
 
 
 def _clean(value: str | None) -> str | None:
@@ -51,6 +52,15 @@ def _snowflake(env: Mapping[str, str], name: str) -> str | None:
     if value is not None and not value.isdigit():
         raise ConfigError(f"{name} must be a Discord id (digits only), not {value!r}")
     return value
+
+
+def _api_base(env: Mapping[str, str]) -> str | None:
+    value = _clean(env.get("DISCORD_API_BASE"))
+    if value is None:
+        return None
+    if not value.startswith(("http://", "https://")) or "/api/v" not in value:
+        raise ConfigError(f"DISCORD_API_BASE must be an http(s) URL ending in /api/v10, not {value!r}")
+    return value.rstrip("/")
 
 
 def settings_from(env: Mapping[str, str]) -> Settings:
@@ -69,6 +79,7 @@ def settings_from(env: Mapping[str, str]) -> Settings:
         lang=lang,
         owner_id=_snowflake(env, "KWX_OWNER_ID"),
         test_guild=_snowflake(env, "KWX_TEST_GUILD"),
+        api_base=_api_base(env),
     )
 
 

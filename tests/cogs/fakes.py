@@ -979,6 +979,9 @@ class FakeDiscord:
         add("GET", "/applications/{application_id}/emojis", self._list_emojis)
         add("POST", "/applications/{application_id}/emojis", self._create_emoji)
         add("DELETE", "/applications/{application_id}/emojis/{emoji_id}", self._delete_emoji)
+        add("GET", "/applications/{application_id}/commands", lambda **_: self._synced_payload(None))
+        add("GET", "/applications/{application_id}/guilds/{guild_id}/commands",
+            lambda guild_id, **_: self._synced_payload(int(guild_id)))
         add("PUT", "/applications/{application_id}/commands", self._sync_commands)
         add("PUT", "/applications/{application_id}/guilds/{guild_id}/commands", self._sync_commands)
         add("POST", "/interactions/{interaction_id}/{token}/callback", self._callback)
@@ -1107,7 +1110,15 @@ class FakeDiscord:
         if self.emojis.pop(int(emoji_id), None) is None:
             raise discord_error(404, 10014, "Unknown Emoji")
 
+    def _synced_payload(self, guild_id: int | None) -> list[dict[str, Any]]:
+        return self._command_objects(self.synced_commands.get(guild_id) or [])
+
     def _sync_commands(self, *, body: Any, guild_id: str | None = None, **_: Any) -> list[dict[str, Any]]:
+        out = self._command_objects(body)
+        self.synced_commands[int(guild_id) if guild_id else None] = body
+        return out
+
+    def _command_objects(self, body: list[dict[str, Any]]) -> list[dict[str, Any]]:
         out = []
         for cmd in body:
             out.append(
@@ -1123,7 +1134,6 @@ class FakeDiscord:
                 }
                 | cmd
             )
-        self.synced_commands[int(guild_id) if guild_id else None] = body
         return out
 
     # interaction routes

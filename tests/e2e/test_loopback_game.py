@@ -1,0 +1,32 @@
+"""The real `python bot.py` process against the loopback Discord: a player opens a table, adds two AI players,
+starts, and plays a hand by pressing the buttons of the DMs the bot sends, as in a Discord client."""
+
+from __future__ import annotations
+
+from kwx.devtools.loopback.players import BotProcess, World, play, text_of
+from kwx.devtools.loopback.server import LoopbackDiscord
+
+
+async def _open_table(world: World) -> None:
+    alice = world.players[0]
+    opened = await alice.command(world.channel, "kwx new")
+    assert "Table" in alice.reply(opened) or "table" in alice.reply(opened), alice.reply(opened)
+    for _ in range(2):
+        await alice.command(world.channel, "kwx addbot")
+    await alice.command(world.channel, "kwx start")
+
+
+async def test_a_hand_played_end_to_end_through_the_gateway_and_rest(tmp_path) -> None:
+    async with LoopbackDiscord() as discord_:
+        world = World.build(discord_, ("alice",))
+        async with BotProcess(discord_, db=tmp_path / "kwx.sqlite3") as bot:
+            await _open_table(world)
+            await play(world.players, lambda: bool(world.results()), timeout=60)
+            result = text_of(world.results()[0])
+            assert "Result of hand 1" in result
+            assert world.players[0].presses >= 1  # alice played her DM prompts
+            assert discord_.stats.off_spec == []  # nothing the bot sent was over a Discord limit
+            assert discord_.stats.global_429 == 0
+            status = await bot.stop()
+        assert status == 0, bot.output()[-2000:]
+        assert "shutting down" in bot.output()
