@@ -10,6 +10,12 @@ the server), and the buttons are `DynamicItem`s whose custom id carries only the
 (`kwx:cfm:<id>:yes|no`). So a restarted bot still knows every open request: presses work, and `restore()`
 re-arms the expiry timers (and expires what ran out while it was down). The request is removed from the store
 before its ledger write, so a crash between the two loses the write (nothing moves) rather than doubling it.
+
+Limits, so nobody can flood a member or the bot: a member has at most `max_open` (5) open requests per server
+(one more is refused privately, naming the cap), and a request pings a member only when no other open request
+of the same initiator already waits on them and they were not pinged by that initiator in the last
+`ping_gap` seconds (60): such a request still opens and shows the mention, without a ping. (The commands also
+carry a per-member rate, cogs/ledger.py.)
 """
 
 from __future__ import annotations
@@ -40,6 +46,8 @@ from kwx.store import Store
 logger = logging.getLogger(__name__)
 
 CONFIRM_TTL = 600.0  # seconds a request stays open
+MAX_OPEN = 5  # open requests a member may have per server
+PING_GAP = 60.0  # seconds before the same initiator may ping the same member again
 INDEX_KEY = "pending.index"
 KEY_PREFIX = "pending."
 OPEN, DONE, CANCELLED, EXPIRED, FAILED = "open", "done", "cancelled", "expired", "failed"
@@ -99,6 +107,15 @@ class PendingStore:
         if rid in ids:
             await self._set_index(guild, [i for i in ids if i != rid])
 
+    async def of_guild(self, guild: str) -> list[Pending]:
+        """The server's open requests."""
+        out = []
+        for rid in await self._index(guild):
+            found = await self.get(guild, rid)
+            if found is not None:
+                out.append(found)
+        return out
+
     async def all(self) -> list[Pending]:
         """Every open request of every server."""
         out = []
@@ -142,6 +159,7 @@ class Texts:
     already: str
     gone: str
     expired: str
+    too_many: str = "You already have {count} open requests (at most {max})."  # {count}, {max}
 
 
 class ConfirmButton(discord.ui.DynamicItem[discord.ui.Button],
@@ -177,7 +195,8 @@ def find_flow(client: Any) -> ConfirmFlow | None:
 class ConfirmFlow:
     def __init__(self, bot: discord.Client, store: Store, handlers: dict[str, Handler],
                  lang_of: Callable[[str], str], texts_of: Callable[[str], Texts], *, ttl: float = CONFIRM_TTL,
-                 clock: Callable[[], float] = time.time) -> None:
+                 clock: Callable[[], float] = time.time, max_open: int = MAX_OPEN,
+                 ping_gap: float = PING_GAP) -> None:
         self.bot = bot
         self.pending = PendingStore(store)
         self.handlers = handlers
@@ -187,6 +206,9 @@ class ConfirmFlow:
         self.clock = clock
         self._lock = asyncio.Lock()
         self._timers: dict[str, asyncio.Task[None]] = {}
+        self.max_open = max_open
+        self.ping_gap = ping_gap
+        self._pinged: dict[tuple[str, str, str], float] = {}  # (guild, initiator, member) -> when pinged
 
     # -- life cycle ----------------------------------------------------------------------------------------
     async def restore(self) -> None:
@@ -214,10 +236,18 @@ class ConfirmFlow:
             await safe_respond(interaction, embed=handler.render(pending, state, lang, detail),
                                allowed_mentions=discord.AllowedMentions.none())
             return None
-        async with self._lock:
+        async with self._lock:  # the count and the put together: a burst of requests cannot pass the cap
+            mine = [p for p in await self.pending.of_guild(guild) if p.initiator == pending.initiator]
+            count = len(mine)
+            if count >= self.max_open:
+                await safe_respond(interaction, content=self.texts_of(lang).too_many.format(count=count,
+                                                                                             max=self.max_open),
+                                   ephemeral=True, allowed_mentions=discord.AllowedMentions.none())
+                return None
             await self.pending.put(pending)
-        mentions = discord.AllowedMentions(users=[discord.Object(int(m)) for m in pending.needed if m.isdigit()],
-                                           everyone=False, roles=False) if ping else discord.AllowedMentions.none()
+            pinged = self._to_ping(pending, mine) if ping else []
+        mentions = discord.AllowedMentions(users=[discord.Object(int(m)) for m in pinged], everyone=False,
+                                           roles=False) if pinged else discord.AllowedMentions.none()
         content = " ".join(f"<@{m}>" for m in pending.needed) if ping else None
         sent = await safe_respond(interaction, content=content, embed=handler.render(pending, OPEN, lang),
                                   view=self.buttons(pending, lang), allowed_mentions=mentions)
@@ -235,6 +265,22 @@ class ConfirmFlow:
                     pending = current
         self._arm(pending)
         return pending
+
+    def _to_ping(self, pending: Pending, others: list[Pending]) -> list[str]:
+        """The needed members to ping: not those another open request of the initiator waits on, nor those
+        the initiator pinged less than `ping_gap` seconds ago."""
+        now = self.clock()
+        for key, when in list(self._pinged.items()):
+            if now - when >= self.ping_gap:
+                del self._pinged[key]
+        waited_on = {member for other in others for member in other.waiting}
+        out = []
+        for member in pending.needed:
+            key = (pending.guild, pending.initiator, member)
+            if member.isdigit() and member not in waited_on and key not in self._pinged:
+                self._pinged[key] = now
+                out.append(member)
+        return out
 
     def buttons(self, pending: Pending, lang: str) -> discord.ui.View:
         texts = self.texts_of(lang)

@@ -18,6 +18,7 @@ Descriptions come from the string catalog: `description=text("cmd.balance")` is 
 from __future__ import annotations
 
 import logging
+import math
 from typing import Any
 
 import discord
@@ -86,8 +87,15 @@ class KwxGroupCog(commands.Cog):
 
     async def cog_app_command_error(self, interaction: discord.Interaction,  # type: ignore[override]
                                     error: app_commands.AppCommandError) -> None:
-        """A refused input was answered already; anything else is logged as discord.py would."""
+        """A refused input was answered already; a member over a command's rate is told privately when to
+        try again; anything else is logged as discord.py would."""
         if isinstance(error, InputRefused):
+            return
+        if isinstance(error, app_commands.CommandOnCooldown):
+            command = interaction.command.name if interaction.command else "?"
+            await safe_respond(interaction, content=t("input.cooldown", self.lang(interaction), command=command,
+                                                      seconds=max(1, math.ceil(error.retry_after))),
+                               ephemeral=True, allowed_mentions=discord.AllowedMentions.none())
             return
         name = interaction.command.name if interaction.command else "?"
         _tree_log.error("Ignoring exception in command %r", name, exc_info=error)

@@ -46,6 +46,11 @@ def excerpt(text: Any, limit: int = EXCERPT) -> str:
     return safe_text(str(text), limit)
 
 
+def member_key(interaction: discord.Interaction) -> tuple[int | None, int]:
+    """Per-member limits count per server: `app_commands.checks.cooldown(..., key=member_key)`."""
+    return (interaction.guild_id, interaction.user.id)
+
+
 def is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 

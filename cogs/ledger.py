@@ -24,7 +24,7 @@ from discord.ext import commands
 
 from cogs.confirm import CANCELLED, DONE, EXPIRED, FAILED, OPEN, ConfirmButton, ConfirmFlow, Pending, Texts
 from cogs.group import KwxGroupCog, text
-from cogs.inputs import NOTE_MAX, TILE_MAX, TILES_MAX, checks_itself, safe_text
+from cogs.inputs import NOTE_MAX, TILE_MAX, TILES_MAX, checks_itself, member_key, safe_text
 from cogs.operations import safe_defer, safe_followup, safe_respond
 from cogs.paginate import PageButton, page_view
 from kwx.engine.rules import PRESETS, RuleSet
@@ -50,6 +50,10 @@ PAGE_SIZE = 10
 SHEET_ROWS = 20  # balances listed before "… and n more"
 CHART_PLAYERS = 6  # lines on the server chart (the largest balances, either sign)
 CHART_DAILY_AFTER = 2000  # more ledger entries than this: one chart point per day
+# Per-member limits (per server): pay/record requests, and the commands that read much of the ledger.
+REQUEST_RATE = (10, 60.0)  # at most 10 requests a minute
+CHART_COOLDOWN = (2, 30.0)  # two charts per 30 s
+EXPORT_COOLDOWN = (1, 60.0)  # one export a minute
 NO_PINGS = discord.AllowedMentions.none()
 
 COLOURS = {"win": discord.Colour.green(), "loss": discord.Colour.red(), "even": discord.Colour.light_grey()}
@@ -70,7 +74,7 @@ def colour_of(amount: int) -> discord.Colour:
 def confirm_texts(lang: str) -> Texts:
     return Texts(confirm=t("confirm.yes", lang), cancel=t("confirm.no", lang), not_yours=t("confirm.not_yours", lang),
                  already=t("confirm.already", lang), gone=t("confirm.gone", lang),
-                 expired=t("confirm.expired_note", lang))
+                 expired=t("confirm.expired_note", lang), too_many=t("confirm.too_many", lang))
 
 
 def state_lines(pending: Pending, state: str, lang: str, detail: str | None) -> list[str]:
@@ -384,6 +388,7 @@ class Ledger(KwxGroupCog, name="Ledger"):
 
     @app_commands.command(name="chart", description=text("cmd.chart"))
     @app_commands.describe(member=text("cmd.chart.member"))
+    @app_commands.checks.cooldown(*CHART_COOLDOWN, key=member_key)
     async def chart(self, interaction: discord.Interaction, member: discord.Member | None = None) -> None:
         lang, guild = self.lang(interaction), self.guild(interaction)
         await safe_defer(interaction, thinking=True)
@@ -413,6 +418,7 @@ class Ledger(KwxGroupCog, name="Ledger"):
     # == consent: pay and record ===============================================================================
     @app_commands.command(name="pay", description=text("cmd.pay"))
     @app_commands.describe(member=text("cmd.pay.member"), amount=text("cmd.pay.amount"), note=text("cmd.pay.note"))
+    @app_commands.checks.cooldown(*REQUEST_RATE, key=member_key)
     @checks_itself("amount")  # ledger.error.amount says it in money words
     async def pay(self, interaction: discord.Interaction, member: discord.Member,
                   amount: app_commands.Range[int, 1, MAX_AMOUNT],
@@ -439,6 +445,7 @@ class Ledger(KwxGroupCog, name="Ledger"):
         payer_liangdao=text("cmd.record.payer_liangdao"), rules=text("cmd.record.rules"),
         base=text("cmd.record.base"), note=text("cmd.record.note"))
     @app_commands.choices(rules=PRESET_CHOICES)
+    @app_commands.checks.cooldown(*REQUEST_RATE, key=member_key)
     async def record(self, interaction: discord.Interaction, winner: discord.Member, payer: discord.Member,
                      third: discord.Member | None = None, self_draw: bool = False,
                      fan: app_commands.Range[int, 1, MAX_FAN] | None = None,
@@ -493,6 +500,7 @@ class Ledger(KwxGroupCog, name="Ledger"):
     # == managers: export and undo ==============================================================================
     @app_commands.command(name="export", description=text("cmd.export"))
     @app_commands.default_permissions(manage_guild=True)
+    @app_commands.checks.cooldown(*EXPORT_COOLDOWN, key=member_key)
     async def export(self, interaction: discord.Interaction) -> None:
         if not await self.require_manager(interaction):
             return

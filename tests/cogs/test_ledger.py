@@ -464,3 +464,34 @@ def test_tables_line_up_by_display_width_with_chinese_names() -> None:
     widths = {display_width(line) for line in text.split("\n")}
     assert len(widths) == 1
     assert text.split("\n")[1].endswith("+1,200") and text.split("\n")[2].endswith("    -3")
+
+
+# -- limits ----------------------------------------------------------------------------------------------------
+async def test_a_burst_of_pay_requests_opens_at_most_five_pings_once_and_is_then_slowed_down(kit: LedgerKit) -> None:
+    flow = kit.bot.get_cog("Ledger").confirm_flow
+    outs = [await kit.slash(kit.alice, "kwx pay", member=kit.bob, amount=1) for _ in range(40)]
+    opened = [out for out in outs if not out.records[0].ephemeral]
+    assert len(opened) == 5 and len(flow._timers) == 5
+    pinged = [out for out in opened if (reply(out).raw.get("allowed_mentions") or {}).get("users")]
+    assert len(pinged) == 1  # the same member is pinged once, not once per request
+    assert all(f"<@{kit.bob.id}>" in reply(out).text for out in opened)  # but every request names who it waits on
+    capped = [out for out in outs[5:10]]
+    assert all(out.records[0].ephemeral and t("confirm.too_many", count=5, max=5) in out.text for out in capped)
+    slowed = outs[10:]
+    assert all(out.records[0].ephemeral and "/kwx pay" in out.text for out in slowed)
+    assert t("input.cooldown", command="pay", seconds=1).split("1")[0] in slowed[0].text
+    assert len(await kit.store.guild_settings("pending.index")) == 1  # one server's index, five ids
+    assert await kit.store.entries(kit.guild) == []
+    # Another member still pays bob with a ping of their own; bob confirming one of alice's frees a place.
+    carol = reply(await kit.slash(kit.carol, "kwx pay", member=kit.bob, amount=2))
+    assert [int(u) for u in carol.raw["allowed_mentions"]["users"]] == [kit.bob.id]
+    await kit.press(kit.bob, reply(opened[0]), t("confirm.yes"))
+    assert (await kit.store.balance(kit.guild, kit.id(kit.bob))).balance == -1
+
+
+async def test_a_chart_has_a_per_member_cooldown_with_a_private_message(kit: LedgerKit) -> None:
+    await play(kit, kit.alice, kit.bob, fan=3)
+    first = [await kit.slash(kit.carol, "kwx chart") for _ in range(3)]
+    assert [bool(reply(out).files) for out in first[:2]] == [True, True]
+    assert first[2].records[0].ephemeral and not first[2].records[0].files and "/kwx chart" in first[2].text
+    assert reply(await kit.slash(kit.dave, "kwx chart")).files  # someone else is not slowed down
