@@ -34,6 +34,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="seconds an AI player waits before acting (default 0.8 at the terminal, 0 for --autoplay)")
     p.add_argument("--seed", metavar="S", default=None,
                    help="wall seed for a NEW local table (an open table keeps the seed it was created with)")
+    p.add_argument("--plain", action="store_true",
+                   help="at the terminal: the line-by-line mode (pipes, screen readers) instead of the game screen")
+    p.add_argument("--turn-seconds", type=float, metavar="S", default=None,
+                   help="at the terminal: a turn timer for a NEW table (default none: the AI players wait for you)")
     p.add_argument("--db", metavar="PATH", default=None, help="SQLite database (default: $KWX_DB or data/kwx.sqlite3)")
     p.add_argument("--sync", action="store_true", help="Discord: sync the slash commands at start-up")
     p.add_argument("--guild", metavar="ID", default=None,
@@ -261,6 +265,9 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.autoplay is not None and args.autoplay < 0:
         print("python bot.py: --autoplay needs a number of hands ≥ 0", file=sys.stderr)
+        return 2
+    if args.turn_seconds is not None and not 5 <= args.turn_seconds <= 3600:
+        print("python bot.py: --turn-seconds needs a number of seconds from 5 to 3600", file=sys.stderr)
         return 2
     try:
         settings = load_settings()

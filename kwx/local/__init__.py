@@ -1,7 +1,6 @@
 """The local front end: the game at the terminal and the headless autoplay runner, on the same table service,
 store and ledger as Discord (guild `local`).
 
-    app.py       the game screen (Textual): `python bot.py` without a Discord token, or `--local`
     plain.py     the line-by-line mode (`--plain`): pipes, screen readers, scripted runs
     autoplay.py  three AI players play N hands headless (`--autoplay N`)
     tables.py    the local tables: finding, seating, the clock that stands still while nobody runs them
@@ -19,6 +18,8 @@ def run_local(args: Any, settings: Any) -> int:
         from kwx.local.autoplay import run_autoplay
 
         return run_autoplay(settings, args.autoplay, db=args.db, seed=args.seed, delay=args.delay)
+    options = {"db": args.db, "seed": args.seed, "delay": args.delay,
+               "turn_seconds": getattr(args, "turn_seconds", None)}
     from kwx.local.plain import run_terminal
 
-    return run_terminal(settings, db=args.db, seed=args.seed, delay=args.delay)
+    return run_terminal(settings, **options)

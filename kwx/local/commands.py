@@ -21,7 +21,7 @@ class CommandError(Exception):
 
 @dataclass(frozen=True)
 class Command:
-    """A parsed line: `verb` is a service verb (discard, liangdao, gang, peng, hu, pass) or help | hand | quit."""
+    """A parsed line: `verb` is a service verb (discard, liangdao, gang, peng, hu, pass) or help | hand | quit | back."""
 
     verb: str
     tile: Tile | None = None
@@ -37,6 +37,7 @@ _VERB_WORDS: dict[str, tuple[str, ...]] = {
     "help": ("help", "帮助", "?", "？", "h", "帮忙", "命令"),
     "hand": ("hand", "手牌", "board", "show", "看", "牌桌"),
     "quit": ("quit", "exit", "q", "退出", "离开", "bye"),
+    "back": ("back", "回来", "取消托管", "接管", "b"),
 }
 _WORD_VERB = {w.lower(): verb for verb, words in _VERB_WORDS.items() for w in words}
 # Chinese verbs may be written straight onto the tile: 杠5p, 亮倒五筒, 打红中. Longest first (亮倒 before 亮).
@@ -70,7 +71,7 @@ def parse_command(line: str, lang: str = "zh-CN") -> Command | None:
                 raise CommandError(str(exc)) from None
             raise CommandError(say("unknown", lang, text=text)) from None
     rest = rest.strip()
-    if verb in ("help", "hand", "quit"):
+    if verb in ("help", "hand", "quit", "back"):
         return Command(verb)
     if not rest:
         if verb == "discard":

@@ -25,23 +25,21 @@ from rich.console import Console
 from rich.markup import escape
 
 from kwx.engine.tiles import Tile
-from kwx.local.commands import CommandError, describe_choices, error_text, parse_command, resolve_command
+from kwx.local.commands import CommandError, error_text, parse_command, resolve_command
 from kwx.local.render import Renderer
 from kwx.local.tables import (
     AI_DELAY,
     BETWEEN_HANDS,
-    CLAIM_SECONDS,
     LOCAL_GUILD,
     TERMINAL_CHANNEL,
     TURN_SECONDS,
     WARN_SECONDS,
     YOU_ID,
     find_local_table,
-    only_channel,
+    open_or_resume,
     paused_clock,
-    seat_players,
 )
-from kwx.local.text import VERB_LABELS, say, tile_markup, tiles_markup, verb_label
+from kwx.local.text import say, tiles_markup
 from kwx.present.i18n import resolve_lang, t
 from kwx.store import Store
 from kwx.table.errors import TableError
@@ -71,10 +69,13 @@ class ConsoleFrontEnd(Renderer):
         self._prompt_task: asyncio.Task[None] | None = None
         self._warning: asyncio.TimerHandle | None = None
         self.warn_seconds = WARN_SECONDS
+        self.header_for: int | None = None  # the hand whose header was printed last (printed once per deal)
+        self.resuming = False  # the first prompt after a resume shows the whole board, a claim's too
+        self.closed = False  # after quit: the service's last calls print nothing
 
     # -- helpers ------------------------------------------------------------------------------------------
     def _mine(self, table_id: int) -> bool:
-        return self.table_id is None or table_id == self.table_id
+        return not self.closed and (self.table_id is None or table_id == self.table_id)
 
     def print(self, what: Any = "", **kw: Any) -> None:
         """Print console markup (or any rich renderable)."""
@@ -90,12 +91,15 @@ class ConsoleFrontEnd(Renderer):
         if view.last_events and key != self._last_logged:  # the same view twice is logged once
             self._last_logged = key
             for event in view.last_events:
+                if event.get("kind") == "deal":
+                    self.print_header(view)
+                    continue
                 line = self.event_line(event, view)
                 if line:
                     self.print(line)
         new_hand = previous is not None and previous.hand_no != view.hand_no and view.phase in ("turn", "claim")
-        if new_hand and not any(e.get("kind") == "deal" for e in view.last_events):
-            self.print(self.header(view))
+        if new_hand:
+            self.print_header(view)
 
     async def hand_changed(self, player: PlayerRef, view: PrivateView, *, prompt: bool) -> None:
         if player.player_id != self.player_id or not self._mine(view.table_id):
@@ -136,18 +140,14 @@ class ConsoleFrontEnd(Renderer):
                 ledger[self.player_id] = int(row.balance)
         for line in self.result_lines(result, view, ledger):
             self.print(line)
+        self.print(f"[dim]{say('between_hands', self.lang)}[/]")
 
     async def notice(self, table_id: int, key: str, **fmt: object) -> None:
-        if not self._mine(table_id) or key.startswith("lobby.") and key != "lobby.stopped":
-            return  # seating the AI players is the terminal's own doing: no need to announce it
-        values = {k: (self.player_name(v) if isinstance(v, PlayerRef) else v) for k, v in fmt.items()}
-        if isinstance(fmt.get("player"), str):
-            values["player"] = self.player_name(PlayerRef(str(fmt.get("player_id", "")), str(fmt["player"])))
-        if "seat" in values and "player" not in values and isinstance(values["seat"], int):
-            values["player"] = self.name(values["seat"])
-        if "action" in values and isinstance(values["action"], str) and values["action"] in VERB_LABELS:
-            values["action"] = verb_label(values["action"], self.lang)
-        self.print(f"[dim]· {t(key, self.lang, **values)}[/]")
+        if not self._mine(table_id) or not self.shows_notice(key):
+            return
+        self.print(f"[dim]· {self.notice_text(key, fmt)}[/]")
+        if key == "event.autoplay_on" and fmt.get("player_id") == self.player_id:
+            self.print(f"[bold reverse yellow] {say('autoplay_banner', self.lang)} [/]")
 
     # -- the prompt ------------------------------------------------------------------------------------------
     async def _prompt_soon(self, view: PrivateView) -> None:
@@ -179,28 +179,25 @@ class ConsoleFrontEnd(Renderer):
         key = (view.hand_no, view.step)
         claim = view.claim_tile is not None and not any(c.verb == "discard" for c in view.choices)
         if full and self.prompted != key:
-            if claim:
+            if claim and not self.resuming:
                 for line in self.hand_lines(view):
                     self.print(line)
             else:
                 self.print_board()
         self.prompted = key
+        self.resuming = False
         self.print(self.prompt_text(), end="")
         self._arm_warning(view)
 
     def prompt_text(self) -> str:
         view = self.hand
+        if self.in_autoplay():
+            return f"[bold reverse yellow] {say('autoplay_prompt', self.lang)} [/] > "
         if view is None or not view.choices:
             return f"[dim]{say('prompt_idle', self.lang)}[/] > "
         secs = self.seconds_left(view.deadline)
-        secs_text = "∞" if secs is None else str(secs)
         style = "bold red" if secs is not None and secs <= self.warn_seconds else "bold yellow"
-        if view.claim_tile is not None and not any(c.verb == "discard" for c in view.choices):
-            text = say("prompt_claim", self.lang, tile=tile_markup(view.claim_tile, self.lang),
-                       actions=describe_choices(view, self.lang), secs=secs_text)
-        else:
-            text = say("prompt_turn", self.lang, secs=secs_text)
-        return f"[{style}]▶[/] {text} > "
+        return f"[{style}]▶[/] {self.prompt_line(view)} > "
 
     def _arm_warning(self, view: PrivateView) -> None:
         self._clear_prompt()
@@ -222,11 +219,17 @@ class ConsoleFrontEnd(Renderer):
         self._warning = loop.call_later(left - self.warn_seconds, warn)
 
     # -- rendering -------------------------------------------------------------------------------------------
+    def print_header(self, view: PublicView) -> None:
+        """The hand's header, once per deal."""
+        if self.header_for != view.hand_no:
+            self.header_for = view.hand_no
+            self.print(self.header(view))
+
     def print_board(self) -> None:
         """The full board: every seat (melds, discards, 亮倒 reveals, scores), the wall and whose turn, your hand."""
         view = self.board
         if view is not None:
-            self.print(self.header(view))
+            self.print_header(view)
             self.print(self.seat_table(view))
             self.print(self.status_line(view))
         if self.hand is not None and (view is None or self.hand.hand_no == view.hand_no):
@@ -293,6 +296,7 @@ class TableActions(Protocol):
 
     async def act(self, table_id: int, player_id: str, verb: str, tile: Tile | None = None,
                   step: int | None = None) -> None: ...
+    async def set_autoplay(self, table_id: int, player_id: str, on: bool) -> None: ...
     def public_view(self, table_id: int) -> PublicView: ...
     def private_view(self, table_id: int, player_id: str) -> PrivateView: ...
 
@@ -333,6 +337,11 @@ class TerminalTable:
         except CommandError as exc:
             self._refuse(exc.text)
             return True
+        ended = (cmd is None or cmd.verb != "quit") and await self.end_autoplay()
+        if ended and (cmd is None or cmd.verb == "back"):
+            return True
+        if cmd is not None and cmd.verb == "back":
+            cmd = None  # not in 托管: like an empty line
         if cmd is None:
             if fe.must_act:
                 fe.print(fe.prompt_text(), end="")
@@ -360,6 +369,21 @@ class TerminalTable:
             self._refuse(error_text(exc, self.lang))
         return True
 
+    async def end_autoplay(self) -> bool:
+        """Any line you type while in 托管 takes your seat back; True when it did."""
+        self.refresh()
+        if not self.frontend.in_autoplay():
+            return False
+        with contextlib.suppress(TableError):
+            await self.service.set_autoplay(self.table_id, self.frontend.player_id, False)
+        flush = getattr(self.service, "flush", None)
+        if flush is not None:
+            await flush()
+        self.refresh()
+        if self.frontend.must_act:
+            self.frontend.show_prompt(full=True)
+        return True
+
     def _refuse(self, text: str) -> None:
         fe = self.frontend
         fe.print(f"[red]✗[/] {text}")
@@ -382,7 +406,7 @@ class TerminalTable:
 
 async def play_terminal(db_path: str | Path, *, lang: str = "zh-CN", seed: str | None = None,
                         ai_delay: float = AI_DELAY, between_hands: float = BETWEEN_HANDS,
-                        turn_seconds: float = TURN_SECONDS, claim_seconds: float = CLAIM_SECONDS,
+                        turn_seconds: float | None = TURN_SECONDS,
                         console: Console | None = None, lines: LineSource | None = None,
                         service_factory: Callable[..., Any] | None = None) -> int:
     """Open or resume the terminal table and play until `quit` or end of input. Returns the exit status."""
@@ -394,46 +418,49 @@ async def play_terminal(db_path: str | Path, *, lang: str = "zh-CN", seed: str |
     clock = await paused_clock(store, existing.id if existing is not None else None)
     frontend = ConsoleFrontEnd(console, lang=lang, ledger=store, clock=clock,
                                table_id=existing.id if existing is not None else None)
+    frontend.resuming = existing is not None
     factory = service_factory or TableService
     service = factory(store, frontend, ai_delay=ai_delay, between_hands=between_hands, clock=clock)
     console.print(f"[bold]{say('banner', lang)}[/]  [dim]{escape(say('db', lang, path=store.path))}[/]",
                   highlight=False)
     try:
-        await service.start(include=only_channel(LOCAL_GUILD, TERMINAL_CHANNEL))
-        table_id = service.table_in_channel(LOCAL_GUILD, TERMINAL_CHANNEL)
-        resumed = False
-        if table_id is None:
-            table_id = await service.open_table(LOCAL_GUILD, TERMINAL_CHANNEL, you, turn_seconds=turn_seconds,
-                                                claim_seconds=claim_seconds, seed=seed)
-            console.print(say("new_table", lang, table=table_id), highlight=False)
-        else:
-            resumed = True
+        table_id, resumed = await open_or_resume(service, you, turn_seconds=turn_seconds, seed=seed)
+        if resumed:
             console.print(say("resumed", lang, table=table_id, hand=service.public_view(table_id).hand_no),
                           highlight=False)
+        else:
+            console.print(say("new_table", lang, table=table_id), highlight=False)
         frontend.table_id = table_id
-        await seat_players(service, table_id, you, [you])
         table = TerminalTable(service, frontend, table_id)
         flush = getattr(service, "flush", None)
         if flush is not None:  # let the views of the resume / the deal reach the screen first
             await flush()
         await frontend.settle()
         if resumed and frontend.prompted is None:  # a new hand shows itself as it is dealt
-            table.show()
+            last = getattr(service, "last_result", None)
+            result = last(table_id) if last is not None else None
+            if result is not None:  # between hands: the hand that ended, not its finished board as if live
+                await frontend.hand_finished(result, service.public_view(table_id))
+            else:
+                table.show()
+        frontend.resuming = False
         await table.run(lines or StdinLines())
+        frontend.closed = True
         console.print()
         console.print(say("quit", lang), highlight=False)
         return 0
     finally:
+        frontend.closed = True
         await service.shutdown()
         await store.close()
 
 
-def run_terminal(settings: Any, *, db: str | None = None, seed: str | None = None,
-                 delay: float | None = None) -> int:
-    """`python bot.py` without Discord: the terminal table. Ctrl-C leaves like `quit`."""
+def run_terminal(settings: Any, *, db: str | None = None, seed: str | None = None, delay: float | None = None,
+                 turn_seconds: float | None = TURN_SECONDS) -> int:
+    """`python bot.py --plain`: the terminal table line by line. Ctrl-C leaves like `quit`."""
     try:
         return asyncio.run(play_terminal(db or settings.db_path, lang=settings.lang, seed=seed,
-                                         ai_delay=AI_DELAY if delay is None else delay))
+                                         ai_delay=AI_DELAY if delay is None else delay, turn_seconds=turn_seconds))
     except KeyboardInterrupt:
         print()
         print(say("quit", settings.lang))

@@ -19,6 +19,7 @@ from rich.text import Text
 from kwx.local.commands import describe_choices
 from kwx.local.tables import YOU_ID
 from kwx.local.text import (
+    VERB_LABELS,
     catalog_text,
     money_style,
     say,
@@ -28,6 +29,7 @@ from kwx.local.text import (
     tile_text,
     tiles_markup,
     tiles_text,
+    verb_label,
 )
 from kwx.present.i18n import pattern_name, resolve_lang, t
 from kwx.table.views import PlayerRef, PrivateView, PublicView, ResultView
@@ -270,5 +272,38 @@ class Renderer:
             out.append(say("ledger_you", lang, amount=f"[{money_style(amount)}]{signed(amount)}[/]"))
         if result.next_dealer is not None:
             out.append(f"[dim]{t('result.next_dealer', lang, player=seat_name(result.next_dealer))}[/]")
-        out.append(f"[dim]{say('between_hands', lang)}[/]")
         return out
+
+    # -- shared by both front ends ---------------------------------------------------------------------------
+    def in_autoplay(self) -> bool:
+        """Whether you are in 托管 (the AI plays for you) by the latest views."""
+        if self.hand is not None and self.hand.autoplay:
+            return True
+        board = self.board
+        return board is not None and any(s.autoplay and s.player.player_id == self.player_id for s in board.seats)
+
+    def prompt_line(self, view: PrivateView) -> str:
+        """What is asked of you now, with the time left when there is a timer."""
+        secs = self.seconds_left(view.deadline)
+        claim = view.claim_tile is not None and not any(c.verb == "discard" for c in view.choices)
+        if claim:
+            args = {"tile": tile_markup(view.claim_tile, self.lang), "actions": describe_choices(view, self.lang)}
+            return say("prompt_claim_open", self.lang, **args) if secs is None else \
+                say("prompt_claim", self.lang, secs=secs, **args)
+        return say("prompt_turn_open", self.lang) if secs is None else say("prompt_turn", self.lang, secs=secs)
+
+    @staticmethod
+    def shows_notice(key: str) -> bool:
+        """Lobby notices are the terminal's own doing (seating the AI players): not announced."""
+        return not key.startswith("lobby.") or key == "lobby.stopped"
+
+    def notice_text(self, key: str, fmt: Mapping[str, object]) -> str:
+        """A service notice (catalog key) as markup, with names and verbs in the front end's words."""
+        values: dict[str, Any] = {k: (self.player_name(v) if isinstance(v, PlayerRef) else v) for k, v in fmt.items()}
+        if isinstance(fmt.get("player"), str):
+            values["player"] = self.player_name(PlayerRef(str(fmt.get("player_id", "")), str(fmt["player"])))
+        if "seat" in values and "player" not in values and isinstance(values["seat"], int):
+            values["player"] = self.name(values["seat"])
+        if "action" in values and isinstance(values["action"], str) and values["action"] in VERB_LABELS:
+            values["action"] = verb_label(values["action"], self.lang)
+        return t(key, self.lang, **values)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -12,8 +13,8 @@ from kwx.table.views import PlayerRef
 LOCAL_GUILD = "local"
 TERMINAL_CHANNEL = "terminal"
 YOU_ID = "local:you"
-TURN_SECONDS = 60.0  # generous: a newcomer reads the board before discarding
-CLAIM_SECONDS = 20.0
+TURN_SECONDS: float | None = None  # no turn timer: the only other seats are AI players, who can wait
+CLAIM_SECONDS = 20.0  # with --turn-seconds: the claim windows' timer
 AI_DELAY = 0.8  # seconds an AI "thinks", so the log can be followed
 BETWEEN_HANDS = 6.0  # time to read the result block before the next deal
 WARN_SECONDS = 10.0  # one reminder this long before your time runs out
@@ -73,3 +74,38 @@ async def paused_clock(store: Store, table_id: int | None) -> Callable[[], float
                 offset = max(0.0, time.time() - float(at))
                 break
     return lambda: time.time() - offset
+
+
+def timers(turn_seconds: float | None) -> tuple[float, float]:
+    """(turn, claim) seconds for a new terminal table: none at all by default (0 is no timer to the service);
+    with a turn timer the claim windows get CLAIM_SECONDS (or the turn's, if shorter)."""
+    if turn_seconds is None or turn_seconds <= 0:
+        return 0.0, 0.0
+    return float(turn_seconds), min(CLAIM_SECONDS, float(turn_seconds))
+
+
+async def open_or_resume(service: Any, you: PlayerRef, *, turn_seconds: float | None = TURN_SECONDS,
+                         seed: str | None = None) -> tuple[int, bool]:
+    """Start the service on the terminal table only; resume it or open a new one, seat the AI players and deal.
+    Coming back to the terminal ends 托管 (you are here). Returns (table id, resumed)."""
+    await service.start(include=only_channel(LOCAL_GUILD, TERMINAL_CHANNEL))
+    table_id = service.table_in_channel(LOCAL_GUILD, TERMINAL_CHANNEL)
+    resumed = table_id is not None
+    if table_id is None:
+        turn, claim = timers(turn_seconds)
+        table_id = await service.open_table(LOCAL_GUILD, TERMINAL_CHANNEL, you, turn_seconds=turn,
+                                            claim_seconds=claim, seed=seed)
+    await seat_players(service, table_id, you, [you])
+    view = service.public_view(table_id)
+    if any(s.autoplay and s.player.player_id == you.player_id for s in view.seats) or _private_autoplay(
+            service, table_id, you.player_id):
+        with contextlib.suppress(Exception):
+            await service.set_autoplay(table_id, you.player_id, False)
+    return table_id, resumed
+
+
+def _private_autoplay(service: Any, table_id: int, player_id: str) -> bool:
+    try:
+        return bool(service.private_view(table_id, player_id).autoplay)
+    except Exception:
+        return False

@@ -183,12 +183,12 @@ class LiveTable:
     def deadline(self) -> float | None:
         if self.wait_started is None or self.paused is not None:
             return None
+        seconds = 0.0
         if self.status == PIAO:
-            return self.wait_started + self.turn_seconds
-        if self.status == PLAYING and self.hand is not None and not self.hand.finished:
+            seconds = self.turn_seconds
+        elif self.status == PLAYING and self.hand is not None and not self.hand.finished:
             seconds = self.turn_seconds if self.hand.phase == TURN else self.claim_seconds
-            return self.wait_started + seconds
-        return None
+        return self.wait_started + seconds if seconds > 0 else None  # 0 seconds: no timer
 
     # == building records (the service persists them, then applies them) =================================
     def start_record(self, by: str, at: float) -> dict[str, Any]:

@@ -75,7 +75,15 @@ from kwx.table.phases import BETWEEN, CLOSED, LOBBY, PIAO, PLAYING
 from kwx.table.ports import FrontEnd
 from kwx.table.recovery import rebuild
 from kwx.table.viewbuild import private_view, public_events, public_view, result_view
-from kwx.table.views import PlayerRef, PrivateView, PublicView, TableInfo, TableSummary, TransferView
+from kwx.table.views import (
+    PlayerRef,
+    PrivateView,
+    PublicView,
+    ResultView,
+    TableInfo,
+    TableSummary,
+    TransferView,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -205,9 +213,10 @@ class TableService:
                          turn_seconds: float = 30, claim_seconds: float = 12, seed: str | None = None,
                          max_open: int | None = None, max_hosted: int | None = None) -> int:
         """A new table with `host` seated; returns its id. One open table per channel; at most `max_open` open
-        tables in the guild and `max_hosted` open tables hosted by `host` (anywhere), when given."""
-        if turn_seconds <= 0 or claim_seconds <= 0:
-            raise ValueError("turn_seconds and claim_seconds must be positive")
+        tables in the guild and `max_hosted` open tables hosted by `host` (anywhere), when given. A timer of 0 seconds is
+        no timer: the table waits for that decision (the terminal against two AI players)."""
+        if turn_seconds < 0 or claim_seconds < 0:
+            raise ValueError("turn_seconds and claim_seconds must be positive, or 0 for no timer")
         async with self._open_lock:
             if channel is not None and self.table_in_channel(guild, channel) is not None:
                 raise TableError("table_exists", "this channel already has an open table")
@@ -576,6 +585,14 @@ class TableService:
     # == reading =========================================================================================
     def public_view(self, table_id: int) -> PublicView:
         return public_view(self._table(table_id))
+
+    def last_result(self, table_id: int) -> ResultView | None:
+        """The result of the hand that just ended while the table is between hands (a front end that resumes
+        there shows it rather than the finished board); None otherwise."""
+        t = self._table(table_id)
+        if t.status != BETWEEN or t.hand is None or not t.hand.finished or t.hand.result is None:
+            return None
+        return result_view(t)
 
     def private_view(self, table_id: int, player_id: str) -> PrivateView:
         t = self._table(table_id)

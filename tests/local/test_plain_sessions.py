@@ -1,0 +1,148 @@
+"""The line mode across runs and 托管: a deal's header once, resuming between hands shows the hand that ended,
+resuming inside a claim window shows the board, no timer by default, and any line you type ends 托管."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+from kwx.local.plain import ConsoleFrontEnd, ScriptedLines, TerminalTable, play_terminal
+from kwx.table.service import TableService
+from tests.local.test_plain import YOU, FakeService, board, my_turn
+
+
+def make_console() -> Console:
+    return Console(file=io.StringIO(), record=True, width=120, color_system=None, highlight=False)
+
+
+class Recorder:
+    """A service factory that remembers the front end, so a scripted player can read its views."""
+
+    def __init__(self) -> None:
+        self.fe: ConsoleFrontEnd | None = None
+        self.service: TableService | None = None
+
+    def __call__(self, store: Any, frontend: ConsoleFrontEnd, **kw: Any) -> TableService:
+        self.fe = frontend
+        self.service = TableService(store, frontend, **kw)
+        return self.service
+
+
+class QuitWhen:
+    """Types for you (win, else pass, else discard the drawn tile) and quits as soon as `stop(fe)` holds."""
+
+    def __init__(self, rec: Recorder, stop) -> None:
+        self.rec, self.stop, self.answered = rec, stop, -1
+
+    async def readline(self) -> str | None:
+        for _ in range(4000):
+            await asyncio.sleep(0.005)
+            fe = self.rec.fe
+            if fe is None:
+                continue
+            if self.stop(fe):
+                return "quit"
+            hand = fe.hand
+            if hand is None or not hand.choices or hand.step == self.answered:
+                continue
+            self.answered = hand.step
+            verbs = {c.verb for c in hand.choices}
+            if "hu" in verbs:
+                return "hu"
+            if "discard" not in verbs:
+                return "pass"
+            return (hand.drawn or hand.concealed[-1]).compact
+        return None
+
+
+async def run(db: Path, lines: Any, rec: Recorder | None = None, **kw: Any) -> str:
+    console = make_console()
+    kw.setdefault("between_hands", 30)
+    await asyncio.wait_for(play_terminal(db, lang="en", ai_delay=0, console=console, lines=lines,
+                                         service_factory=rec or Recorder(), **kw), timeout=60)
+    return console.export_text()
+
+
+async def test_a_deal_prints_its_header_once_and_quit_names_make_run(tmp_path) -> None:
+    text = await run(tmp_path / "k.sqlite3", ScriptedLines(["hand", "quit"]), seed="hdr")
+    assert text.count("━━ Hand 1 ·") == 1
+    assert "make run" in text and ".venv/bin/python bot.py" in text
+    assert text.rstrip().endswith("again to continue.")  # nothing printed after you left
+
+
+async def test_a_new_terminal_table_has_no_timer_unless_asked(tmp_path) -> None:
+    rec = Recorder()
+    await run(tmp_path / "a.sqlite3", QuitWhen(rec, lambda fe: fe.hand is not None and bool(fe.hand.choices)),
+              rec, seed="t1")
+    assert rec.fe is not None and rec.fe.hand is not None and rec.fe.hand.deadline is None
+    assert "Your turn" in rec.fe.prompt_text() and "left" not in rec.fe.prompt_text()
+    rec2 = Recorder()
+    await run(tmp_path / "b.sqlite3", QuitWhen(rec2, lambda fe: fe.hand is not None and bool(fe.hand.choices)),
+              rec2, seed="t1", turn_seconds=45)
+    assert rec2.fe is not None and rec2.fe.hand is not None and rec2.fe.hand.deadline is not None
+    assert "s left" in rec2.fe.prompt_text()
+
+
+async def test_resuming_between_hands_shows_the_hand_that_ended(tmp_path) -> None:
+    db = tmp_path / "k.sqlite3"
+    rec = Recorder()
+    await run(db, QuitWhen(rec, lambda fe: bool(fe.results_shown)), rec, seed="between")
+    text = await run(db, ScriptedLines(["quit"]))
+    assert "Resuming table" in text
+    assert "Result of hand 1" in text and "Balances" in text
+    assert "Melds / Discards" not in text  # not the finished board as if it were live
+
+
+async def test_resuming_inside_a_claim_window_shows_the_board(tmp_path) -> None:
+    db = tmp_path / "k.sqlite3"
+    rec = Recorder()
+
+    def claim_open(fe: ConsoleFrontEnd) -> bool:
+        return fe.hand is not None and any(c.verb == "pass" for c in fe.hand.choices)
+
+    for seed in ("claim1", "claim2", "claim3", "claim4"):
+        rec.fe = None
+        await run(db, QuitWhen(rec, lambda fe: claim_open(fe) or bool(fe.results_shown)), rec, seed=seed)
+        if rec.fe is not None and claim_open(rec.fe) and not rec.fe.results_shown:
+            break
+        db = tmp_path / f"{seed}.sqlite3"
+    else:
+        raise AssertionError("no claim offered in four hands")
+    text = await run(db, ScriptedLines(["quit"]))
+    assert "Melds / Discards" in text and "you may" in text
+
+
+async def test_any_line_ends_autoplay_and_back_is_understood() -> None:
+    class Service(FakeService):
+        def __init__(self, *a: Any, **kw: Any) -> None:
+            super().__init__(*a, **kw)
+            self.autoplay_calls: list[bool] = []
+
+        async def set_autoplay(self, table_id: int, player_id: str, on: bool) -> None:
+            assert player_id == YOU.player_id
+            self.autoplay_calls.append(on)
+            self.hand = replace(self.hand, autoplay=on)
+
+    console = make_console()
+    fe = ConsoleFrontEnd(console, lang="en")
+    service = Service(board(), replace(my_turn(), autoplay=True))
+    table = TerminalTable(service, fe, 1)
+    await fe.notice(1, "event.autoplay_on", player="你", player_id=YOU.player_id)
+    shown = console.export_text(clear=True)
+    assert "Autoplay: the computer is playing for you" in shown and "back" in shown
+    assert await table.handle_line("") is True  # Enter: back in your seat, nothing played
+    assert service.autoplay_calls == [False] and service.acts == []
+    service.hand = replace(service.hand, autoplay=True)
+    assert await table.handle_line("back") is True
+    assert service.autoplay_calls == [False, False] and service.acts == []
+    service.hand = replace(service.hand, autoplay=True)
+    await table.handle_line("9s")  # a move ends 托管 and is played
+    assert service.autoplay_calls == [False, False, False] and service.acts[0][0] == "discard"
+    await table.handle_line("help")
+    helped = console.export_text()
+    assert "end autoplay" in helped and "--turn-seconds" in helped
