@@ -1,6 +1,7 @@
 """The local front end: the game at the terminal and the headless autoplay runner, on the same table service,
 store and ledger as Discord (guild `local`).
 
+    app.py       the game screen (Textual): `python bot.py` at a terminal without a Discord token, or `--local`
     plain.py     the line-by-line mode (`--plain`): pipes, screen readers, scripted runs
     autoplay.py  three AI players play N hands headless (`--autoplay N`)
     tables.py    the local tables: finding, seating, the clock that stands still while nobody runs them
@@ -20,6 +21,20 @@ def run_local(args: Any, settings: Any) -> int:
         return run_autoplay(settings, args.autoplay, db=args.db, seed=args.seed, delay=args.delay)
     options = {"db": args.db, "seed": args.seed, "delay": args.delay,
                "turn_seconds": getattr(args, "turn_seconds", None)}
-    from kwx.local.plain import run_terminal
+    if getattr(args, "plain", False) or not _interactive():
+        from kwx.local.plain import run_terminal
 
-    return run_terminal(settings, **options)
+        return run_terminal(settings, **options)
+    from kwx.local.app import run_app
+
+    return run_app(settings, **options)
+
+
+def _interactive() -> bool:
+    """A terminal on both ends gets the game screen; a pipe in or out gets the line mode."""
+    import sys
+
+    try:
+        return sys.stdin.isatty() and sys.stdout.isatty()
+    except (AttributeError, ValueError):
+        return False

@@ -1,0 +1,506 @@
+"""The game screen at the terminal (Textual): a fixed layout that fits 80×24 and reflows when larger.
+
+    python bot.py            # no DISCORD_TOKEN configured, or --local; --plain for the line mode
+
+The table service runs in Textual's own asyncio loop (the app starts it as a worker); `AppFrontEnd` implements
+the FrontEnd port (kwx/table/ports.py) by updating the panes. Layout, top to bottom: a status line (hand,
+dealer, wall, whose turn and the time left, 托管), the three seats (melds, discards, 亮倒 reveals, scores), the
+event log, your hand (the drawn tile apart, a key a–n under each tile), what you may do now (a key 1–6 each)
+and the command line (tile names and commands as in the line mode, with editing and ↑/↓ history). With the
+hand focused: a letter selects a tile, the same letter or Enter discards it, ←/→ move the selection, a digit
+takes an action, a mouse click selects (and a second click discards); `:` or Tab goes to the command line,
+Escape comes back; `?` shows the rules and fans. The result of a hand waits for a key.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from rich.markup import escape
+from rich.text import Text
+from textual import events
+from textual.app import App, ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.css.query import NoMatches
+from textual.screen import Screen
+from textual.widgets import Footer, Input, RichLog, Static
+
+from kwx.engine.tiles import Tile
+from kwx.local.commands import (
+    Command,
+    CommandError,
+    error_text,
+    parse_command,
+    resolve_command,
+)
+from kwx.local.render import Renderer
+from kwx.local.tables import (
+    AI_DELAY,
+    LOCAL_GUILD,
+    TERMINAL_CHANNEL,
+    TURN_SECONDS,
+    YOU_ID,
+    find_local_table,
+    open_or_resume,
+    paused_clock,
+)
+from kwx.local.text import say, tile_markup, tile_text, verb_label
+from kwx.local.widgets import ActionView, CommandLine, ResultScreen, RulesScreen, TileView
+from kwx.present.i18n import resolve_lang, t
+from kwx.store import Store
+from kwx.table.errors import TableError
+from kwx.table.service import TableService
+from kwx.table.views import ActionChoice, PlayerRef, PrivateView, PublicView, ResultView
+
+TILE_KEYS = "abcdefghijklmn"  # one per tile of a full hand (14)
+ACTION_KEYS = "123456"
+BETWEEN_HANDS = 3.0  # the result screen waits for a key; the next deal comes underneath
+WIDE = 110  # from this width on, the log sits beside the seats
+
+
+class AppFrontEnd(Renderer):
+    """The FrontEnd port for the game screen: keeps the latest views and tells the app to redraw."""
+
+    def __init__(self, app: KwxApp, *, lang: str, clock: Callable[[], float], ledger: Any = None,
+                 table_id: int | None = None) -> None:
+        super().__init__(player_id=YOU_ID, lang=lang, clock=clock)
+        self.app = app
+        self.ledger = ledger
+        self.table_id = table_id
+        self.results_shown: set[tuple[int, int]] = set()
+        self._last_logged: tuple[int, int, int] | None = None
+        self.closed = False
+
+    def _mine(self, table_id: int) -> bool:
+        return not self.closed and (self.table_id is None or table_id == self.table_id)
+
+    async def board_changed(self, view: PublicView) -> None:
+        if not self._mine(view.table_id):
+            return
+        self.board = view
+        key = (view.table_id, view.hand_no, view.step)
+        if view.last_events and key != self._last_logged:
+            self._last_logged = key
+            for event in view.last_events:
+                line = self.event_line(event, view)
+                if line:
+                    self.app.log_line(line.lstrip("\n"))
+        self.app.redraw()
+
+    async def hand_changed(self, player: PlayerRef, view: PrivateView, *, prompt: bool) -> None:
+        if player.player_id != self.player_id or not self._mine(view.table_id):
+            return
+        self.hand = view
+        self.app.redraw(hand=True)
+
+    async def liangdao_revealed(self, view: PublicView, seat: int) -> None:
+        if not self._mine(view.table_id):
+            return
+        self.board = view
+        s = view.seats[seat]
+        line = t("board.liangdao_reveal", self.lang, player=self.name(seat, view),
+                 hand=" ".join(tile_markup(x, self.lang) for x in s.revealed))
+        waits = " ".join(tile_markup(x, self.lang) for x in s.waits)
+        self.app.log_line(f"[bold magenta]★[/] {line}  [bold]{say('waits', self.lang, tiles=waits)}[/]")
+        self.app.redraw()
+
+    async def hand_finished(self, result: ResultView, view: PublicView) -> None:
+        if not self._mine(result.table_id):
+            return
+        self.board = view
+        key = (result.table_id, result.hand_no)
+        if key in self.results_shown:
+            return
+        self.results_shown.add(key)
+        ledger: dict[str, int] = {}
+        if self.ledger is not None:
+            with contextlib.suppress(Exception):
+                row = await self.ledger.balance(LOCAL_GUILD, self.player_id)
+                ledger[self.player_id] = int(row.balance)
+        self.app.show_result(self.result_lines(result, view, ledger))
+        self.app.redraw()
+
+    async def notice(self, table_id: int, key: str, **fmt: object) -> None:
+        if not self._mine(table_id) or not self.shows_notice(key):
+            return
+        self.app.log_line(f"[dim]· {self.notice_text(key, fmt)}[/]")
+        self.app.redraw()
+
+
+class KwxApp(App[int]):
+    CSS = """
+    Screen { layout: vertical; }
+    #status { height: 1; background: $boost; }
+    #main { height: 1fr; }
+    #seats { height: auto; max-height: 12; }
+    #log { height: 1fr; min-height: 3; border-top: solid $primary-darken-2; }
+    #main.wide { layout: horizontal; }
+    #main.wide #seats { width: 3fr; max-height: 100%; height: 1fr; }
+    #main.wide #log { width: 2fr; border-top: none; border-left: solid $primary-darken-2; }
+    #hand { height: 2; }
+    .tile { width: 4; height: 2; }
+    .tile.drawn { margin-left: 2; }
+    .tile.selected { background: $accent; }
+    .tile.danger { color: red; text-style: bold; }
+    #info { height: auto; max-height: 2; }
+    #actions { height: 1; }
+    .action { width: auto; margin-right: 2; }
+    #cmd { height: 1; border: none; padding: 0 1; }
+    #cmd:focus { border: none; background: $boost; }
+    ResultScreen, ConfirmScreen { align: center middle; }
+    #result { width: 90%; max-width: 100; height: 90%; border: thick $accent; background: $surface; padding: 0 1; }
+    #confirm { width: 70; height: auto; border: thick red; background: $surface; padding: 1 2; }
+    """
+    BINDINGS = [
+        Binding("question_mark,f1", "rules", "Rules"),
+        Binding("colon,slash,tab", "command", "Command", show=False),
+        Binding("left", "move(-1)", show=False), Binding("right", "move(1)", show=False),
+        Binding("enter", "enter", show=False),
+        Binding("ctrl+q", "leave", "Quit"),
+    ]
+
+    def __init__(self, db_path: str | Path, *, lang: str = "zh-CN", seed: str | None = None,
+                 ai_delay: float = AI_DELAY, between_hands: float = BETWEEN_HANDS,
+                 turn_seconds: float | None = TURN_SECONDS, service_factory: Callable[..., Any] | None = None) -> None:
+        super().__init__()
+        self.db_path = db_path
+        self.lang = resolve_lang(lang)
+        self.seed = seed
+        self.ai_delay = ai_delay
+        self.between_hands = between_hands
+        self.turn_seconds = turn_seconds
+        self.service_factory = service_factory or TableService
+        self.fe: AppFrontEnd | None = None
+        self.service: Any = None
+        self.store: Store | None = None
+        self.table_id: int | None = None
+        self.selected: int | None = None
+        self.ready = asyncio.Event()
+        self._results: list[list[Any]] = []
+
+    # -- layout ----------------------------------------------------------------------------------------
+    def compose(self) -> ComposeResult:
+        yield Static(id="status")
+        with Vertical(id="main"):
+            yield Static(id="seats")
+            yield RichLog(id="log", markup=True, wrap=True, max_lines=500)
+        with Horizontal(id="hand"):
+            for i in range(len(TILE_KEYS)):
+                yield TileView(i)
+        yield Static(id="info")
+        with Horizontal(id="actions"):
+            for i in range(len(ACTION_KEYS)):
+                yield ActionView(i)
+        yield CommandLine(id="cmd", placeholder=say("cmd_placeholder", self.lang))
+        yield Footer()
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.base.query_one("#main").set_class(event.size.width >= WIDE, "wide")
+
+    async def on_mount(self) -> None:
+        self.base.query_one("#main").set_class(self.size.width >= WIDE, "wide")
+        self.set_focus(None)  # the hand keys first; `:` or Tab goes to the command line
+        self.run_worker(self._start(), exclusive=True, group="service")
+        self.set_interval(1.0, self.redraw)
+
+    async def _start(self) -> None:
+        store = self.store = await Store.open(self.db_path)
+        existing = await find_local_table(store, TERMINAL_CHANNEL)
+        clock = await paused_clock(store, existing.id if existing is not None else None)
+        fe = self.fe = AppFrontEnd(self, lang=self.lang, clock=clock, ledger=store,
+                                   table_id=existing.id if existing is not None else None)
+        self.service = self.service_factory(store, fe, ai_delay=self.ai_delay, between_hands=self.between_hands,
+                                            clock=clock)
+        you = PlayerRef(YOU_ID, say("you", self.lang))
+        self.table_id, resumed = await open_or_resume(self.service, you, turn_seconds=self.turn_seconds,
+                                                      seed=self.seed)
+        fe.table_id = self.table_id
+        key = "resumed" if resumed else "new_table"
+        self.log_line(escape(say(key, self.lang, table=self.table_id, hand=self.service.public_view(self.table_id).hand_no)))
+        self._refresh_views()
+        last = getattr(self.service, "last_result", None)
+        result = last(self.table_id) if resumed and last is not None else None
+        if result is not None:  # between hands: the hand that ended, not its board as if live
+            await fe.hand_finished(result, self.service.public_view(self.table_id))
+        self.ready.set()
+        self.redraw(hand=True)
+
+    async def shutdown(self) -> None:
+        if self.fe is not None:
+            self.fe.closed = True
+        if self.service is not None:
+            service, self.service = self.service, None
+            await service.shutdown()
+        if self.store is not None:
+            store, self.store = self.store, None
+            await store.close()
+
+    async def action_leave(self) -> None:
+        await self.shutdown()
+        self.exit(0)
+
+    # -- drawing ---------------------------------------------------------------------------------------
+    @property
+    def base(self) -> Screen[Any]:
+        """The game screen (under any result, confirmation or rules screen)."""
+        return self.screen_stack[0]
+
+    def log_line(self, markup: str) -> None:
+        with contextlib.suppress(Exception):
+            self.base.query_one("#log", RichLog).write(Text.from_markup(markup))
+
+    def _refresh_views(self) -> None:
+        if self.service is None or self.fe is None or self.table_id is None:
+            return
+        with contextlib.suppress(Exception):
+            self.fe.board = self.service.public_view(self.table_id)
+        with contextlib.suppress(Exception):
+            self.fe.hand = self.service.private_view(self.table_id, YOU_ID)
+
+    def held(self) -> list[Tile]:
+        hand = self.fe.hand if self.fe is not None else None
+        if hand is None or (self.fe.board is not None and hand.hand_no != self.fe.board.hand_no):
+            return []
+        return list(hand.concealed) + ([hand.drawn] if hand.drawn is not None else [])
+
+    def choices(self) -> list[ActionChoice]:
+        """The actions keyed 1–6: every choice but a plain discard (that is a tile key)."""
+        hand = self.fe.hand if self.fe is not None else None
+        if hand is None:
+            return []
+        return [c for c in hand.choices if c.verb not in ("discard", "piao")]
+
+    def redraw(self, hand: bool = False) -> None:
+        fe = self.fe
+        if fe is None or not self.screen_stack:
+            return
+        try:
+            status = self.base.query_one("#status", Static)
+        except NoMatches:  # not composed yet, or already gone
+            return
+        status.update(self.status_markup())
+        if fe.board is not None:
+            self.base.query_one("#seats", Static).update(fe.seat_table(fe.board))
+        if hand:
+            self._draw_hand()
+        self._draw_info()
+
+    def status_markup(self) -> Text:
+        fe = self.fe
+        assert fe is not None
+        parts: list[str] = []
+        if fe.board is not None and fe.board.hand_no:
+            dealer = next((s.seat for s in fe.board.seats if s.is_dealer), None)
+            parts.append(t("board.title", self.lang, hand=fe.board.hand_no, dealer=fe.name(dealer, fe.board)))
+            parts.append(fe.status_line(fe.board))
+        if fe.in_autoplay():
+            parts.append(f"[bold reverse yellow] {escape(say('autoplay_prompt', self.lang))} [/]")
+        text = Text.from_markup(" · ".join(parts), overflow="ellipsis")
+        text.no_wrap = True
+        return text
+
+    def _draw_hand(self) -> None:
+        fe = self.fe
+        assert fe is not None
+        tiles = self.held()
+        hand = fe.hand
+        if self.selected is not None and self.selected >= len(tiles):
+            self.selected = None
+        danger = set(getattr(hand, "danger", ()) or ()) if hand is not None else set()
+        for i, view in enumerate(self.base.query(TileView)):
+            if i >= len(tiles):
+                view.update("")
+                view.display = False
+                continue
+            view.display = True
+            tile = tiles[i]
+            label = tile_text(tile, self.lang)
+            key = Text(TILE_KEYS[i], style="dim")
+            view.update(Text.assemble(label, "\n", key))
+            view.set_class(hand is not None and hand.drawn is not None and i == len(tiles) - 1, "drawn")
+            view.set_class(i == self.selected, "selected")
+            view.set_class(tile in danger, "danger")
+        actions = self.choices()
+        for i, view in enumerate(self.base.query(ActionView)):
+            if i >= len(actions):
+                view.display = False
+                continue
+            view.display = True
+            c = actions[i]
+            tile = c.tile or (hand.claim_tile if hand is not None and c.verb in ("gang", "peng", "hu") else None)
+            label = verb_label(c.verb, self.lang) + (f" {tile_markup(tile, self.lang)}" if tile is not None else "")
+            view.update(Text.from_markup(f"[reverse] {ACTION_KEYS[i]} [/] {label}"))
+
+    def _draw_info(self) -> None:
+        fe = self.fe
+        assert fe is not None
+        hand = fe.hand
+        lines: list[str] = []
+        if fe.in_autoplay():
+            lines.append(f"[bold reverse yellow] {escape(say('autoplay_banner', self.lang))} [/]")
+        elif hand is not None and hand.choices:
+            lines.append(f"[bold yellow]▶[/] {fe.prompt_line(hand)}")
+            if hand.discard_waits:
+                sep = "；" if self.lang != "en" else "; "
+                items = sep.join(say("ready_discard", self.lang, tile=tile_markup(d, self.lang),
+                                     waits=" ".join(tile_markup(x, self.lang) for x in w))
+                                 for d, w in sorted(hand.discard_waits.items()))
+                lines.append(say("ready_discards", self.lang, list=items))
+        if hand is not None and hand.waits:
+            lines.append(f"[bold green]{say('waits', self.lang, tiles=' '.join(tile_markup(x, self.lang) for x in hand.waits))}[/]")
+        self.base.query_one("#info", Static).update(Text.from_markup("\n".join(lines[:2])))
+
+    def show_result(self, lines: list[Any]) -> None:
+        if isinstance(self.screen, ResultScreen):
+            self._results.append(lines)
+            return
+        self.push_screen(ResultScreen(lines, self.lang), callback=self._next_result)
+
+    def _next_result(self, _: Any = None) -> None:
+        if self._results:
+            self.push_screen(ResultScreen(self._results.pop(0), self.lang), callback=self._next_result)
+
+    # -- input -----------------------------------------------------------------------------------------
+    def on_key(self, event: events.Key) -> None:
+        """Hand keys when the command line is not focused: a–n tiles, 1–6 actions; other text goes to it."""
+        if isinstance(self.focused, Input) or self.screen is not self.screen_stack[0]:
+            return
+        char = event.character or ""
+        if event.key in TILE_KEYS and len(event.key) == 1:
+            event.stop()
+            self.select_tile(TILE_KEYS.index(event.key))
+        elif event.key in ACTION_KEYS and int(event.key) <= len(self.choices()):
+            event.stop()
+            self.take_action(ACTION_KEYS.index(event.key))
+        elif char and char.isprintable() and not char.isspace() and char not in "?:/":
+            event.stop()  # a tile name or a command typed straight away: the command line takes it
+            cmd = self.base.query_one("#cmd", CommandLine)
+            cmd.focus()
+            cmd.insert_text_at_cursor(char)
+
+    def action_command(self) -> None:
+        self.base.query_one("#cmd", CommandLine).focus()
+
+    def action_rules(self) -> None:
+        rules = None
+        with contextlib.suppress(Exception):
+            rules = self.service.rules(self.table_id)
+        self.push_screen(RulesScreen(self.lang, rules))
+
+    def action_move(self, step: int) -> None:
+        tiles = self.held()
+        if not tiles:
+            return
+        self.selected = (len(tiles) - 1 if step < 0 else 0) if self.selected is None else \
+            (self.selected + step) % len(tiles)
+        self._draw_hand()
+
+    async def action_enter(self) -> None:
+        if self.fe is not None and self.fe.in_autoplay():
+            await self.submit(None)
+        elif self.selected is not None:
+            self.select_tile(self.selected)
+
+    def select_tile(self, index: int) -> None:
+        tiles = self.held()
+        if index >= len(tiles):
+            return
+        if self.selected == index:
+            self.run_worker(self.submit(Command("discard", tiles[index])), group="input")
+            return
+        self.selected = index
+        self._draw_hand()
+
+    def take_action(self, index: int) -> None:
+        actions = self.choices()
+        if index >= len(actions):
+            return
+        c = actions[index]
+        tile = c.tile
+        if c.verb == "liangdao":  # 亮倒 with the selected tile when it is one of the options
+            options = [a.tile for a in actions if a.verb == "liangdao"]
+            held = self.held()
+            if self.selected is not None and self.selected < len(held) and held[self.selected] in options:
+                tile = held[self.selected]
+        self.run_worker(self.submit(Command(c.verb, tile)), group="input")
+
+    async def on_input_submitted(self, message: Input.Submitted) -> None:
+        line = message.value
+        cmd_line = self.base.query_one("#cmd", CommandLine)
+        cmd_line.remember(line.strip())
+        cmd_line.value = ""
+        try:
+            cmd = parse_command(line, self.lang)
+        except CommandError as exc:
+            self.refuse(exc.text)
+            return
+        await self.submit(cmd)
+
+    def refuse(self, text: str) -> None:
+        self.log_line(f"[red]✗[/] {text}")
+        self.bell()
+
+    async def submit(self, cmd: Command | None) -> None:
+        """Act on a command: ends 托管 first; help/hand/quit here; game moves checked, then sent."""
+        await self.ready.wait()
+        fe = self.fe
+        assert fe is not None and self.service is not None and self.table_id is not None
+        self._refresh_views()
+        if (cmd is None or cmd.verb != "quit") and fe.in_autoplay():
+            with contextlib.suppress(TableError):
+                await self.service.set_autoplay(self.table_id, YOU_ID, False)
+            self._refresh_views()
+            self.redraw(hand=True)
+            if cmd is None or cmd.verb == "back":
+                return
+        if cmd is None or cmd.verb in ("back", "hand"):
+            self.redraw(hand=True)
+            return
+        if cmd.verb == "quit":
+            await self.action_leave()
+            return
+        if cmd.verb == "help":
+            self.log_line(escape(say("help", self.lang)))
+            return
+        try:
+            choice = resolve_command(cmd, fe.hand, self.lang)
+        except CommandError as exc:
+            self.refuse(exc.text)
+            return
+        if not await self.confirmed(choice):
+            return
+        assert fe.hand is not None
+        try:
+            await self.service.act(self.table_id, YOU_ID, choice.verb, choice.tile, step=fe.hand.step)
+        except TableError as exc:
+            self.refuse(error_text(exc, self.lang))
+            return
+        self.selected = None
+        self._refresh_views()
+        self.redraw(hand=True)
+
+    async def confirmed(self, choice: ActionChoice) -> bool:
+        """Asks before a costly move (see kwx.local.warnings); True to go ahead."""
+        return True
+
+
+def run_app(settings: Any, *, db: str | None = None, seed: str | None = None, delay: float | None = None,
+            turn_seconds: float | None = TURN_SECONDS) -> int:
+    """`python bot.py` at a terminal: the game screen. Ctrl-Q or `quit` leaves; the table stays open."""
+    app = KwxApp(db or settings.db_path, lang=settings.lang, seed=seed,
+                 ai_delay=AI_DELAY if delay is None else delay, turn_seconds=turn_seconds)
+
+    async def main() -> int:
+        try:
+            return await app.run_async() or 0
+        finally:
+            await app.shutdown()
+
+    status = asyncio.run(main())
+    print(say("quit", settings.lang))
+    return status

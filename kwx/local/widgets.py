@@ -1,0 +1,122 @@
+"""The game screen's widgets and screens: tiles and actions you can click, the command line with history, the
+result that waits for a key, the confirmation before a costly move, the rules and fans."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Group
+from rich.markdown import Markdown as RichMarkdown
+from rich.markup import escape
+from rich.text import Text
+from textual import events
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import ModalScreen, Screen
+from textual.widgets import Footer, Input, Static
+
+from kwx.local.rules_text import rules_markdown
+from kwx.local.text import say
+
+
+class TileView(Static):
+    """One tile of your hand, with its key below; click to select, click again to discard."""
+
+    def __init__(self, index: int) -> None:
+        super().__init__(classes="tile")
+        self.index = index
+
+    def on_click(self) -> None:
+        self.app.select_tile(self.index)  # type: ignore[attr-defined]
+
+
+class ActionView(Static):
+    def __init__(self, index: int) -> None:
+        super().__init__(classes="action")
+        self.index = index
+
+    def on_click(self) -> None:
+        self.app.take_action(self.index)  # type: ignore[attr-defined]
+
+
+class CommandLine(Input):
+    """The command line: tile names and commands as in the line mode; ↑/↓ walk the history."""
+
+    BINDINGS = [Binding("up", "history(-1)", show=False), Binding("down", "history(1)", show=False),
+                Binding("escape", "leave", show=False)]
+
+    def __init__(self, **kw: Any) -> None:
+        super().__init__(**kw)
+        self.history: list[str] = []
+        self._pos = 0
+
+    def remember(self, line: str) -> None:
+        if line and (not self.history or self.history[-1] != line):
+            self.history.append(line)
+        self._pos = len(self.history)
+
+    def action_history(self, step: int) -> None:
+        if not self.history:
+            return
+        self._pos = max(0, min(len(self.history), self._pos + step))
+        self.value = self.history[self._pos] if self._pos < len(self.history) else ""
+        self.cursor_position = len(self.value)
+
+    def action_leave(self) -> None:
+        self.app.set_focus(None)
+
+
+class ResultScreen(ModalScreen[None]):
+    """The result of a hand: fan breakdown, payments, balances; waits for a key (arrows scroll)."""
+
+    def __init__(self, lines: list[Any], lang: str) -> None:
+        super().__init__()
+        self.lines = lines
+        self.lang = lang
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="result"):
+            yield Static(Group(*[Text.from_markup(x) if isinstance(x, str) else x for x in self.lines]))
+            yield Static(f"[reverse] {escape(say('press_key', self.lang))} [/]", id="press")
+
+    def on_key(self, event: events.Key) -> None:
+        if event.key in ("up", "down", "pageup", "pagedown", "home", "end"):
+            return
+        event.stop()
+        self.dismiss()
+
+
+class ConfirmScreen(ModalScreen[bool]):
+    """Asks once before a costly move: y / Enter goes ahead, n / Escape goes back."""
+
+    def __init__(self, text: str, lang: str) -> None:
+        super().__init__()
+        self.text = text
+        self.lang = lang
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="confirm"):
+            yield Static(Text.from_markup(self.text))
+            yield Static(f"[bold]{escape(say('confirm_keys', self.lang))}[/]")
+
+    def on_key(self, event: events.Key) -> None:
+        event.stop()
+        if event.key in ("y", "enter"):
+            self.dismiss(True)
+        elif event.key in ("n", "escape", "q"):
+            self.dismiss(False)
+
+
+class RulesScreen(Screen[None]):
+    BINDINGS = [Binding("escape,q,question_mark", "app.pop_screen", "Back")]
+
+    def __init__(self, lang: str, rules: Any) -> None:
+        super().__init__()
+        self.lang = lang
+        self.rules = rules
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll():
+            yield Static(RichMarkdown(rules_markdown(self.lang, self.rules)))
+        yield Footer()

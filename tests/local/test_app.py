@@ -1,0 +1,153 @@
+"""The game screen, driven by Textual's headless pilot: key presses in, screen text out, on the real table
+service and store (you against two AI players that move at once)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from kwx.engine.tiles import Tile, parse_tiles
+from kwx.local.app import KwxApp
+from kwx.local.tables import YOU_ID
+from kwx.local.widgets import ResultScreen, RulesScreen
+from kwx.table.views import MeldView, PaymentView, ResultView, RevealedHand, WinnerView
+from tests.local.test_plain import AI1, AI2, YOU, board
+
+
+def screen_text(app: KwxApp) -> str:
+    return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
+
+
+async def until(pilot: Any, cond, timeout: float = 10.0) -> None:
+    for _ in range(int(timeout / 0.02)):
+        if cond():
+            return
+        await pilot.pause(0.02)
+    raise AssertionError("the screen never got there")
+
+
+def my_turn(app: KwxApp) -> bool:
+    hand = app.fe.hand if app.fe is not None else None
+    return hand is not None and any(c.verb == "discard" for c in hand.choices)
+
+
+def discards(app: KwxApp) -> tuple:
+    assert app.fe is not None and app.fe.board is not None
+    return next(s.discards for s in app.fe.board.seats if s.player.player_id == YOU_ID)
+
+
+def make_app(tmp_path: Path, **kw: Any) -> KwxApp:
+    kw.setdefault("seed", "screen")
+    kw.setdefault("ai_delay", 0)
+    return KwxApp(tmp_path / "kwx.sqlite3", lang=kw.pop("lang", "en"), **kw)
+
+
+async def test_the_board_fits_80x24_and_a_tile_is_discarded_by_its_key(tmp_path) -> None:
+    app = make_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: my_turn(app))
+        await pilot.pause(0.05)
+        text = screen_text(app)
+        lines = text.splitlines()
+        assert len(lines) == 24 and all(len(line) <= 80 for line in lines)
+        assert "Hand 1" in text and "tiles left in the wall" in text  # status line
+        assert "Seat" in text and "AI 1" in text and "AI 2" in text  # the seats
+        assert "Your turn" in text and "a   b   c" in text  # your hand with a key per tile
+        held = app.held()
+        await pilot.press("b")
+        assert app.selected == 1 and not discards(app)  # selected, not yet played
+        await pilot.press("b")  # the same key again plays it
+        await until(pilot, lambda: discards(app)[:1] == (held[1],))
+        await app.shutdown()
+
+
+async def test_a_typed_tile_name_with_editing_and_history(tmp_path) -> None:
+    app = make_app(tmp_path, seed="typed")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: my_turn(app))
+        tile = app.held()[-1]
+        await pilot.press("colon")
+        await pilot.press("x", "backspace", *tile.compact, "enter")  # a typo, erased
+        await until(pilot, lambda: discards(app)[:1] == (tile,))
+        await pilot.press("up")
+        assert app.query_one("#cmd").value == tile.compact  # the history brings the line back
+        await pilot.press("ctrl+a", "delete", "delete", *"help", "enter")
+        await pilot.pause(0.05)
+        assert "back / 回来" in screen_text(app) or "Commands" in "".join(
+            str(line) for line in app.query_one("#log").lines)
+        await pilot.press("escape")
+        assert app.focused is None  # back on the hand keys
+        await app.shutdown()
+
+
+async def test_the_result_waits_for_a_key(tmp_path) -> None:
+    app = make_app(tmp_path, seed="result")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: app.fe is not None and app.fe.board is not None)
+        result = ResultView(
+            table_id=app.table_id, hand_no=1, outcome="win",
+            winners=(WinnerView(1, AI1, fan=8, patterns=(("qingyise", 4), ("kawuxing", 2)), win_tile=Tile.P5,
+                                self_draw=False, from_seat=0),),
+            payments=(PaymentView(YOU, AI1, 8, "hu"), PaymentView(AI2, AI1, 2, "zhigang")),
+            net=(-8, 10, -2), scores=(-8, 10, -2),
+            hands=(RevealedHand(1, tuple(parse_tiles("4677p")), (MeldView("pung", Tile.GREEN, 0),)),), next_dealer=1)
+        await app.fe.hand_finished(result, board(table_id=app.table_id, phase="finished"))
+        await pilot.pause(0.05)
+        assert isinstance(app.screen, ResultScreen)
+        text = screen_text(app)
+        assert "Result of hand 1" in text and "Pure one suit" in text and "8 fan" in text
+        assert "Payments" in text and "Balances" in text and "Press any key" in text
+        await pilot.pause(0.3)
+        assert isinstance(app.screen, ResultScreen)  # still there: it waits
+        await pilot.press("space")
+        assert not isinstance(app.screen, ResultScreen)
+        await app.shutdown()
+
+
+async def test_the_rules_screen_and_a_wide_terminal(tmp_path) -> None:
+    app = make_app(tmp_path, seed="rules")
+    async with app.run_test(size=(140, 40)) as pilot:
+        await until(pilot, lambda: app.ready.is_set())
+        assert app.query_one("#main").has_class("wide")  # the log sits beside the seats
+        await pilot.press("question_mark")
+        await pilot.pause(0.1)
+        assert isinstance(app.screen, RulesScreen)
+        text = screen_text(app)
+        assert "Patterns and multipliers" in text and "Seven pairs" in text
+        await pilot.press("escape")
+        assert not isinstance(app.screen, RulesScreen)
+        await app.shutdown()
+
+
+async def test_autoplay_is_shown_and_any_key_takes_the_seat_back(tmp_path) -> None:
+    app = make_app(tmp_path, seed="auto", turn_seconds=60, ai_delay=0.5)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: app.ready.is_set())
+        await app.service.set_autoplay(app.table_id, YOU_ID, True)
+        await until(pilot, lambda: "Autoplay" in screen_text(app))
+        assert "take your seat back" in screen_text(app)
+        await pilot.press("enter")
+        await until(pilot, lambda: not app.fe.in_autoplay())
+        await pilot.pause(0.05)
+        assert "Autoplay:" not in screen_text(app)
+        await app.shutdown()
+
+
+async def test_resuming_between_hands_shows_the_last_result(tmp_path) -> None:
+    from kwx.table.service import TableService
+
+    class Between(TableService):  # a table resumed between hands: the service has the hand that ended
+        def last_result(self, table_id: int) -> ResultView | None:
+            return ResultView(table_id=table_id, hand_no=1, outcome="draw", winners=(), payments=(),
+                              net=(0, 0, 0), scores=(0, 0, 0), hands=())
+
+    app = make_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: app.ready.is_set())
+        await app.shutdown()
+    again = make_app(tmp_path, service_factory=Between)
+    async with again.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: isinstance(again.screen, ResultScreen))
+        await pilot.pause(0.05)
+        assert "Result of hand 1" in screen_text(again) and "Press any key" in screen_text(again)
+        await again.shutdown()
