@@ -45,6 +45,7 @@ from kwx.local.tables import (
     TERMINAL_CHANNEL,
     TURN_SECONDS,
     YOU_ID,
+    come_back,
     find_local_table,
     open_or_resume,
     paused_clock,
@@ -298,7 +299,9 @@ class KwxApp(App[int]):
             dealer = next((s.seat for s in fe.board.seats if s.is_dealer), None)
             parts.append(t("board.title", self.lang, hand=fe.board.hand_no, dealer=fe.name(dealer, fe.board)))
             parts.append(fe.status_line(fe.board))
-        if fe.in_autoplay():
+        if fe.is_paused():
+            parts.append(f"[bold reverse yellow] {escape(say('paused_prompt', self.lang))} [/]")
+        elif fe.in_autoplay():
             parts.append(f"[bold reverse yellow] {escape(say('autoplay_prompt', self.lang))} [/]")
         text = Text.from_markup(" · ".join(parts), overflow="ellipsis")
         text.no_wrap = True
@@ -341,7 +344,9 @@ class KwxApp(App[int]):
         assert fe is not None
         hand = fe.hand
         lines: list[str] = []
-        if fe.in_autoplay():
+        if fe.is_paused():
+            lines.append(f"[bold reverse yellow] {escape(say('paused_banner', self.lang))} [/]")
+        elif fe.in_autoplay():
             lines.append(f"[bold reverse yellow] {escape(say('autoplay_banner', self.lang))} [/]")
         elif hand is not None and hand.choices:
             lines.append(f"[bold yellow]▶[/] {fe.prompt_line(hand)}")
@@ -401,7 +406,7 @@ class KwxApp(App[int]):
         self._draw_hand()
 
     async def action_enter(self) -> None:
-        if self.fe is not None and self.fe.in_autoplay():
+        if self.fe is not None and self.fe.away():
             await self.submit(None)
         elif self.selected is not None:
             self.select_tile(self.selected)
@@ -451,9 +456,8 @@ class KwxApp(App[int]):
         fe = self.fe
         assert fe is not None and self.service is not None and self.table_id is not None
         self._refresh_views()
-        if (cmd is None or cmd.verb != "quit") and fe.in_autoplay():
-            with contextlib.suppress(TableError):
-                await self.service.set_autoplay(self.table_id, YOU_ID, False)
+        if (cmd is None or cmd.verb != "quit") and fe.away():
+            await come_back(self.service, self.table_id, YOU_ID)
             self._refresh_views()
             self.redraw(hand=True)
             if cmd is None or cmd.verb == "back":

@@ -35,6 +35,7 @@ from kwx.local.tables import (
     TURN_SECONDS,
     WARN_SECONDS,
     YOU_ID,
+    come_back,
     find_local_table,
     open_or_resume,
     paused_clock,
@@ -146,6 +147,8 @@ class ConsoleFrontEnd(Renderer):
         if not self._mine(table_id) or not self.shows_notice(key):
             return
         self.print(f"[dim]· {self.notice_text(key, fmt)}[/]")
+        if key.startswith("table.paused."):
+            self.print(f"[bold reverse yellow] {say('paused_banner', self.lang)} [/]")
         if key == "event.autoplay_on" and fmt.get("player_id") == self.player_id:
             self.print(f"[bold reverse yellow] {say('autoplay_banner', self.lang)} [/]")
 
@@ -191,6 +194,8 @@ class ConsoleFrontEnd(Renderer):
 
     def prompt_text(self) -> str:
         view = self.hand
+        if self.is_paused():
+            return f"[bold reverse yellow] {say('paused_prompt', self.lang)} [/] > "
         if self.in_autoplay():
             return f"[bold reverse yellow] {say('autoplay_prompt', self.lang)} [/] > "
         if view is None or not view.choices:
@@ -370,12 +375,11 @@ class TerminalTable:
         return True
 
     async def end_autoplay(self) -> bool:
-        """Any line you type while in 托管 takes your seat back; True when it did."""
+        """Any line you type while in 托管 (or while the table is paused) takes your seat back; True when it did."""
         self.refresh()
-        if not self.frontend.in_autoplay():
+        if not self.frontend.away():
             return False
-        with contextlib.suppress(TableError):
-            await self.service.set_autoplay(self.table_id, self.frontend.player_id, False)
+        await come_back(self.service, self.table_id, self.frontend.player_id)
         flush = getattr(self.service, "flush", None)
         if flush is not None:
             await flush()

@@ -282,6 +282,13 @@ class Renderer:
         board = self.board
         return board is not None and any(s.autoplay and s.player.player_id == self.player_id for s in board.seats)
 
+    def is_paused(self) -> bool:
+        return self.board is not None and getattr(self.board, "paused", None) is not None
+
+    def away(self) -> bool:
+        """The table waits for you to come back: you are in 托管, or the table is paused."""
+        return self.in_autoplay() or self.is_paused()
+
     def prompt_line(self, view: PrivateView) -> str:
         """What is asked of you now, with the time left when there is a timer."""
         secs = self.seconds_left(view.deadline)

@@ -96,12 +96,27 @@ async def open_or_resume(service: Any, you: PlayerRef, *, turn_seconds: float | 
         table_id = await service.open_table(LOCAL_GUILD, TERMINAL_CHANNEL, you, turn_seconds=turn,
                                             claim_seconds=claim, seed=seed)
     await seat_players(service, table_id, you, [you])
-    view = service.public_view(table_id)
-    if any(s.autoplay and s.player.player_id == you.player_id for s in view.seats) or _private_autoplay(
-            service, table_id, you.player_id):
-        with contextlib.suppress(Exception):
-            await service.set_autoplay(table_id, you.player_id, False)
+    await come_back(service, table_id, you.player_id)
     return table_id, resumed
+
+
+async def come_back(service: Any, table_id: int, player_id: str) -> bool:
+    """You are at the table: a pause ends (the table plays on) and so does 托管. True when either did."""
+    did = False
+    with contextlib.suppress(Exception):
+        view = service.public_view(table_id)
+        if getattr(view, "paused", None) is not None and hasattr(service, "resume"):
+            await service.resume(table_id, player_id)
+            did = True
+    mine = False
+    with contextlib.suppress(Exception):
+        view = service.public_view(table_id)
+        mine = any(s.autoplay and s.player.player_id == player_id for s in view.seats)
+    if mine or _private_autoplay(service, table_id, player_id):
+        with contextlib.suppress(Exception):
+            await service.set_autoplay(table_id, player_id, False)
+            did = True
+    return did
 
 
 def _private_autoplay(service: Any, table_id: int, player_id: str) -> bool:

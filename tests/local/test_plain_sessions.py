@@ -146,3 +146,24 @@ async def test_any_line_ends_autoplay_and_back_is_understood() -> None:
     await table.handle_line("help")
     helped = console.export_text()
     assert "end autoplay" in helped and "--turn-seconds" in helped
+
+
+async def test_a_paused_table_plays_on_when_you_press_enter() -> None:
+    class Service(FakeService):
+        resumed: list[str] = []
+
+        async def resume(self, table_id: int, by: str, *, force: bool = False) -> None:
+            self.resumed.append(by)
+            self.board = replace(self.board, paused=None)
+
+        async def set_autoplay(self, table_id: int, player_id: str, on: bool) -> None:
+            raise AssertionError("not in 托管")
+
+    console = make_console()
+    fe = ConsoleFrontEnd(console, lang="en")
+    service = Service(board(paused="nobody"), my_turn())
+    table = TerminalTable(service, fe, 1)
+    await fe.notice(1, "table.paused.nobody")
+    assert "press Enter (or type back) to play on" in console.export_text()
+    assert await table.handle_line("") is True
+    assert service.resumed == [YOU.player_id] and service.acts == []
