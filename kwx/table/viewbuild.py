@@ -175,11 +175,16 @@ def private_view(t: LiveTable, seat: int) -> PrivateView:
     elif offered and hand.phase == TURN:
         discard_waits = _discard_waits(counts, melds, (c.tile for c in offered if c.verb == "discard"))
     pending = hand.pending if t.status == PLAYING else None
+    danger: dict[Tile, tuple[int, ...]] = {}
+    for other in range(3):  # public facts only: a declared 亮倒 hand's waits are shown to everyone
+        if other != seat and hand.declared(other):
+            for tile in hand.liangdao_waits(other):
+                danger[_TILES[tile]] = (*danger.get(_TILES[tile], ()), other)
     return PrivateView(
         table_id=t.id, hand_no=t.hand_no, step=step, seat=seat, player_id=pid, concealed=concealed, drawn=drawn,
         melds=_meld_views(t, hand, seat, owner=True), choices=offered, deadline=deadline, waits=ready,
         discard_waits=discard_waits, claim_tile=pending[1] if pending is not None and pending[0] != seat else None,
-        liangdao=declared, autoplay=pid in t.autoplay)
+        liangdao=declared, autoplay=pid in t.autoplay, danger=danger)
 
 
 # -- the end of a hand -----------------------------------------------------------------------------------

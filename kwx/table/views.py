@@ -95,6 +95,15 @@ class PrivateView:
     claim_tile: Tile | None = None
     liangdao: bool = False
     autoplay: bool = False
+    # 胡口牌: tiles that win for another seat's declared 亮倒 hand (public: its waits are shown to all), each
+    # with those seats. Discarding one feeds that seat; while you have not declared yourself it is 包胡 (you
+    # alone pay, double).
+    danger: dict[Tile, tuple[int, ...]] = field(default_factory=dict)
+
+    @property
+    def baohu_risk(self) -> bool:
+        """Feeding a 亮倒 seat now would be 包胡 (you have not declared 亮倒 yourself)."""
+        return not self.liangdao
 
 
 @dataclass(frozen=True)
