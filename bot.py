@@ -85,7 +85,7 @@ class KwxBot(commands.Bot):
                  board_interval: float = 1.0, ai_board_interval: float = 3.0, upload_emojis: bool = True,
                  table_seed: str | None = None, freeze_gc: bool = False,
                  rate_limit: float | None = None, sync_global: bool = False, api_base: str | None = None,
-                 handle_signals: bool = False) -> None:
+                 handle_signals: bool = False, claim_pause: float | None = None) -> None:
         super().__init__(command_prefix=commands.when_mentioned, intents=bot_intents(), help_command=None,
                          allowed_mentions=discord.AllowedMentions.none())
         self.settings = settings
@@ -97,6 +97,7 @@ class KwxBot(commands.Bot):
         self.handle_signals = handle_signals  # SIGTERM/SIGINT close the bot cleanly (the real process only)
         self.ai_delay = ai_delay
         self.between_hands = between_hands
+        self.claim_pause = claim_pause  # None: the service's default (kwx.table.live.CLAIM_PAUSE)
         self.board_interval = board_interval
         self.ai_board_interval = ai_board_interval
         self.upload_emojis = upload_emojis
@@ -138,7 +139,8 @@ class KwxBot(commands.Bot):
             tiles = TileFormatter()
             frontend = DiscordFrontEnd(self, store, tiles=tiles, languages=languages,
                                        board_interval=self.board_interval, ai_board_interval=self.ai_board_interval)
-            service = TableService(store, frontend, ai_delay=self.ai_delay, between_hands=self.between_hands)
+            pause = {} if self.claim_pause is None else {"claim_pause": self.claim_pause}
+            service = TableService(store, frontend, ai_delay=self.ai_delay, between_hands=self.between_hands, **pause)
             frontend.service = service
             self.kwx = Runtime(store, service, frontend, tiles, languages, table_seed=self.table_seed)
             await self.tree.set_translator(KwxTranslator())

@@ -161,7 +161,7 @@ def event_line(event: Mapping[str, Any], view: PublicView, lang: str, fmt: TileF
             return t("event.angang", lang, player=who)
         return t("event.bugang" if sort == "bugang" else "event.zhigang", lang, player=who, tile=tm)
     if kind == "rob_window":
-        return t("event.rob_window", lang, player=who, tile=tm)
+        return None  # the status line shows the 补杠 while it is held; its line comes when it completes
     if kind == "hu":
         return _hu_line(event, view, lang, tm)
     if kind == "huangzhuang":
@@ -252,9 +252,11 @@ def status_line(view: PublicView, lang: str, fmt: TileFormatter) -> str:
         return "▶ " + t("board.turn", lang, player=seat_name(view, view.turn_seat, lang)) + due
     if view.phase == "claim":
         # No "waiting for claims" and no claim deadline on the board: either would tell everyone that another
-        # player holds a pair or a win for this tile. Only the claimants' own panels say so.
+        # player holds a pair or a win for this tile. Only the claimants' own panels say so. The service holds
+        # every discard and 补杠 here for the same pause, whether or not anyone may claim it.
         tile = fmt.tile(view.claim_tile) if view.claim_tile is not None else "?"
-        return t("board.claim_open", lang, player=seat_name(view, view.turn_seat, lang), tile=tile)
+        key = "event.bugang" if view.claim_kind == "bugang" else "board.claim_open"
+        return t(key, lang, player=seat_name(view, view.turn_seat, lang), tile=tile)
     if view.phase == "piao":
         return t("board.piao_phase", lang) + due
     return t(f"phase.{view.phase}", lang) if view.phase in ("finished", "closed", "lobby") else view.phase

@@ -216,6 +216,7 @@ class HandState:
         self._payments: list[Payment] = []
         self._result: HandResult | None = None
         self._step = 0
+        self._pause = False  # see apply(pause=True)
         self._legal: dict[int, list[Action]] = {}
         self._shanten_floor = [-1] * N_SEATS  # a lower bound on the seat's shanten at its next decision
         self._events: list[Event] = [Deal(dealer, tuple(_sorted_tiles(c) for c in self._counts),
@@ -556,9 +557,13 @@ class HandState:
         return r
 
     # == apply ==========================================================================================
-    def apply(self, action: Action) -> list[Event]:
+    def apply(self, action: Action, *, pause: bool = False) -> list[Event]:
         """Apply one action; returns the events it caused (automatic draws and discards included).
-        Raises IllegalAction, changing nothing, when the action is not legal now."""
+        Raises IllegalAction, changing nothing, when the action is not legal now.
+
+        pause=True (for showing a hand, on a clone): stop at every discard and 补杠 declaration as if a claim
+        window were open even when nobody can claim (`held`); `resume()` goes on to the next such moment.
+        The hand reaches the same state as without pausing."""
         if action.__class__ is not Action:
             action = Action(*action)
         seat = action[0]
@@ -573,6 +578,7 @@ class HandState:
         events: list[Event] = []
         self._step += 1
         self._legal = {}
+        self._pause = pause
         phase = self._phase
         if phase == TURN:
             self._apply_turn(action, events)
@@ -580,6 +586,29 @@ class HandState:
             self._answer(action, events)
         else:
             self._answer_rob(action, events)
+        self._advance(events)
+        self._events.extend(events)
+        return events
+
+    @property
+    def held(self) -> bool:
+        """Stopped by apply(..., pause=True) at a discard or 补杠 that nobody can claim."""
+        return self._phase in (CLAIM, ROB) and not self._options
+
+    def resume(self) -> list[Event]:
+        """Close a window `held` open with nobody to answer and go on, stopping at the next such moment."""
+        if not self.held:
+            raise IllegalAction("nothing is held")
+        events: list[Event] = []
+        self._legal = {}
+        self._pause = True
+        if self._phase == CLAIM:
+            self._phase = _DRAW
+            self._turn = (self._pending_from + 1) % N_SEATS
+        else:
+            self._phase = TURN
+            assert self._pending is not None
+            self._complete_bugang(self._pending_from, self._pending, events)
         self._advance(events)
         self._events.extend(events)
         return events
@@ -655,7 +684,7 @@ class HandState:
         self._options = options
         self._answers = {}
         self._win_fans = fans
-        if options:
+        if options or self._pause:
             self._phase = CLAIM
         else:
             self._phase = _DRAW
@@ -741,7 +770,7 @@ class HandState:
             if r is not None:
                 options[s] = [_HU[s], _PASS[s]]
                 fans[s] = r
-        if not options:
+        if not options and not self._pause:
             self._complete_bugang(seat, tile, events)
             return
         self._pending = tile

@@ -44,6 +44,7 @@ from kwx.local.text import say, tiles_markup
 from kwx.present.i18n import resolve_lang, t
 from kwx.store import Store
 from kwx.table.errors import TableError
+from kwx.table.live import CLAIM_PAUSE
 from kwx.table.service import TableService
 from kwx.table.views import PlayerRef, PrivateView, PublicView, ResultView
 
@@ -410,7 +411,7 @@ class TerminalTable:
 
 async def play_terminal(db_path: str | Path, *, lang: str = "zh-CN", seed: str | None = None,
                         ai_delay: float = AI_DELAY, between_hands: float = BETWEEN_HANDS,
-                        turn_seconds: float | None = TURN_SECONDS,
+                        turn_seconds: float | None = TURN_SECONDS, claim_pause: float = CLAIM_PAUSE,
                         console: Console | None = None, lines: LineSource | None = None,
                         service_factory: Callable[..., Any] | None = None) -> int:
     """Open or resume the terminal table and play until `quit` or end of input. Returns the exit status."""
@@ -424,7 +425,8 @@ async def play_terminal(db_path: str | Path, *, lang: str = "zh-CN", seed: str |
                                table_id=existing.id if existing is not None else None)
     frontend.resuming = existing is not None
     factory = service_factory or TableService
-    service = factory(store, frontend, ai_delay=ai_delay, between_hands=between_hands, clock=clock)
+    service = factory(store, frontend, ai_delay=ai_delay, between_hands=between_hands, clock=clock,
+                      claim_pause=claim_pause)
     console.print(f"[bold]{say('banner', lang)}[/]  [dim]{escape(say('db', lang, path=store.path))}[/]",
                   highlight=False)
     try:

@@ -92,7 +92,7 @@ class Renderer:
             key = "event.bugang" if sort == "bugang" else "event.zhigang"
             return f"[bold]◆[/] {t(key, lang, player=who, tile=tm)}"
         if kind == "rob_window":
-            return f"[bold]◆[/] {say('rob_window', lang, player=who, tile=tm)}"
+            return None  # the status line shows the 补杠 while it is held; its line comes when it completes
         if kind == "hu":
             return self._hu_line(event, view, tm)
         if kind == "huangzhuang":
@@ -172,8 +172,9 @@ class Renderer:
         if view.phase == "turn" and view.turn_seat is not None:
             parts.append(say("turn_of", lang, player=self.name(view.turn_seat, view)))
         elif view.phase == "claim" and view.turn_seat is not None and view.claim_tile is not None:
-            parts.append(say("claim_on", lang, player=self.name(view.turn_seat, view),
-                             tile=tile_markup(view.claim_tile, lang)))
+            who, tile = self.name(view.turn_seat, view), tile_markup(view.claim_tile, lang)
+            parts.append(t("event.bugang", lang, player=who, tile=tile) if view.claim_kind == "bugang"
+                         else say("claim_on", lang, player=who, tile=tile))
         secs = self.seconds_left(view.deadline)
         if secs is not None:
             parts.append(f"⏱ {secs}s")

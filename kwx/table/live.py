@@ -49,6 +49,7 @@ PAUSE_REASONS = ("nobody", "seat_empty", "channel_lost")
 # Why a table closed: stopped by a person; idle while paused; its channel/thread/server went away; every
 # human left; a table with no human seat reached its hand limit.
 CLOSE_REASONS = ("stopped", "idle", "channel_gone", "empty", "hand_limit")
+CLAIM_PAUSE = 1.5  # seconds the board holds every discard and 补杠 at a table with a human (see `pause_s`)
 
 
 @dataclass
@@ -61,6 +62,8 @@ class Applied:
     liangdao_seats: list[int] = field(default_factory=list)
     finished: bool = False  # the hand ended with this record
     notices: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    base: float | None = None  # when the record's first moment shows (its time, or the end of a pause)
+    show_at: float | None = None  # when what the record leads to shows (after the pauses of its moments)
 
 
 class LiveTable:
@@ -69,7 +72,7 @@ class LiveTable:
 
     def __init__(self, table_id: int, guild: str, channel: str | None, rules: RuleSet, seed: str, host: str,
                  lobby: Iterable[PlayerRef] = (), spectators: Iterable[PlayerRef] = (), *,
-                 turn_seconds: float = 30.0, claim_seconds: float = 12.0) -> None:
+                 turn_seconds: float = 30.0, claim_seconds: float = 12.0, claim_pause: float = CLAIM_PAUSE) -> None:
         self.id = table_id
         self.guild = guild
         self.channel = channel
@@ -81,6 +84,7 @@ class LiveTable:
         self.players: dict[str, PlayerRef] = {p.player_id: p for p in self.lobby}
         self.turn_seconds = float(turn_seconds)
         self.claim_seconds = float(claim_seconds)
+        self.claim_pause = max(0.0, float(claim_pause))
 
         self.status = LOBBY
         self.step = 0  # +1 per game record (piao_open, piao, hand_start, action)
@@ -116,6 +120,8 @@ class LiveTable:
         self.hands_done = 0
         self.biggest: tuple[int, str, int] | None = None  # (amount won, player id, hand no) of the biggest hand
         self.close_reason: str | None = None
+        self.hold_until: float | None = None  # the board holds a discard or 补杠 until then (see `pause_s`)
+        self.hidden_answers = 0  # claim answers applied: steps the public board does not count
 
         # Runtime (owned by the service, not part of the replayed state).
         self.lock = asyncio.Lock()
@@ -123,6 +129,10 @@ class LiveTable:
         self.ai_timer: asyncio.TimerHandle | None = None
         self.last_private: dict[str, Any] = {}
         self.outbox: Any = None
+        self.ai_at: float | None = None  # when the AI timer is due, by the service's clock
+        self.delayed: list[tuple[float, Any, tuple[Any, ...], dict[str, Any]]] = []  # front-end calls, due later
+        self.flush_timer: asyncio.TimerHandle | None = None
+        self.send_due: float | None = None  # while set, front-end calls go out no earlier than this
 
     # == seats ===========================================================================================
     @property
@@ -161,6 +171,25 @@ class LiveTable:
         """The AI decides for this seat: an AI seat, or a human in 托管."""
         player = self.seat_player(seat)
         return player.is_ai or player.player_id in self.autoplay
+
+    @property
+    def pause_s(self) -> float:
+        """Seconds the board holds each discard and 补杠 declaration before the turn moves on, whether or not
+        anyone may claim it, so that nothing public depends on concealed tiles: `claim_pause` when a human
+        plays this hand (or sits out with rotation), 0 at a table of AI seats only."""
+        if not self.claim_pause:
+            return 0.0
+        ids = [*self.seating, *([self.waiting.player_id] if self.waiting is not None else [])]
+        return self.claim_pause if any(not self.players[pid].is_ai for pid in ids if pid in self.players) else 0.0
+
+    def holding(self, now: float) -> bool:
+        return self.hold_until is not None and now < self.hold_until
+
+    @property
+    def public_step(self) -> int:
+        """The step the board shows: claim answers are not counted (their number would tell how many seats
+        could claim)."""
+        return self.step - self.hidden_answers
 
     @property
     def hand_no(self) -> int:
@@ -248,6 +277,7 @@ class LiveTable:
         self.status = PIAO
         self.piao_picks = {}
         self.human_moved = self.human_asked = False
+        self.hold_until = None
         self._open_window(float(p["at"]))
         return Applied("piao_open", new_window=True)
 
@@ -276,6 +306,7 @@ class LiveTable:
         self.status = PLAYING
         if not self.rules.piao:  # with 漂 the hand began at piao_open
             self.human_moved = self.human_asked = False
+        self.hold_until = None
         self._open_window(float(p["at"]))
         return Applied("hand_start", events=list(self.hand.events), new_window=True)
 
@@ -286,8 +317,11 @@ class LiveTable:
         seat = int(p["seat"])
         tile = parse_tile(p["tile"]) if p.get("tile") else None
         claim = hand.phase in (CLAIM, ROB)
+        answered_rob = hand.phase == ROB
         events = hand.apply(Action(seat, p["verb"], tile))  # raises IllegalAction on a corrupt log
         self.step += 1
+        if claim:
+            self.hidden_answers += 1
         out = Applied("action", events=events)
         # A claim answer is nobody else's business: no timeout notice says a seat had a claim, and 托管 it
         # caused is announced once the window has closed.
@@ -302,6 +336,7 @@ class LiveTable:
         at = float(p["at"])
         if any(e.kind != "pass" for e in events):  # only hidden claim answers leave the window open
             out.new_window = True
+            at = self._pause_times(at, events, answered_rob, out)
             self._open_window(at, advance=False)
             out.notices[:0], self.held_notices = self.held_notices, []
         elif out.notices:
@@ -311,6 +346,10 @@ class LiveTable:
             self._hand_over(at)
             out.finished = True
         return out
+
+    def showing(self, hand: HandState, step: int) -> _Showing:
+        """Temporarily show another state of the hand in play (a moment the board holds; see `pause_s`)."""
+        return _Showing(self, hand, step)
 
     def _on_autoplay(self, p: dict[str, Any]) -> Applied:
         out = Applied("autoplay")
@@ -455,6 +494,21 @@ class LiveTable:
         if not self.human_asked and any(not self.players[self.seating[s]].is_ai for s in self.prompt_step):
             self.human_asked = True
 
+    def _pause_times(self, at: float, events: list[Event], answered_rob: bool, out: Applied) -> float:
+        """Times of a record that moves the hand on (see `pause_s`): every discard and 补杠 in its events is a
+        moment the board holds for the pause. The first shows at `at` (or when a pause still running ends),
+        each next one a pause later; a window left open is the last moment and is held too. Returns when the
+        decision the record leads to shows (its deadline counts from then)."""
+        base = at if self.hold_until is None else max(at, self.hold_until)
+        pause = self.pause_s
+        moments = _moments(events, answered_rob)
+        assert self.hand is not None
+        open_window = self.hand.phase in (CLAIM, ROB)
+        shown = base + max(0, moments - open_window) * pause
+        self.hold_until = base + moments * pause if pause and moments else None
+        out.base, out.show_at = base, shown
+        return shown
+
     def _track(self, player_id: str, by: str, verb: str, out: Applied, *, announce_timeout: bool = True,
                at: float | None = None) -> None:
         """Timeouts in a row put a human in 托管; any action of their own takes them out of it."""
@@ -568,7 +622,38 @@ class LiveTable:
 
     def options_json(self) -> dict[str, Any]:
         return {"host": self.host, "turn_seconds": self.turn_seconds, "claim_seconds": self.claim_seconds,
+                "claim_pause": self.claim_pause,
                 "spectators": [{"player_id": p.player_id, "name": p.name} for p in self.spectators.values()]}
+
+
+class _Showing:
+    def __init__(self, t: LiveTable, hand: HandState, step: int) -> None:
+        self._t, self._hand, self._step = t, hand, step
+
+    def __enter__(self) -> LiveTable:
+        t = self._t
+        self._saved = t.hand, t.step
+        t.hand, t.step = self._hand, self._step
+        return t
+
+    def __exit__(self, *exc: object) -> None:
+        self._t.hand, self._t.step = self._saved
+
+
+def _moments(events: Iterable[Event], answered_rob: bool) -> int:
+    """Discards and 补杠 declarations in a record's events (a rob window's own 补杠 was counted when it
+    opened)."""
+    n = 0
+    skip = answered_rob
+    for e in events:
+        if e.kind == "discard" or e.kind == "rob_window":
+            n += 1
+        elif e.kind == "gang" and e.gang == "bugang":  # type: ignore[attr-defined]
+            if skip:
+                skip = False
+            else:
+                n += 1
+    return n
 
 
 def parse_tile_arg(tile: Tile | str | None) -> Tile | None:

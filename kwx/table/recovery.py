@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from kwx.engine.rules import RuleSet
 from kwx.store import EventRow, TableRow
-from kwx.table.live import LiveTable
+from kwx.table.live import CLAIM_PAUSE, LiveTable
 from kwx.table.views import PlayerRef
 
 
@@ -23,7 +23,8 @@ def rebuild(row: TableRow, events: list[EventRow]) -> LiveTable:
     spectators = [PlayerRef(s["player_id"], s["name"]) for s in options.get("spectators", ())]
     t = LiveTable(row.id, row.guild, row.channel, RuleSet.from_json(row.rules), row.seed,
                   options.get("host") or (lobby[0].player_id if lobby else ""), lobby, spectators,
-                  turn_seconds=options.get("turn_seconds", 30.0), claim_seconds=options.get("claim_seconds", 12.0))
+                  turn_seconds=options.get("turn_seconds", 30.0), claim_seconds=options.get("claim_seconds", 12.0),
+                  claim_pause=options.get("claim_pause", CLAIM_PAUSE))
     for e in events:
         if e.kind in ("action", "piao") and e.payload.get("step") != t.step:
             raise ValueError(f"table {row.id}: record {e.seq} was made at step {e.payload.get('step')}, "

@@ -49,6 +49,9 @@ Choices where the brief is silent:
   that settle this table.
 - A claim answer that the others cannot see yet (碰 while the other claimant still decides) produces no
   board update: the board only changes when the window resolves.
+- No tell: at a table with a human, the board holds every discard and 补杠 for `claim_pause` seconds (1.5 by
+  default; 0 for benchmarks and tests) whether or not anyone may claim it; the public board shows neither
+  the claim deadline nor a count of claim answers (PublicView.step). See "the pause" below.
 """
 
 from __future__ import annotations
@@ -62,14 +65,14 @@ from typing import Any
 
 from kwx.engine.actions import VERBS, Action, IllegalAction
 from kwx.engine.ai import AI_LEVELS
-from kwx.engine.hand import CLAIM, ROB
+from kwx.engine.hand import CLAIM, ROB, TURN
 from kwx.engine.rules import STANDARD, RuleSet
 from kwx.engine.tiles import Tile, TileError
 from kwx.engine.wall import new_seed
 from kwx.store import Store, TableRow, settle_up
 from kwx.table.errors import TableError
 from kwx.table.journal import Journal
-from kwx.table.live import Applied, LiveTable, parse_tile_arg
+from kwx.table.live import CLAIM_PAUSE, Applied, LiveTable, parse_tile_arg
 from kwx.table.outbox import Outbox
 from kwx.table.phases import BETWEEN, CLOSED, LOBBY, PIAO, PLAYING
 from kwx.table.ports import FrontEnd
@@ -106,6 +109,12 @@ class ServiceStats:
 
 
 @dataclass
+class _Frames:
+    moments: list[list[tuple[Any, ...]]]  # per held moment: its front-end calls (call, args, kwargs)
+    tail: list[Any]  # the record's events after the last held moment
+
+
+@dataclass
 class _Move:
     seat: int
     move: Action | int  # an action, or a 漂 amount
@@ -116,12 +125,16 @@ class TableService:
     def __init__(self, store: Store, frontend: FrontEnd, *, ai_delay: float = 0.8, between_hands: float = 4.0,
                  clock: Callable[[], float] = time.time, group_commit: bool = True,
                  record_latency: bool = False, max_in_flight: int = 1,
-                 idle_close_minutes: float = IDLE_CLOSE_MINUTES, demo_hands: int | None = DEMO_HANDS) -> None:
+                 idle_close_minutes: float = IDLE_CLOSE_MINUTES, demo_hands: int | None = DEMO_HANDS,
+                 claim_pause: float = CLAIM_PAUSE) -> None:
+        if claim_pause < 0:
+            raise ValueError("claim_pause must be ≥ 0")
         self._store = store
         self.idle_close_minutes = idle_close_minutes
         self.demo_hands = demo_hands
         self._frontend = frontend
         self.ai_delay = ai_delay
+        self.claim_pause = claim_pause  # the default of new tables (see LiveTable.pause_s)
         self.between_hands = between_hands
         self._clock = clock
         self._journal = Journal(store, group=group_commit)
@@ -140,6 +153,7 @@ class TableService:
         self._in_flight = 0
         self._slot_free = asyncio.Event()
         self._running = True
+        self._capturing: list[tuple[Any, ...]] | None = None  # _pause_frames collects front-end calls here
         self.stats = ServiceStats(latencies=[] if record_latency else None)
 
     @property
@@ -196,6 +210,8 @@ class TableService:
                 task.cancel()
             await asyncio.gather(*pending, return_exceptions=True)
         await self._journal.idle()
+        for t in self._tables.values():
+            self._flush_held(t, everything=True)
         for outbox in list(self._outboxes.values()):
             await outbox.close()
         self._outboxes.clear()
@@ -211,19 +227,25 @@ class TableService:
     # == lobby ===========================================================================================
     async def open_table(self, guild: str, channel: str | None, host: PlayerRef, *, rules: RuleSet = STANDARD,
                          turn_seconds: float = 30, claim_seconds: float = 12, seed: str | None = None,
-                         max_open: int | None = None, max_hosted: int | None = None) -> int:
+                         max_open: int | None = None, max_hosted: int | None = None,
+                         claim_pause: float | None = None) -> int:
         """A new table with `host` seated; returns its id. One open table per channel; at most `max_open` open
-        tables in the guild and `max_hosted` open tables hosted by `host` (anywhere), when given. A timer of 0 seconds is
-        no timer: the table waits for that decision (the terminal against two AI players)."""
+        tables in the guild and `max_hosted` open tables hosted by `host` (anywhere), when given. A timer of 0
+        seconds is no timer: the table waits for that decision (the terminal against two AI players).
+        `claim_pause`: how long the board holds each discard (the service's default when None; see
+        LiveTable.pause_s)."""
         if turn_seconds < 0 or claim_seconds < 0:
             raise ValueError("turn_seconds and claim_seconds must be positive, or 0 for no timer")
+        claim_pause = self.claim_pause if claim_pause is None else claim_pause
+        if claim_pause < 0:
+            raise ValueError("claim_pause must be ≥ 0")
         async with self._open_lock:
             if channel is not None and self.table_in_channel(guild, channel) is not None:
                 raise TableError("table_exists", "this channel already has an open table")
             self._check_caps(guild, host.player_id, max_open, max_hosted)
             seed = seed or new_seed()
             t = LiveTable(0, guild, channel, rules, seed, host.player_id, [host],
-                          turn_seconds=turn_seconds, claim_seconds=claim_seconds)
+                          turn_seconds=turn_seconds, claim_seconds=claim_seconds, claim_pause=claim_pause)
             t.id = await self._store.create_table(guild, rules=rules, seed=seed, seats=t.seats_json(),
                                                   channel=channel, options=t.options_json())
             self._tables[t.id] = t
@@ -369,6 +391,7 @@ class TableService:
             else:
                 if t.status == PIAO:
                     raise TableError("illegal", "choose your 漂 first")
+                self._check_not_held(t)
                 action = self._validate(t, seat, verb, tile)
                 await self._apply_action(t, action, "player", received)
 
@@ -396,6 +419,11 @@ class TableService:
         """ADDED: fire every deadline (and start every next hand) that is due by the injected clock now.
         The timers do this by themselves; tests with a fake clock call it after moving the clock."""
         for t in list(self._tables.values()):
+            self._flush_held(t)
+            if t.ai_timer is not None and t.ai_at is not None and self._clock() >= t.ai_at:
+                t.ai_timer.cancel()
+                t.ai_timer = None
+                self._queue_ai(t.id, t.step)
             if t.paused is not None:
                 if self._clock() >= self._idle_due(t):
                     await self._idle_close(t.id, t.paused_at)
@@ -699,13 +727,20 @@ class TableService:
         return t.apply(kind, payload)
 
     async def _apply_action(self, t: LiveTable, action: Action, by: str, received: float) -> None:
+        frames = self._pause_frames(t, action)
         applied = await self._commit(t, "action", t.action_record(action, by, self._clock()))
-        self._show(t, applied)
-        self._measured(received)
-        if applied.finished:
-            self.stats.hands += 1
-            await self._finish_ledger(t)
-            await self._after_hand(t)
+        if frames:
+            self._send_frames(t, applied, frames)
+        t.send_due = applied.show_at
+        try:
+            self._show(t, applied)
+            self._measured(received)
+            if applied.finished:
+                self.stats.hands += 1
+                await self._finish_ledger(t)
+                await self._after_hand(t)
+        finally:
+            t.send_due = None
         self._arm(t)
 
     async def _apply_piao(self, t: LiveTable, seat: int, amount: int, by: str, received: float) -> None:
@@ -741,6 +776,7 @@ class TableService:
         applied = await self._commit(t, "stop", {"by": by, "at": self._clock(), "reason": reason})
         await self._store.close_table(t.id)
         _cancel(t)
+        self._flush_held(t, everything=True)
         self._show(t, applied)
         closed = getattr(self._frontend, "table_closed", None)  # optional in the FrontEnd port
         if closed is not None and t.state is not None:  # a game was played: its summary
@@ -764,6 +800,20 @@ class TableService:
 
     # == internals: telling the front end ================================================================
     def _send(self, t: LiveTable, call: Callable[..., Coroutine[Any, Any, None]], *args: Any, **kwargs: Any) -> None:
+        """Queue a front-end call: now, or (after a discard the board holds) when `t.send_due` comes; calls
+        never overtake each other."""
+        if self._capturing is not None:
+            self._capturing.append((call, args, kwargs))
+            return
+        due = t.send_due
+        if t.delayed or (due is not None and due > self._clock()):
+            last = t.delayed[-1][0] if t.delayed else 0.0
+            t.delayed.append((max(due or 0.0, last), call, args, kwargs))
+            self._arm_flush(t)
+            return
+        self._put(t, call, *args, **kwargs)
+
+    def _put(self, t: LiveTable, call: Callable[..., Coroutine[Any, Any, None]], *args: Any, **kwargs: Any) -> None:
         if t.outbox is None:
             t.outbox = self._outboxes[t.id] = Outbox(t.id, on_closed=lambda: self._outboxes.pop(t.id, None))
         t.outbox.put(call, *args, **kwargs)
@@ -801,6 +851,79 @@ class TableService:
                 everyone or t.prompt_step.get(seat) == t.step)
             self._send(t, fe.hand_changed, player, view, prompt=prompt)
 
+    # == internals: the pause after each discard (the board tells nothing concealed) =========================
+    # At a table with a human, every discard and 补杠 is held on the board for the same `pause_s` seconds
+    # whether or not anyone may claim it (LiveTable.pause_s). When nobody may, the engine has already moved on
+    # (the next draw is part of the same record): the moments in between are shown from a clone of the hand
+    # that stops at each of them (HandState.apply(pause=True)), exactly as a claim window would show, and what
+    # follows is sent when the pause ends. AI claim answers come within the pause and show at its end; a human
+    # who answers during the pause is shown at its end too; nobody may act on a turn the pause still hides.
+    def _pause_frames(self, t: LiveTable, action: Action) -> _Frames | None:
+        """The front-end calls of each moment the record will hold before its last one, and the events after
+        them; None when the board holds nothing more than the record's own show."""
+        if t.pause_s <= 0 or t.status != PLAYING or t.hand is None:
+            return None
+        hand = t.hand.clone()
+        events = hand.apply(action, pause=True)
+        moments: list[list[tuple[Any, ...]]] = []
+        while hand.held:
+            self._capturing = []
+            try:
+                with t.showing(hand, t.step + 1):
+                    self._show(t, Applied("action", events=events, new_window=True, liangdao_seats=[
+                        e.seat for e in events if e.kind == "liangdao"]))  # type: ignore[attr-defined]
+                moments.append(self._capturing)
+            finally:
+                self._capturing = None
+            events = hand.resume()
+        return _Frames(moments, events) if moments else None
+
+    def _send_frames(self, t: LiveTable, applied: Applied, frames: _Frames) -> None:
+        """Queue the held moments a pause apart; the record's own show (the events after them) comes last.
+        The record's notices go with its first moment, as they would with a claim window."""
+        assert applied.base is not None
+        pause = t.pause_s
+        for i, calls in enumerate(frames.moments):
+            t.send_due = applied.base + i * pause
+            notices = [(self._frontend.notice, (t.id, key), fmt) for key, fmt in applied.notices] if i == 0 else []
+            boards = [c for c in calls if c[0] != self._frontend.hand_changed]
+            panels = [c for c in calls if c[0] == self._frontend.hand_changed]
+            for call, args, kwargs in [*boards, *notices, *panels]:
+                self._send(t, call, *args, **kwargs)
+        t.send_due = None
+        applied.events = frames.tail
+        applied.notices = []
+        applied.liangdao_seats = [e.seat for e in frames.tail if e.kind == "liangdao"]  # type: ignore[attr-defined]
+
+    def _check_not_held(self, t: LiveTable) -> None:
+        """During the pause after a discard nobody claimed, the next turn is not open yet (it is not shown)."""
+        if t.hand is not None and t.hand.phase == TURN and t.holding(self._clock()):
+            raise TableError("not_your_turn", "nothing is asked of you now")
+
+    def _arm_flush(self, t: LiveTable) -> None:
+        if t.flush_timer is None and t.delayed:
+            delay = max(0.0, t.delayed[0][0] - self._clock())
+            t.flush_timer = asyncio.get_running_loop().call_later(delay, self._flush_held, t)
+
+    def _flush_held(self, t: LiveTable, *, everything: bool = False) -> None:
+        """Send the front-end calls that are due (all of them with everything=True)."""
+        if t.flush_timer is not None:
+            t.flush_timer.cancel()
+            t.flush_timer = None
+        now = self._clock()
+        while t.delayed and (everything or t.delayed[0][0] <= now):
+            _, call, args, kwargs = t.delayed.pop(0)
+            self._put(t, call, *args, **kwargs)
+        self._arm_flush(t)
+
+    def _ai_due(self, t: LiveTable) -> float:
+        """When the AI decides: `ai_delay` after the decision showed; a claim answer within the pause."""
+        opened = t.wait_started if t.wait_started is not None else self._clock()
+        due = opened + self.ai_delay
+        if t.hold_until is not None and t.hand is not None and t.hand.phase in (CLAIM, ROB):
+            due = min(due, t.hold_until)
+        return due
+
     def _measured(self, received: float) -> None:
         self.stats.actions += 1
         if self.stats.latencies is not None:
@@ -827,8 +950,10 @@ class TableService:
             return
         to_act = t.to_act()
         if any(t.machine_plays(s) for s in to_act):
-            if self.ai_delay > 0:
-                t.ai_timer = loop.call_later(self.ai_delay, self._queue_ai, t.id, t.step)
+            t.ai_at = self._ai_due(t)
+            delay = t.ai_at - self._clock()
+            if delay > 0:
+                t.ai_timer = loop.call_later(delay, self._queue_ai, t.id, t.step)
             else:
                 self._queue_ai(t.id, t.step)
         deadline = t.deadline

@@ -102,11 +102,12 @@ def public_view(t: LiveTable, last_events: Iterable[dict[str, Any]] = ()) -> Pub
                 revealed=public_concealed(hand, s), waits=tuple(hand.liangdao_waits(s)) if declared else (),
                 piao=hand.piao[s], **common))
         waiting = t.waiting
-    turn_seat = claim_tile = None
+    turn_seat = claim_tile = claim_kind = None
     if hand is not None and t.status == PLAYING:
         pending = hand.pending
         if pending is not None:
             turn_seat, claim_tile = pending
+            claim_kind = "bugang" if hand.phase == ROB else "discard"
         elif hand.phase == TURN:
             turn_seat = hand.turn
     if hand is not None:
@@ -114,10 +115,13 @@ def public_view(t: LiveTable, last_events: Iterable[dict[str, Any]] = ()) -> Pub
     else:
         setup = t.setup or t.next
         base, wall = t.rules.base * (setup.base_multiplier if setup else 1), 0
-    return PublicView(table_id=t.id, hand_no=t.hand_no, step=t.step, phase=board_phase(t), seats=tuple(seats),
-                      wall_remaining=wall, turn_seat=turn_seat, claim_tile=claim_tile, deadline=t.deadline,
+    phase = board_phase(t)
+    # A claim window's deadline is the claimants' business; the board shows the discard (or 补杠) alone.
+    deadline = None if phase == "claim" else t.deadline
+    return PublicView(table_id=t.id, hand_no=t.hand_no, step=t.public_step, phase=phase, seats=tuple(seats),
+                      wall_remaining=wall, turn_seat=turn_seat, claim_tile=claim_tile, deadline=deadline,
                       base=base, rules_name=t.rules.preset_name, last_events=tuple(last_events),
-                      waiting_player=waiting, paused=t.paused)
+                      waiting_player=waiting, paused=t.paused, claim_kind=claim_kind)
 
 
 def public_events(events: Iterable[Any]) -> list[dict[str, Any]]:

@@ -58,14 +58,15 @@ class PublicView:
     phase: str  # lobby | turn | claim | finished | closed
     seats: tuple[SeatView, ...]
     wall_remaining: int = 0
-    turn_seat: int | None = None  # whose move it is (turn phase) or whose discard is under claim
+    turn_seat: int | None = None  # whose move it is (turn phase) or whose discard (补杠) the board holds
     claim_tile: Tile | None = None
-    deadline: float | None = None  # unix time (seconds) when the current wait times out
+    deadline: float | None = None  # unix time (seconds) when the current wait times out; None in phase claim
     base: int = 1  # points per fan this hand (上楼 included)
     rules_name: str = "standard"
     last_events: tuple[dict, ...] = ()  # public JSON of the events since the previous view
     waiting_player: PlayerRef | None = None  # rotation: the fourth player sitting out
     paused: str | None = None  # why the table is paused (kwx.table.live.PAUSE_REASONS), None while it plays
+    claim_kind: str | None = None  # phase claim: "discard" (X 打出 T) or "bugang" (X 补杠 T)
 
 
 @dataclass(frozen=True)

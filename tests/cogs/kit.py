@@ -232,7 +232,7 @@ async def start_kit(tmp_path: Path, *, names: Iterable[str] = ("alice", "bob", "
                     closed_dms: Iterable[str] = (), seed: str | None = "kwx-test", db_name: str = "kwx.sqlite3",
                     locale: str = "zh-CN", **bot_options: Any) -> Kit:
     options = {"ai_delay": 0.0, "between_hands": 0.0, "board_interval": 0.0, "ai_board_interval": 0.0,
-               "table_seed": seed} | bot_options
+               "table_seed": seed, "claim_pause": 0.0} | bot_options
     bot = KwxBot(Settings(), db_path=tmp_path / db_name, **options)
     world = await make_world(bot, names=names, closed_dms=closed_dms, locale=locale, run_setup_hook=True)
     return Kit(bot, world)
@@ -263,7 +263,8 @@ async def restart(kit: Kit, **bot_options: Any) -> Kit:
     await bot.shutdown_kwx()
     await old.close()
     options = {"ai_delay": bot.ai_delay, "between_hands": bot.between_hands, "board_interval": bot.board_interval,
-               "ai_board_interval": bot.ai_board_interval, "table_seed": bot.table_seed} | bot_options
+               "ai_board_interval": bot.ai_board_interval, "table_seed": bot.table_seed,
+               "claim_pause": bot.claim_pause} | bot_options
     new_bot = KwxBot(Settings(), db_path=bot.db_path, **options)
     fake = FakeDiscord(new_bot)
     await fake.start()

@@ -104,7 +104,7 @@ async def test_autoplay_and_the_terminal_table_leave_each_other_alone(tmp_path: 
 
     db = tmp_path / "kwx.sqlite3"
     quiet = Console(file=io.StringIO())
-    await play_terminal(db, lang="en", seed="t", ai_delay=0, console=quiet, lines=ScriptedLines(["quit"]))
+    await play_terminal(db, lang="en", seed="t", ai_delay=0, claim_pause=0, console=quiet, lines=ScriptedLines(["quit"]))
     async with await Store.open(db) as store:
         terminal = await find_local_table(store, TERMINAL_CHANNEL)
         assert terminal is not None
@@ -116,7 +116,7 @@ async def test_autoplay_and_the_terminal_table_leave_each_other_alone(tmp_path: 
         assert (await find_local_table(store, TERMINAL_CHANNEL)).id == terminal.id
     # and the terminal resumes its own table, not the autoplay one
     out = io.StringIO()
-    await play_terminal(db, lang="en", ai_delay=0, console=Console(file=out, width=120),
+    await play_terminal(db, lang="en", ai_delay=0, claim_pause=0, console=Console(file=out, width=120),
                         lines=ScriptedLines(["quit"]))
     assert f"Resuming table {terminal.id}," in out.getvalue()
 

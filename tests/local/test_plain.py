@@ -348,7 +348,7 @@ async def test_a_whole_hand_against_two_ais_ends_with_the_result_block(tmp_path)
             return await holder["player"].readline()
 
     status = await asyncio.wait_for(
-        play_terminal(tmp_path / "kwx.sqlite3", lang="en", seed="console-test", ai_delay=0, between_hands=30,
+        play_terminal(tmp_path / "kwx.sqlite3", lang="en", seed="console-test", ai_delay=0, claim_pause=0, between_hands=30,
                       console=console, lines=Lines(), service_factory=factory), timeout=60)
     assert status == 0
     text = output(console)
@@ -359,7 +359,7 @@ async def test_a_whole_hand_against_two_ais_ends_with_the_result_block(tmp_path)
     # the table stays open: a second run resumes it instead of opening a new one
     console2 = make_console()
     holder.clear()
-    await asyncio.wait_for(play_terminal(tmp_path / "kwx.sqlite3", lang="en", ai_delay=0, between_hands=30,
+    await asyncio.wait_for(play_terminal(tmp_path / "kwx.sqlite3", lang="en", ai_delay=0, claim_pause=0, between_hands=30,
                                          console=console2, lines=ScriptedLines(["quit"]), service_factory=factory),
                            timeout=30)
     assert "Resuming table" in output(console2)

@@ -61,6 +61,7 @@ async def make_service(store, frontend) -> AsyncIterator[Callable[..., TableServ
 
     def make(**kwargs) -> TableService:
         kwargs.setdefault("ai_delay", 0)
+        kwargs.setdefault("claim_pause", 0)  # tests of the pause after each discard set it
         kwargs.setdefault("between_hands", 60)
         svc = TableService(kwargs.pop("store", store), kwargs.pop("frontend", frontend), **kwargs)
         made.append(svc)

@@ -79,11 +79,11 @@ async def test_the_kth_hand_is_fixed_by_the_seed_however_the_run_is_cut(make_ser
     fe2 = RecordingFrontEnd()
     other = await Store.open(db_path.with_name("other.sqlite3"))
     try:
-        first = TableService(other, fe2, ai_delay=0, between_hands=3600)
+        first = TableService(other, fe2, ai_delay=0, claim_pause=0, between_hands=3600)
         table2 = await ai_table(first, "same-seed")
         await finished_hands(fe2, table2, 1)
         await first.shutdown()
-        second = TableService(other, fe2, ai_delay=0, between_hands=0, clock=lambda: 4e9)
+        second = TableService(other, fe2, ai_delay=0, claim_pause=0, between_hands=0, clock=lambda: 4e9)
         await second.start()
         await finished_hands(fe2, table2, 2)
         await second.stop(table2, AI_HOST_ID)

@@ -96,7 +96,7 @@ async def test_restart_keeps_a_paused_table_paused(make_service, frontend, clock
     await svc.shutdown()
     fe2 = RecordingFrontEnd()
     async with await Store.open(db_path) as store2:
-        second = TableService(store2, fe2, ai_delay=0, between_hands=5, clock=clock)
+        second = TableService(store2, fe2, ai_delay=0, claim_pause=0, between_hands=5, clock=clock)
         assert await second.start() == [table]
         clock.advance(600)
         await second.tick()

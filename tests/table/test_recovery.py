@@ -31,7 +31,7 @@ async def play_own_moves(svc, frontend, table, player_id, moves: int) -> int:
 
 
 async def test_restart_mid_hand_gives_the_same_table(store, frontend, db_path, clock):
-    first = TableService(store, frontend, ai_delay=0, between_hands=60, clock=clock)
+    first = TableService(store, frontend, ai_delay=0, claim_pause=0, between_hands=60, clock=clock)
     table = await table_with(first, ANN, seed="restart-seed")
     await first.start_game(table, by=ANN.player_id)
     last = await play_own_moves(first, frontend, table, ANN.player_id, 3)
@@ -43,7 +43,7 @@ async def test_restart_mid_hand_gives_the_same_table(store, frontend, db_path, c
 
     fe2 = RecordingFrontEnd()
     async with await Store.open(db_path) as store2:
-        second = TableService(store2, fe2, ai_delay=0, between_hands=60, clock=clock)
+        second = TableService(store2, fe2, ai_delay=0, claim_pause=0, between_hands=60, clock=clock)
         assert await second.start() == [table]
         assert second.public_view(table) == board
         assert second.private_view(table, ANN.player_id) == mine
@@ -71,7 +71,7 @@ async def test_restart_mid_hand_gives_the_same_table(store, frontend, db_path, c
 
 async def test_a_restart_gives_the_open_decision_a_fresh_deadline(store, frontend, db_path, clock):
     """The time the service was down is nobody's timeout: her turn waits a full turn time from the restart."""
-    first = TableService(store, frontend, ai_delay=0, between_hands=60, clock=clock)
+    first = TableService(store, frontend, ai_delay=0, claim_pause=0, between_hands=60, clock=clock)
     table = await table_with(first, ANN, seed="deadline-seed", turn_seconds=30, claim_seconds=10)
     await first.start_game(table, by=ANN.player_id)
     view = await wait_prompt(frontend, first, table, ANN.player_id)
@@ -79,7 +79,7 @@ async def test_a_restart_gives_the_open_decision_a_fresh_deadline(store, fronten
     clock.advance(45)  # the service was down past her deadline
     fe2 = RecordingFrontEnd()
     async with await Store.open(db_path) as store2:
-        second = TableService(store2, fe2, ai_delay=0, between_hands=60, clock=clock)
+        second = TableService(store2, fe2, ai_delay=0, claim_pause=0, between_hands=60, clock=clock)
         await second.start()
         await second.tick()
         await second.flush()
@@ -102,7 +102,7 @@ class CrashingLedger(Exception):
 
 async def test_crash_between_the_hand_end_and_the_ledger_write(store, frontend, db_path, monkeypatch):
     host = PlayerRef("ai:standard:7", "AI 7", "standard")
-    first = TableService(store, frontend, ai_delay=0, between_hands=3600)
+    first = TableService(store, frontend, ai_delay=0, claim_pause=0, between_hands=3600)
 
     async def crash(record):
         raise CrashingLedger("the process died here")
@@ -119,7 +119,7 @@ async def test_crash_between_the_hand_end_and_the_ledger_write(store, frontend, 
     async with await Store.open(db_path) as store2:
         assert await store2.hand_id(table, 1) is None
         fe2 = RecordingFrontEnd()
-        second = TableService(store2, fe2, ai_delay=0, between_hands=3600)
+        second = TableService(store2, fe2, ai_delay=0, claim_pause=0, between_hands=3600)
         await second.start()
         await second.flush()
         hand_id = await store2.hand_id(table, 1)
@@ -131,7 +131,7 @@ async def test_crash_between_the_hand_end_and_the_ledger_write(store, frontend, 
         assert sorted(r.balance for r in sheet.rows if r.balance) == sorted(n for n in result.net if n)
         await second.shutdown()
 
-        third = TableService(store2, RecordingFrontEnd(), ai_delay=0, between_hands=3600)
+        third = TableService(store2, RecordingFrontEnd(), ai_delay=0, claim_pause=0, between_hands=3600)
         await third.start()
         await third.shutdown()
         assert len(await store2.entries(GUILD, hand_id=hand_id, limit=500)) == len(entries)
@@ -141,7 +141,7 @@ async def test_crash_between_the_hand_end_and_the_ledger_write(store, frontend, 
 @pytest.mark.parametrize("cut_after", [1, 4])
 async def test_replay_checks_every_record_against_its_step(store, frontend, db_path, cut_after):
     """The replay is exact: every logged action was made at the step the replay reaches before it."""
-    svc = TableService(store, frontend, ai_delay=0, between_hands=60)
+    svc = TableService(store, frontend, ai_delay=0, claim_pause=0, between_hands=60)
     table = await table_with(svc, ANN, seed=f"steps-{cut_after}")
     await svc.start_game(table, by=ANN.player_id)
     await play_own_moves(svc, frontend, table, ANN.player_id, cut_after)
@@ -155,7 +155,7 @@ async def test_replay_checks_every_record_against_its_step(store, frontend, db_p
 async def test_restart_during_the_piao_choice(store, frontend, db_path, clock):
     from kwx.engine.rules import RuleSet
 
-    first = TableService(store, frontend, ai_delay=0, between_hands=60, clock=clock)
+    first = TableService(store, frontend, ai_delay=0, claim_pause=0, between_hands=60, clock=clock)
     table = await table_with(first, ANN, seed="piao-restart", rules=RuleSet.preset("shiyan"))
     await first.start_game(table, by=ANN.player_id)
     view = await wait_prompt(frontend, first, table, ANN.player_id)
@@ -166,7 +166,7 @@ async def test_restart_during_the_piao_choice(store, frontend, db_path, clock):
 
     fe2 = RecordingFrontEnd()
     async with await Store.open(db_path) as store2:
-        second = TableService(store2, fe2, ai_delay=0, between_hands=60, clock=clock)
+        second = TableService(store2, fe2, ai_delay=0, claim_pause=0, between_hands=60, clock=clock)
         await second.start()
         assert second.public_view(table) == board
         assert second.private_view(table, ANN.player_id) == view
