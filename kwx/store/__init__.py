@@ -46,10 +46,12 @@ Queries (kwx.store.queries); every one names the guild.
 Errors: ValueError (bad input: a hand whose money does not add up, a non-int amount), ReversalRefused (a
 ValueError with .code 'already' | 'reversal' | 'hand': a correction the append-only ledger refuses),
 NotFound (unknown table/hand/entry in that guild), DuplicateEvent, StoreError (newer schema, bad import).
+`is_transient(exc)` tells a failure that may pass (locked, disk full, I/O) from a refusal (kwx.store.faults).
 """
 
 from kwx.store.csvio import entries_to_csv, parse_csv
 from kwx.store.db import default_db_path
+from kwx.store.faults import StoreUnavailable, is_transient
 from kwx.store.migrations import SCHEMA_VERSION
 from kwx.store.models import (
     LEDGER_REASONS,
@@ -84,7 +86,7 @@ __all__ = [
     "LEDGER_REASONS", "PAY", "PERIODS", "PLAY_REASONS", "SCHEMA_VERSION", "SETTLEMENT",
     "BalanceRow", "BalanceSheet", "DuplicateEvent", "EventRow", "HandHistory", "HandRecord", "LeaderRow",
     "LedgerEntry", "NewEvent", "NotFound", "Payment", "PlayerStats", "ReversalRefused", "SeatResult", "Store",
-    "StoreError",
+    "StoreError", "StoreUnavailable", "is_transient",
     "TableRow", "Transfer", "as_dict", "default_db_path", "entries_to_csv", "parse_csv", "payments_from_seats",
     "settle_up",
 ]

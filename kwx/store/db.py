@@ -8,6 +8,7 @@ and a crash never leaves half an operation.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import json
 import os
@@ -110,9 +111,18 @@ class StoreBase:
             try:
                 yield self._db
             except BaseException:
-                await self._db.execute("ROLLBACK")
+                await self._rollback()
                 raise
-            await self._db.execute("COMMIT")
+            try:
+                await self._db.execute("COMMIT")
+            except BaseException:  # SQLITE_BUSY on COMMIT leaves the transaction open: end it, or every
+                await self._rollback()  # later BEGIN fails and the store is stuck until a restart
+                raise
+
+    async def _rollback(self) -> None:
+        if self._db.in_transaction:
+            with contextlib.suppress(sqlite3.Error):  # already rolled back by SQLite (disk full, I/O error)
+                await self._db.execute("ROLLBACK")
 
     @asynccontextmanager
     async def _read(self) -> AsyncIterator[aiosqlite.Connection]:

@@ -61,7 +61,7 @@ import logging
 import time
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from kwx.engine.actions import VERBS, Action, IllegalAction
 from kwx.engine.ai import AI_LEVELS
@@ -69,7 +69,7 @@ from kwx.engine.hand import CLAIM, ROB, TURN
 from kwx.engine.rules import STANDARD, RuleSet
 from kwx.engine.tiles import Tile, TileError
 from kwx.engine.wall import new_seed
-from kwx.store import Store, TableRow, settle_up
+from kwx.store import Store, TableRow, is_transient, settle_up
 from kwx.table.errors import TableError
 from kwx.table.journal import Journal
 from kwx.table.live import CLAIM_PAUSE, Applied, LiveTable, parse_tile_arg
@@ -89,10 +89,12 @@ from kwx.table.views import (
 )
 
 logger = logging.getLogger(__name__)
+_T = TypeVar("_T")
 
 __all__ = ["TableError", "TableService", "ServiceStats"]
 
-LEDGER_RETRY_S = 5.0  # a failed ledger write is tried again this often before the next hand may start
+LEDGER_RETRY_S = 5.0  # a ledger write refused for good is tried again this often before the next hand starts
+STORE_RETRY = (0.1, 5.0)  # a store write that may pass is tried again after 0.1 s, doubling up to every 5 s
 IDLE_CLOSE_MINUTES = 30.0  # a paused table closes by itself after this long
 DEMO_HANDS = 100  # a table with no human seat closes after this many hands
 
@@ -106,6 +108,7 @@ class ServiceStats:
     hands: int = 0
     latencies: list[float] | None = None
     errors: int = 0
+    store_retries: int = 0  # store writes tried again after a failure that may pass (kwx.store.is_transient)
 
 
 @dataclass
@@ -126,7 +129,7 @@ class TableService:
                  clock: Callable[[], float] = time.time, group_commit: bool = True,
                  record_latency: bool = False, max_in_flight: int = 1,
                  idle_close_minutes: float = IDLE_CLOSE_MINUTES, demo_hands: int | None = DEMO_HANDS,
-                 claim_pause: float = CLAIM_PAUSE) -> None:
+                 claim_pause: float = CLAIM_PAUSE, store_retry: tuple[float, float] = STORE_RETRY) -> None:
         if claim_pause < 0:
             raise ValueError("claim_pause must be ≥ 0")
         self._store = store
@@ -135,6 +138,7 @@ class TableService:
         self._frontend = frontend
         self.ai_delay = ai_delay
         self.claim_pause = claim_pause  # the default of new tables (see LiveTable.pause_s)
+        self.store_retry = store_retry  # (first wait, longest wait) between tries of a failing store write
         self.between_hands = between_hands
         self._clock = clock
         self._journal = Journal(store, group=group_commit)
@@ -154,6 +158,7 @@ class TableService:
         self._slot_free = asyncio.Event()
         self._running = True
         self._capturing: list[tuple[Any, ...]] | None = None  # _pause_frames collects front-end calls here
+        self._store_down: set[int] = set()  # tables whose last store write failed and is being retried
         self.stats = ServiceStats(latencies=[] if record_latency else None)
 
     @property
@@ -722,17 +727,23 @@ class TableService:
     async def _commit(self, t: LiveTable, kind: str, payload: dict[str, Any]) -> Applied:
         """Write the record (committed) and then apply it. Call with `t.lock` held and the record valid."""
         hand_no = t.hand_no if kind not in ("piao_open", "hand_start") else int(payload["setup"]["hand_no"])
-        await self._journal.append(t.id, t.seq + 1, hand_no, kind, payload)
+
+        async def write() -> None:
+            if "at" in payload and self._store_failing(t):
+                payload["at"] = self._clock()  # not written yet: the next decision's time counts from now
+            await self._journal.append(t.id, t.seq + 1, hand_no, kind, payload)
+
+        await self._durably(t, f"event {t.seq + 1} ({kind})", write)
         t.seq += 1
         return t.apply(kind, payload)
 
     async def _apply_action(self, t: LiveTable, action: Action, by: str, received: float) -> None:
-        frames = self._pause_frames(t, action)
-        applied = await self._commit(t, "action", t.action_record(action, by, self._clock()))
-        if frames:
-            self._send_frames(t, applied, frames)
-        t.send_due = applied.show_at
         try:
+            frames = self._pause_frames(t, action)
+            applied = await self._commit(t, "action", t.action_record(action, by, self._clock()))
+            if frames:
+                self._send_frames(t, applied, frames)
+            t.send_due = applied.show_at
             self._show(t, applied)
             self._measured(received)
             if applied.finished:
@@ -741,28 +752,34 @@ class TableService:
                 await self._after_hand(t)
         finally:
             t.send_due = None
-        self._arm(t)
+            self._arm(t)  # the table keeps its timers whatever happened to the write
 
     async def _apply_piao(self, t: LiveTable, seat: int, amount: int, by: str, received: float) -> None:
-        applied = await self._commit(t, "piao", t.piao_record(seat, amount, by, self._clock()))
-        if len(t.piao_picks) == 3:
-            self._show(t, applied, board=False)
-            applied = await self._commit(t, "hand_start", t.deal_record(self._clock()))
-        self._show(t, applied, board=applied.kind == "hand_start")
-        self._measured(received)
-        self._arm(t)
+        try:
+            applied = await self._commit(t, "piao", t.piao_record(seat, amount, by, self._clock()))
+            if len(t.piao_picks) == 3:
+                self._show(t, applied, board=False)
+                applied = await self._commit(t, "hand_start", t.deal_record(self._clock()))
+            self._show(t, applied, board=applied.kind == "hand_start")
+            self._measured(received)
+        finally:
+            self._arm(t)
 
     async def _open_next_hand(self, t: LiveTable) -> None:
-        kind, payload = t.next_hand_record(self._clock())
-        applied = await self._commit(t, kind, payload)
-        self._show(t, applied)
-        self._arm(t)
+        try:
+            kind, payload = t.next_hand_record(self._clock())
+            applied = await self._commit(t, kind, payload)
+            self._show(t, applied)
+        finally:
+            self._arm(t)
 
     async def _finish_ledger(self, t: LiveTable, *, resumed: bool = False) -> bool:
         """Write the finished hand to the ledger (idempotent), then tell the front end. After a restart the
         front end is told only when this wrote the hand (the crash came before the ledger write)."""
         try:
-            written = await self._store.finish_hand(t.hand_record())
+            record = t.hand_record()
+            written = await self._durably(t, f"hand {t.hand_no} to the ledger",
+                                          lambda: self._store.finish_hand(record))
         except Exception:
             logger.exception("table %s: the ledger write of hand %s failed; will retry", t.id, t.hand_no)
             self.stats.errors += 1
@@ -774,7 +791,7 @@ class TableService:
 
     async def _close(self, t: LiveTable, by: str, *, reason: str = "stopped") -> None:
         applied = await self._commit(t, "stop", {"by": by, "at": self._clock(), "reason": reason})
-        await self._store.close_table(t.id)
+        await self._durably(t, "the closing of the table", lambda: self._store.close_table(t.id))
         _cancel(t)
         self._flush_held(t, everything=True)
         self._show(t, applied)
@@ -797,6 +814,37 @@ class TableService:
             raise
         for p in lobby:
             t.players[p.player_id] = p
+
+    # == internals: store failures that may pass ===========================================================
+    async def _durably(self, t: LiveTable, what: str, write: Callable[[], Coroutine[Any, Any, _T]]) -> _T:
+        """Run a store write, trying again with backoff while it fails in a way that may pass (a locked
+        database, a full disk, an I/O error: kwx.store.is_transient), for as long as the service runs. The
+        players are told once that saving is being retried and once that it works again. A failed write
+        changed nothing (one transaction), so trying it again writes it exactly once. Holds `t.lock`: the
+        table waits, its timers stay armed, and what they fire waits for the write."""
+        wait, longest = self.store_retry
+        while True:
+            try:
+                result = await write()
+            except Exception as exc:
+                if not self._running or not is_transient(exc):
+                    raise
+                self.stats.store_retries += 1
+                if t.id not in self._store_down:
+                    self._store_down.add(t.id)
+                    logger.warning("table %s: writing %s failed (%s); retrying", t.id, what, exc)
+                    self._put(t, self._frontend.notice, t.id, "event.store_retrying")
+                await asyncio.sleep(wait)
+                wait = min(longest, wait * 2)
+                continue
+            if t.id in self._store_down:
+                self._store_down.discard(t.id)
+                logger.warning("table %s: writing %s worked again", t.id, what)
+                self._put(t, self._frontend.notice, t.id, "event.store_recovered")
+            return result
+
+    def _store_failing(self, t: LiveTable) -> bool:
+        return t.id in self._store_down
 
     # == internals: telling the front end ================================================================
     def _send(self, t: LiveTable, call: Callable[..., Coroutine[Any, Any, None]], *args: Any, **kwargs: Any) -> None:
