@@ -32,6 +32,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="with --local: three AI players play until N more hands are finished (table channel 'autoplay')")
     p.add_argument("--delay", type=float, metavar="S", default=None,
                    help="seconds an AI player waits before acting (default 0.8 at the terminal, 0 for --autoplay)")
+    p.add_argument("--claim-pause", type=float, metavar="S", default=None,
+                   help="Discord: seconds the board holds every discard at a table with a human, whether or not anyone "
+                        "may claim it (default 1.5; 0 for tests)")
     p.add_argument("--seed", metavar="S", default=None,
                    help="wall seed for a NEW local table (an open table keeps the seed it was created with)")
     p.add_argument("--plain", action="store_true",
@@ -234,7 +237,8 @@ def run_discord(args: argparse.Namespace, settings: Settings) -> int:
     use_api_base(settings.api_base)
     bot = KwxBot(settings, db_path=args.db, sync=args.sync, sync_guild=args.guild or settings.test_guild,
                  ai_delay=args.delay if args.delay is not None else 0.8, freeze_gc=True, rate_limit=45,
-                 sync_global=args.sync_global, api_base=settings.api_base, handle_signals=True)
+                 sync_global=args.sync_global, api_base=settings.api_base, handle_signals=True,
+                 claim_pause=args.claim_pause)
     try:
         bot.run(settings.discord_token, log_handler=handler, log_formatter=formatter, log_level=logging.INFO,
                 root_logger=True)

@@ -164,7 +164,7 @@ async def play(players: list[Player], until: Callable[[], bool], *, timeout: flo
 class BotProcess:
     """`python bot.py --sync` as a separate process, pointed at the loopback by DISCORD_API_BASE."""
 
-    def __init__(self, discord: LoopbackDiscord, *, db: Path, args: tuple[str, ...] = ("--delay", "0"),
+    def __init__(self, discord: LoopbackDiscord, *, db: Path, args: tuple[str, ...] = ("--delay", "0", "--claim-pause", "0"),
                  env: dict[str, str] | None = None, log: Path | None = None) -> None:
         self.discord = discord
         self.db = db
