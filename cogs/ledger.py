@@ -15,7 +15,9 @@ from __future__ import annotations
 import asyncio
 import io
 import logging
+import tempfile
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 import discord
@@ -32,6 +34,7 @@ from kwx.present.chart import MAX_SERIES, Series, balance_chart
 from kwx.present.i18n import join_names, pattern_name, t
 from kwx.present.ledger_text import clean_name, code_block, diff_marker, money, percent, signed, table, tone
 from kwx.store import NotFound, Payment, ReversalRefused, Store
+from kwx.store.export import ExportTooBig
 from kwx.table.defaults import guild_settings
 from kwx.table.manual import (
     MAX_AMOUNT,
@@ -49,11 +52,12 @@ logger = logging.getLogger(__name__)
 PAGE_SIZE = 10
 SHEET_ROWS = 20  # balances listed before "… and n more"
 CHART_PLAYERS = 6  # lines on the server chart (the largest balances, either sign)
-CHART_DAILY_AFTER = 2000  # more ledger entries than this: one chart point per day
 # Per-member limits (per server): pay/record requests, and the commands that read much of the ledger.
 REQUEST_RATE = (10, 60.0)  # at most 10 requests a minute
 CHART_COOLDOWN = (2, 30.0)  # two charts per 30 s
 EXPORT_COOLDOWN = (1, 60.0)  # one export a minute
+DEFAULT_FILESIZE_LIMIT = 8 * 1024 * 1024  # when an interaction does not say (Discord's smallest upload limit)
+FILES_PER_MESSAGE = 10  # Discord's limit on attachments per message
 NO_PINGS = discord.AllowedMentions.none()
 
 COLOURS = {"win": discord.Colour.green(), "loss": discord.Colour.red(), "even": discord.Colour.light_grey()}
@@ -93,6 +97,20 @@ def state_lines(pending: Pending, state: str, lang: str, detail: str | None) -> 
     if state == FAILED:
         return [t("ledger.confirm.failed", lang, detail=detail or "?")]
     return []
+
+
+def file_groups(files: list[Path], limit: int) -> list[list[Path]]:
+    """Files packed into messages: at most FILES_PER_MESSAGE each, their sizes together within `limit`."""
+    groups: list[list[Path]] = []
+    used = limit + 1
+    for path in files:
+        size = path.stat().st_size
+        if not groups or len(groups[-1]) >= FILES_PER_MESSAGE or used + size > limit:
+            groups.append([])
+            used = 0
+        groups[-1].append(path)
+        used += size
+    return groups
 
 
 class PayRequest:
@@ -398,11 +416,8 @@ class Ledger(KwxGroupCog, name="Ledger"):
             rows = sorted((await self.store.balances(guild)).rows, key=lambda r: (-abs(r.balance), r.player))
             players = [(r.player, self.name_of(interaction, r.player, r.name)) for r in rows[:CHART_PLAYERS]]
         series = []
-        for player, name in players:
-            points = await self.store.balance_series(guild, player)
-            if len(points) > CHART_DAILY_AFTER:
-                points = await self.store.balance_series(guild, player, by="day")
-            series.append(Series(name, points))
+        for player, name in players:  # a bounded number of points each, read off the writer's path
+            series.append(Series(name, await self.store.chart_series(guild, player)))
         title = t("ledger.chart.title", lang)
         png = await asyncio.to_thread(balance_chart, series[:MAX_SERIES], title=title,
                                       empty_text=t("ledger.chart.empty", lang))
@@ -506,12 +521,22 @@ class Ledger(KwxGroupCog, name="Ledger"):
             return
         lang, guild = self.lang(interaction), self.guild(interaction)
         await safe_defer(interaction, ephemeral=True, thinking=True)
-        out = io.StringIO()
-        count = await self.store.export_csv(guild, out)
-        data = out.getvalue().encode("utf-8")
-        day = datetime.now(UTC).strftime("%Y%m%d")
-        await safe_followup(interaction, content=t("ledger.export.done", lang, count=count), ephemeral=True,
-                            file=discord.File(io.BytesIO(data), filename=f"kwx-ledger-{guild}-{day}.csv"))
+        limit = getattr(interaction, "filesize_limit", None) or DEFAULT_FILESIZE_LIMIT
+        stem = f"kwx-ledger-{guild}-{datetime.now(UTC).strftime('%Y%m%d')}"
+        try:  # the deferred reply is always filled: the files, or what went wrong
+            with tempfile.TemporaryDirectory(prefix="kwx-export-") as tmp:
+                export = await self.store.export_files(guild, Path(tmp), stem, max_bytes=limit)
+                key = "ledger.export.done" if len(export.files) == 1 else "ledger.export.split"
+                content: str | None = t(key, lang, count=export.entries, files=len(export.files))
+                for group in file_groups(export.files, limit):
+                    await safe_followup(interaction, content=content, ephemeral=True,
+                                        files=[discord.File(path, filename=path.name) for path in group])
+                    content = None
+        except ExportTooBig:
+            await safe_followup(interaction, content=t("ledger.export.too_big", lang), ephemeral=True)
+        except Exception:
+            logger.exception("export of guild %s failed", guild)
+            await safe_followup(interaction, content=t("ledger.export.failed", lang), ephemeral=True)
 
     @app_commands.command(name="undo", description=text("cmd.undo"))
     @app_commands.describe(entry=text("cmd.undo.entry"), hand=text("cmd.undo.hand"), reason=text("cmd.undo.reason"))

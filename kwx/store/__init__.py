@@ -41,6 +41,9 @@ Queries (kwx.store.queries); every one names the guild.
     entries(guild, *, player=None, hand_id=None, limit=50, offset=0) -> list[LedgerEntry]   # newest first
     iter_entries(guild) -> AsyncIterator[LedgerEntry];  export_csv(guild, out) -> int
     balance_series(guild, player, *, by='entry'|'day') -> list[(datetime, running balance)]
+    chart_series(guild, player, *, max_points=400) -> list[(datetime, running balance)]   # bounded, thinned
+    export_files(guild, directory, stem, *, max_bytes) -> Export(files, entries)   # gzip CSV, by month if big
+Every query reads through its own connection (WAL), never waiting for the writer's lock.
     has_guild(guild) / has_player(guild, player) -> bool;  guild_ids() -> list[str];  player_name(guild, player)
 
 Errors: ValueError (bad input: a hand whose money does not add up, a non-int amount), ReversalRefused (a

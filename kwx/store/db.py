@@ -1,8 +1,11 @@
 """The connection: opening (pragmas, migrations), one lock, transactions, JSON and time helpers.
 
-One aiosqlite connection per process, in autocommit mode; every public operation takes `_lock`, and writes run
+Two aiosqlite connections per process, both in autocommit mode. The writer: every write takes `_lock` and runs
 inside an explicit `BEGIN IMMEDIATE … COMMIT`, so concurrent coroutines never interleave inside a transaction
-and a crash never leaves half an operation.
+and a crash never leaves half an operation. The reader (`PRAGMA query_only`): every read takes `_read_lock`
+only, so charts, exports, leaderboards, history and stats never wait for the writer nor make it wait (WAL lets
+readers run beside the writer; each read sees everything committed before it began). An in-memory database
+has one connection for both.
 """
 
 from __future__ import annotations
@@ -55,14 +58,30 @@ def load_json(text: str | None) -> Any:
     return None if text is None else json.loads(text)
 
 
+async def open_reader(path: Path) -> aiosqlite.Connection:
+    """A read-only connection to a migrated database file (WAL: it never blocks the writer)."""
+    reader = await aiosqlite.connect(path, isolation_level=None)
+    try:
+        reader.row_factory = sqlite3.Row
+        await reader.execute("PRAGMA query_only = ON")
+        await reader.execute("PRAGMA busy_timeout = 5000")
+    except BaseException:
+        await reader.close()
+        raise
+    return reader
+
+
 class StoreBase:
     """Connection management shared by the parts of `Store`."""
 
-    def __init__(self, conn: aiosqlite.Connection, path: str, clock: Callable[[], datetime]) -> None:
+    def __init__(self, conn: aiosqlite.Connection, path: str, clock: Callable[[], datetime],
+                 reader: aiosqlite.Connection | None = None) -> None:
         self._db = conn
         self.path = path
         self._clock = clock
         self._lock = asyncio.Lock()
+        self._reader = reader if reader is not None else conn
+        self._read_lock = asyncio.Lock() if reader is not None else self._lock
 
     @classmethod
     async def open(cls, path: str | os.PathLike[str] | None = None, *,
@@ -85,14 +104,18 @@ class StoreBase:
             await conn.execute("PRAGMA foreign_keys = ON")
             await conn.execute("PRAGMA busy_timeout = 5000")
             await migrate(conn)
+            reader = None if memory else await open_reader(target)
         except BaseException:
             await conn.close()
             raise
-        return cls(conn, ":memory:" if memory else str(target), clock or utcnow)
+        return cls(conn, ":memory:" if memory else str(target), clock or utcnow, reader)
 
     async def close(self) -> None:
         async with self._lock:
             await self._db.close()
+        if self._reader is not self._db:
+            async with self._read_lock:
+                await self._reader.close()
 
     async def __aenter__(self) -> Self:
         return self
@@ -126,8 +149,9 @@ class StoreBase:
 
     @asynccontextmanager
     async def _read(self) -> AsyncIterator[aiosqlite.Connection]:
-        async with self._lock:
-            yield self._db
+        """The read connection, off the writer's path (see the module docstring)."""
+        async with self._read_lock:
+            yield self._reader
 
     async def _one(self, sql: str, params: Any = ()) -> sqlite3.Row | None:
         async with self._read() as db, db.execute(sql, params) as cur:

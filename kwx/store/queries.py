@@ -6,14 +6,18 @@ tables only (never the ledger), so they stay fast on millions of entries.
 
 from __future__ import annotations
 
+import asyncio
+import gzip
 import sqlite3
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import IO, Any, Literal
 
 from kwx.store.clock import from_text, period_days
 from kwx.store.csvio import write_csv
 from kwx.store.db import StoreBase, load_json
+from kwx.store.export import Export, ExportTooBig, export_gzip
 from kwx.store.models import (
     BalanceRow,
     BalanceSheet,
@@ -25,6 +29,8 @@ from kwx.store.models import (
     Transfer,
 )
 from kwx.store.settle import settle_up
+
+CHART_POINTS = 400  # points per series on a chart: enough for an 800-pixel-wide image
 
 
 class QueriesMixin(StoreBase):
@@ -188,6 +194,34 @@ class QueriesMixin(StoreBase):
                 chunk = []
         return count + write_csv(chunk, out, header=False)
 
+    async def chart_series(self, guild: str, player: str, *,
+                           max_points: int = CHART_POINTS) -> list[tuple[datetime, int]]:
+        """The player's running balance for a chart, never more than `max_points` points: after each entry
+        when there are that few, else at the end of each day with activity (from the per-day summary), thinned
+        evenly when even the days are too many (the first and the last always kept)."""
+        if max_points < 2:
+            raise ValueError("a chart needs at least 2 points")
+        probe = ("SELECT (SELECT COUNT(*) FROM (SELECT 1 FROM ledger_entries WHERE guild = :g AND to_player = :p"
+                 " LIMIT :n)) + (SELECT COUNT(*) FROM (SELECT 1 FROM ledger_entries WHERE guild = :g"
+                 " AND from_player = :p LIMIT :n))")
+        row = await self._one(probe, {"g": guild, "p": player, "n": max_points + 1})
+        few = row is not None and row[0] <= max_points
+        series = await self.balance_series(guild, player, by="entry" if few else "day")
+        return thin(series, max_points)
+
+    async def export_files(self, guild: str, directory: Path, stem: str, *, max_bytes: int) -> Export:
+        """The guild's ledger as gzip CSV files in `directory`, each at most `max_bytes` (one file, or one per
+        month, see kwx.store.export); read in a worker thread through its own read-only connection. Raises
+        ExportTooBig when even one part cannot fit."""
+        if self.path == ":memory:":  # one connection only: the same form, written here
+            path = directory / f"{stem}.csv.gz"
+            with gzip.open(path, "wt", encoding="utf-8", newline="") as out:
+                count = await self.export_csv(guild, out)
+            if path.stat().st_size > max_bytes:
+                raise ExportTooBig(f"{path.name} is bigger than {max_bytes} bytes")
+            return Export([path], count)
+        return await asyncio.to_thread(export_gzip, self.path, guild, directory, stem, max_bytes=max_bytes)
+
     async def balance_series(self, guild: str, player: str, *,
                              by: Literal["entry", "day"] = "entry") -> list[tuple[datetime, int]]:
         """The player's running balance: after each ledger entry (its time), or at the end of each day with
@@ -209,6 +243,14 @@ class QueriesMixin(StoreBase):
             running += delta
             series.append((moment, running))
         return series
+
+
+def thin(points: list[Any], most: int) -> list[Any]:
+    """At most `most` of `points`, evenly spread, keeping the first and the last."""
+    n = len(points)
+    if n <= most:
+        return points
+    return [points[round(i * (n - 1) / (most - 1))] for i in range(most)]
 
 
 def _rate(part: int, whole: int) -> float:

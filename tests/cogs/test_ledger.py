@@ -4,6 +4,7 @@ money moves only with the consent of whoever pays."""
 from __future__ import annotations
 
 import asyncio
+import gzip
 import io
 import re
 from collections.abc import AsyncIterator
@@ -362,8 +363,8 @@ async def test_export_needs_manage_server_and_its_csv_round_trips(kit: LedgerKit
     await kit.store.record_settlement(kit.guild, kit.id(kit.bob), kit.id(kit.alice), 3, by="test", note="a, \"b\"")
     out = await kit.slash(kit.alice, "kwx export")
     sent = reply(out)
-    assert sent.ephemeral and sent.files[0].filename.endswith(".csv")
-    parsed = parse_csv(sent.files[0].data.decode("utf-8"), kit.guild)
+    assert sent.ephemeral and sent.files[0].filename.endswith(".csv.gz")
+    parsed = parse_csv(gzip.decompress(sent.files[0].data).decode("utf-8"), kit.guild)
     stored = list(reversed(await kit.store.entries(kit.guild)))
     assert parsed == stored and t("ledger.export.done", count=3) in sent.text
 
@@ -495,3 +496,56 @@ async def test_a_chart_has_a_per_member_cooldown_with_a_private_message(kit: Led
     assert [bool(reply(out).files) for out in first[:2]] == [True, True]
     assert first[2].records[0].ephemeral and not first[2].records[0].files and "/kwx chart" in first[2].text
     assert reply(await kit.slash(kit.dave, "kwx chart")).files  # someone else is not slowed down
+
+
+async def test_an_export_too_big_for_one_file_comes_split_by_month_and_reads_back_whole(kit: LedgerKit,
+                                                                                       monkeypatch) -> None:
+    from datetime import UTC, datetime
+
+    from kwx.store import LedgerEntry
+
+    people = [kit.id(m) for m in (kit.alice, kit.bob, kit.carol)]
+    entries = [LedgerEntry(id=None, guild=kit.guild, from_player=people[i % 3], to_player=people[(i + 1) % 3],
+                           amount=1 + i % 7, reason="pay", note=f"=cmd|{i} {'x' * (i % 50)}",
+                           created_at=datetime(2025, 1 + i % 3, 1 + i % 28, tzinfo=UTC)) for i in range(3000)]
+    await kit.store.import_entries(kit.guild, sorted(entries, key=lambda e: e.created_at))
+    payload = kit.fake._base_interaction_payload  # Discord tells each interaction its upload limit
+    monkeypatch.setattr(kit.fake, "_base_interaction_payload",
+                        lambda *args: payload(*args) | {"attachment_size_limit": 5_000})
+    out = await kit.slash(kit.alice, "kwx export")
+    files = [f for r in out.records for f in r.files]
+    assert len(files) > 3 and all(len(f.data) <= 5_000 for f in files)  # months, and parts of months
+    assert all(r.ephemeral for r in out.records)
+    assert t("ledger.export.split", count=3000, files=len(files)) in out.text
+    parsed = [e for f in files for e in parse_csv(gzip.decompress(f.data).decode("utf-8"), kit.guild)]
+    stored = sorted(await kit.store.entries(kit.guild, limit=None), key=lambda e: e.id)
+    assert sorted(parsed, key=lambda e: e.id) == stored
+    months = {f.filename.split(".")[0].split("-")[4] + "-" + f.filename.split(".")[0].split("-")[5] for f in files}
+    assert months == {"2025-01", "2025-02", "2025-03"}
+
+
+async def test_a_failed_export_still_fills_its_deferred_reply(kit: LedgerKit, monkeypatch) -> None:
+    async def broken(*args, **kwargs):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(kit.store, "export_files", broken)
+    out = await kit.slash(kit.alice, "kwx export", raise_errors=False)
+    assert out.records[-1].ephemeral and t("ledger.export.failed") in out.text
+
+
+async def test_a_long_history_is_charted_with_a_bounded_number_of_points(kit: LedgerKit) -> None:
+    from datetime import UTC, datetime, timedelta
+
+    from kwx.store import LedgerEntry
+    from kwx.store.queries import CHART_POINTS
+
+    a, b = kit.id(kit.alice), kit.id(kit.bob)
+    start = datetime(2024, 1, 1, tzinfo=UTC)
+    await kit.store.import_entries(kit.guild, [
+        LedgerEntry(id=None, guild=kit.guild, from_player=b if i % 3 else a, to_player=a if i % 3 else b, amount=1,
+                    reason="pay", created_at=start + timedelta(hours=5 * i)) for i in range(5000)])
+    series = await kit.store.chart_series(kit.guild, a)
+    assert 2 <= len(series) <= CHART_POINTS
+    full = await kit.store.balance_series(kit.guild, a)
+    assert series[-1][1] == full[-1][1] and series[0][0].date() == full[0][0].date()
+    assert reply(await kit.slash(kit.carol, "kwx chart", member=kit.alice)).files

@@ -83,3 +83,22 @@ async def test_formula_cells_are_neutralised_and_still_read_back(store):
     parsed = parse_csv(text, GUILD)
     assert sorted(e.note for e in parsed) == sorted(notes)
     assert {e.created_by for e in parsed} == {"=evil"}
+
+
+async def test_the_gzip_export_is_the_same_csv_and_reads_never_wait_for_the_writer(store, table, hand, clock,
+                                                                                  tmp_path):
+    import asyncio
+    import gzip
+
+    await _fill(store, table, hand, clock)
+    for note in ['=1+1', 'a,"b"\r\nc', "'quoted", "", "tab\there", "末尾,中文"]:
+        await store.transfer(GUILD, "a", "b", 1, by="@me", note=note)
+    _, text = await _export(store)
+    export = await store.export_files(GUILD, tmp_path, "out", max_bytes=1 << 20)
+    assert [p.name for p in export.files] == ["out.csv.gz"] and export.entries == 12
+    assert gzip.decompress(export.files[0].read_bytes()).decode("utf-8") == text
+    async with store._lock:  # a writer holding its lock (a long write) does not hold up any reader
+        done = await asyncio.wait_for(asyncio.gather(
+            store.leaderboard(GUILD), store.history(GUILD, "a"), store.player_stats(GUILD, "a"),
+            store.chart_series(GUILD, "a"), store.entries(GUILD)), timeout=5)
+    assert len(done) == 5

@@ -12,7 +12,9 @@ from benchmarks import ledger as bench
 async def test_balance_and_leaderboard_queries_never_read_the_ledger(store, table, hand):
     await store.finish_hand(hand(table, 1, [("b", "a", 8, "hu")], winners={"a": 8}))
     statements: list[str] = []
-    await store._db.set_trace_callback(statements.append)
+    on_writer: list[str] = []
+    await store._reader.set_trace_callback(statements.append)  # reads go through the read connection
+    await store._db.set_trace_callback(on_writer.append)
     try:
         await store.balance(GUILD, "a")
         await store.balances(GUILD)
@@ -20,8 +22,10 @@ async def test_balance_and_leaderboard_queries_never_read_the_ledger(store, tabl
         for period in ("all", "month", "week"):
             await store.leaderboard(GUILD, period)
     finally:
+        await store._reader.set_trace_callback(None)
         await store._db.set_trace_callback(None)
     assert statements and not [s for s in statements if "ledger_entries" in s or "hand_seats" in s]
+    assert on_writer == []
 
 
 def test_benchmark_reports_the_documented_keys(capsys):
