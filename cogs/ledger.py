@@ -12,7 +12,6 @@ them), `record` for every member who would pay. `undo` and `export` need Manage 
 
 from __future__ import annotations
 
-import asyncio
 import io
 import logging
 import tempfile
@@ -25,12 +24,13 @@ from discord import app_commands
 from discord.ext import commands
 
 from cogs.confirm import CANCELLED, DONE, EXPIRED, FAILED, OPEN, ConfirmButton, ConfirmFlow, Pending, Texts
+from cogs.drawing import render_chart
 from cogs.group import KwxGroupCog, text
 from cogs.inputs import NOTE_MAX, TILE_MAX, TILES_MAX, checks_itself, member_key, safe_text
 from cogs.operations import safe_defer, safe_followup, safe_respond
 from cogs.paginate import PageButton, page_view
 from kwx.engine.rules import PRESETS, RuleSet
-from kwx.present.chart import MAX_SERIES, Series, balance_chart
+from kwx.present.chart import MAX_SERIES, Series
 from kwx.present.i18n import join_names, pattern_name, t
 from kwx.present.ledger_text import clean_name, code_block, diff_marker, money, percent, signed, table, tone
 from kwx.store import NotFound, Payment, ReversalRefused, Store
@@ -419,8 +419,7 @@ class Ledger(KwxGroupCog, name="Ledger"):
         for player, name in players:  # a bounded number of points each, read off the writer's path
             series.append(Series(name, await self.store.chart_series(guild, player)))
         title = t("ledger.chart.title", lang)
-        png = await asyncio.to_thread(balance_chart, series[:MAX_SERIES], title=title,
-                                      empty_text=t("ledger.chart.empty", lang))
+        png = await render_chart(series[:MAX_SERIES], title=title, empty_text=t("ledger.chart.empty", lang))
         last = series[0].points[-1][1] if member is not None and series[0].points else 0
         embed = discord.Embed(title=title, colour=colour_of(last) if member is not None else discord.Colour.gold())
         if member is not None:
