@@ -21,7 +21,7 @@ class ProgressBar:
         self.started = time.perf_counter()
         self._last = 0.0
 
-    def __call__(self, done: int) -> None:
+    def __call__(self, done: int, report=None) -> None:
         now = time.perf_counter()
         if now - self.started < 1.0 or (now - self._last < 0.1 and done != self.total):
             return

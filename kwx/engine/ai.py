@@ -4,7 +4,8 @@
 `standard` also counts the tiles still unseen (ukeire: how many live tiles improve the hand), leans to
            清一色 / 碰碰胡 / 七对 when they are cheap, declares 亮倒 when its waits are live, and never feeds a
            亮倒 player's waits unless it has no other tile (feeding a declared hand is 包胡: double pay).
-Both are deterministic: ties break by tile order, so a seeded simulation replays exactly.
+`strong`   plays for expected points and defends (kwx.engine.ai_strong).
+All are deterministic: ties break by tile order, so a seeded simulation replays exactly.
 """
 
 from __future__ import annotations
@@ -13,9 +14,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from kwx.engine.analysis import Meld, improving_tiles, shanten, shanten_after_discards, waits
+from kwx.engine.rules import STANDARD, RuleSet
 from kwx.engine.tiles import NUM_KINDS
 
-AI_LEVELS = ("simple", "standard")
+AI_LEVELS = ("simple", "standard", "strong")
 
 
 @dataclass
@@ -31,6 +33,10 @@ class Observation:
     declared: bool = False  # this seat has declared 亮倒
     wall_remaining: int = 84
     claim_tile: int | None = None  # the discard (or kong tile) under claim, if this is a claim window
+    rules: RuleSet = STANDARD  # the table's rules (min_fan, caps, forbid_feeding …)
+    piao: Sequence[int] = (0, 0, 0)  # every seat's 漂 pick (public once the hand is dealt)
+    discards: dict[int, Sequence[int]] = field(default_factory=dict)  # every seat → its discards, in order
+    meld_counts: dict[int, int] = field(default_factory=dict)  # every seat → how many melds it has declared
 
 
 def choose(obs: Observation, level: str = "standard"):
@@ -39,6 +45,10 @@ def choose(obs: Observation, level: str = "standard"):
         return _choose_simple(obs)
     if level == "standard":
         return _choose_standard(obs)
+    if level == "strong":
+        from kwx.engine.ai_strong import choose_strong
+
+        return choose_strong(obs)
     raise ValueError(f"unknown AI level {level!r}: choose one of {', '.join(AI_LEVELS)}")
 
 
@@ -241,6 +251,10 @@ def observe(hand, seat: int) -> Observation:
         declared=hand.declared(seat),
         wall_remaining=hand.wall_remaining,
         claim_tile=claim_tile,
+        rules=hand.rules,
+        piao=tuple(hand.piao),
+        discards={s: tuple(t for t, _ in hand.discards(s)) for s in range(3)},
+        meld_counts={s: len(hand.melds(s)) for s in range(3)},
     )
 
 

@@ -91,10 +91,11 @@ class SimulationReport:
 
 
 def simulate(hands: int, seed: str = "0", ai: Sequence[str] = ("standard", "standard", "standard"),
-             rules: RuleSet = STANDARD, progress: Callable[[int], None] | None = None,
+             rules: RuleSet = STANDARD, progress: Callable[[int, SimulationReport], None] | None = None,
              keep_per_hand: bool = False) -> SimulationReport:
     """Play `hands` hands; `ai[p]` is player p's level (players keep their level as the dealer moves).
-    `progress(n)` is called after each hand with the number of hands played so far."""
+    `progress(n, report)` is called after each hand with the number of hands played so far and the report
+    as it stands (its `seconds` is filled in only at the end)."""
     for level in ai:
         if level not in AI_LEVELS:
             raise ValueError(f"unknown AI level {level!r}: choose from {', '.join(AI_LEVELS)}")
@@ -152,6 +153,6 @@ def simulate(hands: int, seed: str = "0", ai: Sequence[str] = ("standard", "stan
         if keep_per_hand:
             report.per_hand_net.append([record.net[p] for p in range(3)])
         if progress is not None:
-            progress(number)
+            progress(number, report)
     report.seconds = time.perf_counter() - started
     return report

@@ -1,0 +1,538 @@
+"""The `strong` AI: plays for expected points, declares 亮倒 when it pays, and defends.
+
+A pure, deterministic policy of one seat's `Observation` (its own tiles, everything public, the waits shown by
+亮倒 hands; nothing of another concealed hand, nothing of the wall order). Every decision compares the
+expected points of the hands it can keep:
+
+- **A ready hand** (听牌) is worth P(win) × (pay + the loss a win spares). Per round of play the hand wins with
+  rate p = Σ over waits of live(w)/unseen × (1 own draw + the discards that may feed it), against a hazard h that
+  someone else ends the hand first; over the k rounds left P(win) = p/(p+h)·(1 − (1−p−h)^k). Each wait pays what
+  the fan scorer says (so 清一色, 碰碰胡, 七对 and its dragon forms, 卡五星, 四归, 手抓一 all count, under the
+  table's caps), ×2 from each opponent when self-drawn, with 漂 added per payment; waits below `min_fan` (or
+  `min_fan_discard` on a discard) are worth nothing there.
+- **One tile from ready**: for each live tile that makes it ready, the best ready hand after the best discard,
+  weighted by how many such tiles are live and discounted by the rounds it takes (two plies, cached by shape).
+- **Further away**: per route (plain sets, 七对, 碰碰胡, 清一色 and their products) the route's distance and
+  acceptance give a chance to be ready in time, times what such a hand typically pays. Routes compete: the
+  best one decides the value.
+- **亮倒** is the same formula twice: declared (fan ×2, 包胡 from a feeder, but opponents stop feeding the
+  waits, a locked hand, the 荒庄 penalty) against concealed (every discard may feed it). The larger wins.
+- **Defence**: a tile that wins for a declared hand is never discarded while another tile is legal (包胡 pays
+  double). Against an undeclared opponent a discard costs P(ready) × P(that tile) × what a win costs; a weak
+  hand then gives way to the safest tile (it folds), a strong one pushes.
+- **Claims and kongs**: 碰 and 杠 are taken when the hand after them (plus the kong money and a 杠上开花 chance)
+  is worth more than the hand without; a 补杠 is not made into a declared hand's wait (robbing it is 包胡).
+- **漏胡**: a win on offer is taken unless it is below what waiting for a self-draw is worth by a wide margin
+  (passing blocks discard wins until our next draw).
+Ties break by tile order, so a seeded simulation replays exactly. Shape results (waits, fans, improving tiles)
+are cached per rules object; live counts are applied per decision.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from kwx.engine.ai import Observation, _by_verb, _isolation, _pattern_lean
+from kwx.engine.analysis import (
+    Meld,
+    _suit_keys,
+    improving_tiles,
+    shanten,
+    shanten_after_discards,
+    shanten_keys,
+    waits,
+)
+from kwx.engine.fan import WinContext, score_counts
+from kwx.engine.rules import RuleSet
+from kwx.engine.tiles import NUM_KINDS
+
+# -- model constants (tuned on simulated tables) --------------------------------------------------------------
+SPARED_LOSS = 1.5  # what a win saves on average: the points an opponent's win would have cost us
+RON_CONCEALED = 0.9  # an undeclared opponent's discard feeds a concealed wait about as often as a draw
+RON_DECLARED_FROM_UNDECLARED = 0.08  # opponents avoid a declared wait; now and then one is forced (包胡)
+LOCKED_FEED = 1.0  # a declared opponent discards its draws blind: as likely as our own draw
+CONCEALED_OPTION = 1.08  # a concealed hand may still change its waits for a better one
+TYPICAL_LIVE = 5.0
+STEP_DECAY = 0.6  # each step towards ready accepts fewer tiles than the last  # live winning tiles of a typical ready hand (for hands still far from ready)
+SLOWER_WEIGHT = 0.75  # a discard that leaves the hand a step further from ready needs a clearly better route
+EXACT_CANDIDATES = 4  # discards valued in full per decision (the time budget)
+DECLARE_WEIGHT = 1.0  # (for experiments) scales the declared hand's value against the concealed one
+DECLARED_WIN_COST = 5.0  # what feeding a declared opponent's wait costs a declared hand (fan ×2, no 包胡)
+LOUHU_DISCOUNT = 0.85  # a passed win blocks discard wins until our next draw
+LOUHU_MARGIN = 1.6  # and the hand must be worth this much more than the win to pass it
+NEVER = 1000.0  # the cost of feeding a declared hand while another tile is legal
+
+_SD = WinContext(self_draw=True)
+_SD_L = WinContext(self_draw=True, liangdao=True)
+_RON = WinContext()
+_RON_L = WinContext(liangdao=True)
+_KAIHUA = WinContext(self_draw=True, kong_draw=True)
+_MAX_CACHE = 200_000
+
+# Shape caches per rules object (kept alive with it, so its id is not reused while cached).
+_CACHES: dict[int, tuple[RuleSet, dict, dict, dict]] = {}
+_IMPROVING: dict[tuple, tuple[int, ...]] = {}
+
+
+def _caches(rules: RuleSet) -> tuple[dict, dict, dict]:
+    found = _CACHES.get(id(rules))
+    if found is None or found[0] is not rules:
+        if len(_CACHES) > 16:
+            _CACHES.clear()
+        found = _CACHES[id(rules)] = (rules, {}, {}, {})
+    ready, after, decl = found[1], found[2], found[3]
+    if len(ready) + len(after) + len(decl) > _MAX_CACHE:
+        ready.clear()
+        after.clear()
+        decl.clear()
+    return ready, after, decl
+
+
+# -- shapes ------------------------------------------------------------------------------------------------
+def _wait_fans(counts: list[int], melds: tuple[Meld, ...], rules: RuleSet, cache: dict,
+               declared: bool = False) -> tuple[tuple[int, int, int], ...]:
+    """(wait, fan by 自摸, fan on a discard) of a ready hand of 13 − 3n tiles; () when not ready."""
+    key = (tuple(counts), melds)
+    found = cache.get(key)
+    if found is None:
+        out = []
+        sd, ron = (_SD_L, _RON_L) if declared else (_SD, _RON)
+        for w in waits(counts, melds):
+            a = score_counts(counts, w, melds, sd, rules)
+            b = score_counts(counts, w, melds, ron, rules)
+            out.append((int(w), a.fan if a else 0, b.fan if b else 0))
+        found = cache[key] = tuple(out)
+    return found
+
+
+def _ready_after(counts: list[int], melds: tuple[Meld, ...], rules: RuleSet, ready: dict,
+                 after: dict) -> tuple[tuple[int, tuple[tuple[int, int, int], ...]], ...]:
+    """For a hand of 14 − 3n tiles: every discard that leaves it ready, with the waits' fans."""
+    key = (tuple(counts), melds)
+    found = after.get(key)
+    if found is None:
+        out = []
+        n = len(melds)
+        for t, s in shanten_after_discards(counts, n).items():
+            if s == 0:
+                counts[t] -= 1
+                wf = _wait_fans(counts, melds, rules, ready)
+                counts[t] += 1
+                if wf:
+                    out.append((t, wf))
+        found = after[key] = tuple(out)
+    return found
+
+
+def _improving(counts: list[int], n: int, s: int) -> tuple[int, ...]:
+    key = (tuple(counts), n)
+    found = _IMPROVING.get(key)
+    if found is None:
+        if len(_IMPROVING) > _MAX_CACHE:
+            _IMPROVING.clear()
+        found = _IMPROVING[key] = tuple(improving_tiles(counts, n, s))
+    return found
+
+
+def _pph_shanten(counts: Sequence[int], need: int) -> int:
+    trips = pairs = 0
+    for c in counts:
+        if c >= 3:
+            trips += 1
+        elif c == 2:
+            pairs += 1
+    trips = min(trips, need)
+    head = 1 if pairs else 0
+    t = min(pairs - head, need - trips)
+    return 2 * (need - trips) - t - head
+
+
+# -- the model -----------------------------------------------------------------------------------------------
+class _Table:
+    """What one decision knows of the table, in the model's terms."""
+
+    def __init__(self, obs: Observation) -> None:
+        rules = obs.rules
+        self.obs = obs
+        self.rules = rules
+        self.seat = obs.seat
+        self.live = [max(0, 4 - v) for v in obs.visible]
+        self.unseen = max(1, sum(self.live))
+        self.rounds = max(0.0, obs.wall_remaining / 3.0)
+        self.depth = 1.0 - min(1.0, obs.wall_remaining / 44.0)  # 0 at the deal, 1 at the end of the wall
+        others = [s for s in range(3) if s != obs.seat]
+        self.others = others
+        self.declared_opp = [s for s in others if s in obs.liangdao_waits]
+        piao = obs.piao or (0, 0, 0)
+        self.piao_in = [piao[obs.seat] + piao[s] for s in others]
+        self.min_fan = rules.min_fan
+        self.min_fan_discard = rules.min_fan_discard
+        hazard = 0.0
+        self.p_ready: dict[int, float] = {}
+        for s in others:
+            if s in obs.liangdao_waits:
+                live = sum(self.live[w] for w in obs.liangdao_waits[s])
+                hazard += live / self.unseen * (1.0 + 0.3 * (len(self.declared_opp) - 1 + 0.2))
+            else:
+                melds = obs.meld_counts.get(s, 0)
+                turns = len(obs.discards.get(s, ()))
+                pr = min(0.85, 0.04 * turns + 0.12 * melds)
+                self.p_ready[s] = pr
+                hazard += 0.02 + 0.08 * pr
+        self.hazard = max(0.02, hazard)
+        # per round, what a locked hand's blind discard is expected to pay out
+        risk = 0.0
+        for ws in obs.liangdao_waits.values():
+            risk += sum(self.live[w] for w in ws) / self.unseen * DECLARED_WIN_COST
+        for pr in self.p_ready.values():
+            risk += pr * 0.09 * (2.5 + SPARED_LOSS)
+        self.locked_risk = risk
+        self.ready_cache, self.after_cache, self.decl_cache = _caches(rules)
+        self.feeds = set()
+        for ws in obs.liangdao_waits.values():
+            self.feeds.update(int(w) for w in ws)
+
+    # -- winning chances ------------------------------------------------------------------------------
+    def win_prob(self, p: float, rounds: float) -> float:
+        h = self.hazard
+        q = p + h
+        if p <= 0 or rounds <= 0:
+            return 0.0
+        q = min(q, 0.95)
+        return p / q * (1.0 - (1.0 - q) ** rounds)
+
+    def ready_value(self, wf: Sequence[tuple[int, int, int]], declared: bool, rounds: float,
+                    live: list[int] | None = None) -> float:
+        """Expected points of a ready hand with waits/fans `wf` (fans already ×2 when declared)."""
+        if not wf:
+            return 0.0
+        live = live or self.live
+        u = self.unseen
+        n_decl = len(self.declared_opp)
+        n_undecl = 2 - n_decl
+        piao = self.piao_in
+        piao_self = sum(piao)
+        piao_ron = piao_self / 2.0
+        rate = value = 0.0
+        if declared:
+            ron_plain = n_decl * LOCKED_FEED
+            ron_bao = n_undecl * RON_DECLARED_FROM_UNDECLARED
+        else:
+            ron_plain = n_decl * LOCKED_FEED + n_undecl * RON_CONCEALED
+            ron_bao = 0.0
+        for w, fs, fr in wf:
+            lw = live[w] / u
+            if not lw:
+                continue
+            if fs >= self.min_fan:
+                rate += lw
+                value += lw * (2 * fs + piao_self)
+            if fr >= self.min_fan_discard:
+                rate += lw * (ron_plain + ron_bao)
+                value += lw * (ron_plain * (fr + piao_ron) + ron_bao * 2 * (fr + piao_ron))
+        if rate <= 0:
+            return 0.0
+        pay = value / rate + SPARED_LOSS
+        win = self.win_prob(rate, rounds)
+        ev = win * pay
+        if declared:
+            q = min(0.95, rate + self.hazard)
+            # 荒庄: a declared hand pays each undeclared player 1 × base
+            ev -= (1.0 - q) ** rounds * n_undecl
+            # A locked hand discards every draw: into a declared opponent's wait it pays that win (no way to
+            # hold the tile back), and it cannot fold against a ready opponent either.
+            locked_rounds = (1.0 - (1.0 - q) ** rounds) / q
+            ev -= locked_rounds * self.locked_risk
+        return ev
+
+    # -- a hand of 13 − 3n tiles (waiting for a draw) -----------------------------------------------------------
+    def hand_value(self, counts: list[int], melds: tuple[Meld, ...], rounds: float | None = None) -> float:
+        if rounds is None:
+            rounds = self.rounds
+        n = len(melds)
+        s = shanten(counts, n)
+        if s == 0:
+            wf = _wait_fans(counts, melds, self.rules, self.ready_cache)
+            best = self.ready_value(wf, False, rounds) * CONCEALED_OPTION
+        elif s == 1:
+            best = self._one_away(counts, melds, rounds)
+        else:
+            best = self._plain_far(counts, n, s, rounds)
+        best = max(best, self._routes(counts, melds, s, rounds))
+        return best
+
+    def _acceptance(self, counts: list[int], n: int, s: int) -> float:
+        live = self.live
+        return sum(live[u] for u in _improving(counts, n, s)) / self.unseen
+
+    def _one_away(self, counts: list[int], melds: tuple[Meld, ...], rounds: float) -> float:
+        n = len(melds)
+        live = self.live
+        imp = _improving(counts, n, 1)
+        total = 0
+        acc = 0.0
+        a = sum(live[u] for u in imp) / self.unseen
+        if a <= 0:
+            return 0.0
+        h = self.hazard
+        reach = self.win_prob(a, rounds)
+        later = max(1.0, rounds - 1.0 / min(0.95, a + h))
+        for u in imp:
+            lu = live[u]
+            if not lu:
+                continue
+            counts[u] += 1
+            options = _ready_after(counts, melds, self.rules, self.ready_cache, self.after_cache)
+            counts[u] -= 1
+            if not options:
+                continue
+            live[u] -= 1
+            best = max(self.ready_value(wf, False, later) for _, wf in options)
+            live[u] += 1
+            acc += lu * best
+            total += lu
+        if not total:
+            return 0.0
+        return reach * acc / total * CONCEALED_OPTION
+
+    def _far(self, steps: Sequence[float], rounds: float, fan: float = 1.0, live: float = TYPICAL_LIVE) -> float:
+        """A hand still len(steps) draws from ready, each step accepting that share of the unseen tiles: the
+        chance to be ready in time (before the wall ends, before someone else wins) times what a typical ready
+        hand of that route (`live` winning tiles, `fan`) then earns."""
+        t_ready = 0.0
+        for a in steps:
+            if a <= 0.003:
+                return 0.0
+            t_ready += 1.0 / a
+        if rounds <= 0:
+            return 0.0
+        survive = math.exp(-self.hazard * t_ready)
+        in_time = 1.0 / (1.0 + (t_ready / rounds) ** 3)
+        later = max(1.0, rounds - t_ready)
+        p = live / self.unseen * (1.0 + 2 * RON_CONCEALED)
+        pay = (2 * fan + 2 * RON_CONCEALED * fan) / (1.0 + 2 * RON_CONCEALED) + SPARED_LOSS
+        return survive * in_time * self.win_prob(p, later) * pay
+
+    def _plain_far(self, counts: list[int], n: int, s: int, rounds: float) -> float:
+        a = self._acceptance(counts, n, s)
+        return self._far([a * STEP_DECAY ** i for i in range(s)], rounds)
+
+    def _routes(self, counts: list[int], melds: tuple[Meld, ...], s: int, rounds: float) -> float:
+        """The big patterns still in reach: 七对, 碰碰胡, 清一色 and their products."""
+        rules = self.rules
+        live = self.live
+        u = self.unseen
+        n = len(melds)
+        need = 4 - n
+        best = 0.0
+        fan_of = rules.pattern_fan
+        cap = rules.fan_cap
+        single_kinds = [t for t in range(NUM_KINDS) if counts[t] == 1]
+        singles_live = sum(live[t] for t in single_kinds)
+        per_single = singles_live / len(single_kinds) if single_kinds else 0.0
+        # 七对: each step pairs one of the singles; the singles left shrink by two a step
+        if not n:
+            pairs = min(7, sum(c >> 1 for c in counts))
+            sq = 6 - pairs
+            if sq >= 2:
+                left = len(single_kinds)
+                steps = [max(0, left - 2 * i) * per_single / u for i in range(sq)]
+                best = max(best, self._far(steps, rounds, _capped(fan_of("qidui"), cap), 2.5))
+        # 碰碰胡
+        sp = _pph_shanten(counts, need)
+        if sp >= 2:
+            pairs_live = sum(live[t] for t in range(NUM_KINDS) if counts[t] == 2)
+            a = (singles_live + pairs_live) / u * 0.6
+            steps = [a * STEP_DECAY ** i for i in range(sp)]
+            best = max(best, self._far(steps, rounds, _capped(fan_of("pengpenghu"), cap), 3.5))
+        # 清一色 in the suit that holds most
+        suit_tiles = [sum(counts[0:9]), sum(counts[9:18])]
+        meld_suits = {0 if m.tile < 9 else 1 if m.tile < 18 else 2 for m in melds}
+        main = 0 if suit_tiles[0] >= suit_tiles[1] else 1
+        if meld_suits <= {main} and suit_tiles[main] >= 6:
+            o = 9 * main
+            only = [0] * NUM_KINDS
+            only[o:o + 9] = counts[o:o + 9]
+            kp, ks = _suit_keys(only)
+            sq = shanten_keys(kp, ks, 0, 0, need)
+            if not n:
+                sq = min(sq, 6 - min(7, sum(c >> 1 for c in only)))
+            if sq >= 2:
+                near = 0
+                for t in range(o, o + 9):
+                    if live[t] and (only[t] or (t > o and only[t - 1]) or (t < o + 8 and only[t + 1])):
+                        near += live[t]
+                a = near / u * 0.7
+                steps = [a * STEP_DECAY ** i for i in range(sq)]
+                best = max(best, self._far(steps, rounds, _capped(fan_of("qingyise"), cap)))
+        return best
+
+    # -- defence -------------------------------------------------------------------------------------------------
+    def danger(self, t: int) -> float:
+        """The expected cost of discarding `t` now."""
+        if t in self.feeds:
+            return NEVER
+        cost = 0.0
+        visible = self.obs.visible
+        if visible[t] >= 4:
+            return 0.0
+        if t >= 18:
+            shape = 0.35 if visible[t] <= 2 else 0.12
+        else:
+            r = t % 9
+            shape = (0.55, 0.8, 1.0, 1.0, 1.1, 1.0, 1.0, 0.8, 0.55)[r]
+            if visible[t] == 3:
+                shape *= 0.5
+        for pr in self.p_ready.values():
+            if pr <= 0:
+                continue
+            cost += pr * 0.09 * shape * (2.5 + SPARED_LOSS)
+        return cost
+
+
+def _lean(counts: list[int], melds: tuple[Meld, ...], t: int) -> int:
+    return _pattern_lean(counts, melds, t)
+
+
+def _capped(f: int, cap: int | None) -> float:
+    return float(min(f, cap)) if cap is not None else float(f)
+
+
+# -- decisions -------------------------------------------------------------------------------------------------
+def choose_strong(obs: Observation):
+    acts = _by_verb(obs.legal)
+    if len(obs.legal) == 1:
+        return obs.legal[0]
+    if obs.declared:  # a locked hand: win, or a kong that keeps the waits (money, a 杠上开花 chance)
+        for verb in ("hu", "gang", "pass"):
+            if verb in acts:
+                return acts[verb][0]
+        return obs.legal[0]
+    table = _Table(obs)
+    if obs.claim_tile is not None:
+        return _claim(obs, table, acts)
+    return _turn(obs, table, acts)
+
+
+def _claim(obs: Observation, table: _Table, acts: dict):
+    tile = int(obs.claim_tile)
+    counts = list(obs.counts)
+    melds = tuple(obs.melds)
+    pass_value = table.hand_value(counts, melds)
+    if "hu" in acts:
+        return acts["hu"][0] if _take_the_win(obs, table, counts, melds, tile, pass_value) else acts["pass"][0]
+    best_value, best = pass_value, acts.get("pass", obs.legal)[0]
+    if "gang" in acts:
+        counts[tile] -= 3
+        v = table.hand_value(counts, (*melds, Meld("kong", tile))) + obs.rules.zhigang_pay
+        v += _kaihua(table, counts, (*melds, Meld("kong", tile)))
+        counts[tile] += 3
+        if v > best_value:
+            best_value, best = v, acts["gang"][0]
+    if "peng" in acts:
+        counts[tile] -= 2
+        new_melds = (*melds, Meld("pung", tile))
+        after = shanten_after_discards(counts, len(new_melds))
+        v = 0.0
+        lo = min(after.values())
+        for t, s in after.items():
+            if s > lo + 1:
+                continue
+            counts[t] -= 1
+            v = max(v, table.hand_value(counts, new_melds) - table.danger(t))
+            counts[t] += 1
+        counts[tile] += 2
+        if v > best_value * 1.03:
+            best_value, best = v, acts["peng"][0]
+    return best
+
+
+def _take_the_win(obs: Observation, table: _Table, counts: list[int], melds: tuple[Meld, ...], tile: int,
+                  pass_value: float) -> bool:
+    """漏胡: passing a win on a discard blocks every discard win until our next draw. Pass only when the
+    hand, waiting on, is worth far more than this win (a cheap 屁胡 offered to a hand whose other waits pay
+    big); otherwise take the points and end the hand."""
+    r = score_counts(counts, tile, melds, _RON, table.rules)
+    if r is None:
+        return True
+    piao = obs.piao or (0, 0, 0)
+    take = r.fan + sum(piao) / 2.0 + SPARED_LOSS
+    return pass_value * LOUHU_DISCOUNT <= LOUHU_MARGIN * take
+
+
+def _kaihua(table: _Table, counts: list[int], melds: tuple[Meld, ...]) -> float:
+    """The chance the kong's replacement tile wins at once (杠上开花), in points."""
+    if shanten(counts, len(melds)) != 0:
+        return 0.0
+    out = 0.0
+    for w in waits(counts, melds):
+        r = score_counts(counts, w, melds, _KAIHUA, table.rules)
+        if r is not None and r.fan >= table.min_fan:
+            out += table.live[w] / table.unseen * (2 * r.fan + SPARED_LOSS)
+    return out
+
+
+def _turn(obs: Observation, table: _Table, acts: dict):
+    if "hu" in acts:
+        return acts["hu"][0]
+    counts = list(obs.counts)
+    melds = tuple(obs.melds)
+    n = len(melds)
+    discard_like = acts.get("discard", []) + acts.get("liangdao", [])
+    tiles = sorted({int(a.tile) for a in discard_like})
+    after = shanten_after_discards(counts, n)
+    lo = min((after[t] for t in tiles), default=0)
+    scored: list[tuple[float, int, int, int]] = []  # (value, isolation, -tile, declare)
+    ld_tiles = {int(a.tile) for a in acts.get("liangdao", ())}
+    safe_exists = any(t not in table.feeds for t in tiles)
+    dangers = {t: (table.danger(t) if safe_exists or t not in table.feeds else 0.0) for t in tiles}
+    # The discards that keep the hand as close to ready as it can be are valued in full, the most promising
+    # first and at most EXACT_CANDIDATES of them; a slower discard only for a big route, or as a fold.
+    fastest = [t for t in tiles if after[t] == lo and dangers[t] < NEVER]
+    fastest.sort(key=lambda t: (-_lean(counts, melds, t), -_isolation(counts, t), t))
+    exact = set(fastest[:EXACT_CANDIDATES]) | (ld_tiles & set(fastest))
+    for t in tiles:
+        s = after[t]
+        danger = dangers[t]
+        iso = _isolation(counts, t)
+        counts[t] -= 1
+        if t in exact:
+            v = table.hand_value(counts, melds)
+        elif s >= 1 and s <= lo + 1:
+            v = table._routes(counts, melds, s, table.rounds) * (SLOWER_WEIGHT if s > lo else 1.0)
+        else:
+            v = 0.0
+        scored.append((round(v - danger, 6), iso, -t, 0))
+        if t in ld_tiles:
+            wf = _wait_fans(counts, melds, obs.rules, table.decl_cache, declared=True)
+            dv = table.ready_value(wf, True, table.rounds) * DECLARE_WEIGHT
+            scored.append((round(dv - danger, 6), iso, -t, 1))
+        counts[t] += 1
+    # kongs of our own turn: kong money, a replacement draw (杠上开花), against the best discard now
+    best = max(scored)
+    for g in acts.get("gang", ()):
+        t = int(g.tile)
+        if counts[t] == 4:
+            counts[t] = 0
+            new_melds = (*melds, Meld("ankong", t))
+            money = 4.0
+            restore = 4
+        else:
+            counts[t] -= 1
+            new_melds = tuple(Meld("kong", t) if m.tile == t and m.kind == "pung" else m for m in melds)
+            money = 2.0
+            restore = 1
+            if t in table.feeds:
+                money = -NEVER  # robbing a 补杠 is 包胡 for the declarer
+        v = money + table.hand_value(counts, new_melds) + _kaihua(table, counts, new_melds)
+        counts[t] += restore
+        if v >= best[0]:
+            return g
+    value, _, neg_t, declare = best
+    t = -neg_t
+    verb = "liangdao" if declare else "discard"
+    for a in discard_like:
+        if a.verb == verb and int(a.tile) == t:
+            return a
+    return discard_like[0] if discard_like else acts.get("pass", obs.legal)[0]

@@ -1,0 +1,157 @@
+"""The strong AI: situations a player would recognise, legality, determinism, and that it beats standard."""
+
+import math
+
+import pytest
+
+from kwx.engine.actions import Action
+from kwx.engine.ai import Observation, choose, decide, observe
+from kwx.engine.analysis import Meld
+from kwx.engine.hand import HandState
+from kwx.engine.rules import RuleSet
+from kwx.engine.simulate import simulate
+from kwx.engine.tiles import Tile, parse_tile, parse_tiles, to_counts
+from kwx.engine.wall import wall_from_seed
+
+
+def _obs(hand: str, legal: list[Action], seen: str = "", **kw) -> Observation:
+    counts = to_counts(parse_tiles(hand))
+    visible = list(counts)
+    for t in parse_tiles(seen) if seen else ():
+        visible[t] += 1
+    kw.setdefault("discards", {0: (), 1: (), 2: ()})
+    return Observation(seat=0, legal=legal, counts=counts, visible=visible, **kw)
+
+
+def _discards(hand: str) -> list[Action]:
+    return [Action(0, "discard", t) for t in sorted(set(parse_tiles(hand)))]
+
+
+def _with_liangdao(hand: str, tiles: str) -> list[Action]:
+    return _discards(hand) + [Action(0, "liangdao", t) for t in parse_tiles(tiles)]
+
+
+def test_does_not_feed_a_declared_wait_when_a_safe_tile_exists():
+    # 5s would leave the best shape, but seat 1 has declared 亮倒 on 5s/8s: feeding it is 包胡 (double pay).
+    hand = "123456789p11s5s7z7z"
+    obs = _obs(hand, _discards(hand), liangdao_waits={1: (parse_tile("5s"), parse_tile("8s"))}, wall_remaining=30)
+    assert choose(obs, "strong").tile != parse_tile("5s")
+
+
+def test_feeds_only_when_nothing_else_is_legal():
+    obs = _obs("5s", _discards("5s"), liangdao_waits={1: (parse_tile("5s"),)})
+    assert choose(obs, "strong") == Action(0, "discard", parse_tile("5s"))
+
+
+def test_declares_a_cheap_hand_on_wide_live_waits():
+    # 123456789p 23s 88s after 9s goes: waits 1s/4s, eight live, a deep wall and nobody else declared. A plain
+    # hand gains most from the ×2, and self-draws pay from both opponents.
+    hand = "123456789p2388s9s"
+    legal = _with_liangdao(hand, "9s")
+    action = choose(_obs(hand, legal, wall_remaining=30), "strong")
+    assert action == Action(0, "liangdao", parse_tile("9s"))
+
+
+def test_does_not_declare_a_dead_wait():
+    # After 9s the hand waits on 4s alone and three 4s are already on the table: declaring shows a wait that
+    # can come once at best and costs the 荒庄 penalty.
+    hand = "123456789p2388s9s"
+    legal = _with_liangdao(hand, "9s")
+    action = choose(_obs(hand, legal, seen="1s1s1s1s4s4s4s", wall_remaining=12), "strong")
+    assert action.verb == "discard"
+
+
+def test_folds_a_weak_hand_against_a_clearly_ready_opponent():
+    # Late in the hand, far from ready; seat 1 has four melds (one tile left: ready) and 15 discards. The 中 is
+    # fully visible (no one can wait on it); the middle 5p is the tile most likely to deal in.
+    hand = "1p5p9p2s6s9s13p7s4s4s5z7z6z"
+    counts_seen = "7z7z7z"
+    legal = _discards(hand)
+    obs = _obs(hand, legal, seen=counts_seen, wall_remaining=6,
+               discards={0: tuple(range(12)), 1: tuple(range(15)), 2: tuple(range(12))},
+               meld_counts={0: 0, 1: 4, 2: 0})
+    assert choose(obs, "strong").tile == parse_tile("7z")
+
+
+def test_takes_a_concealed_kong_of_a_useless_four():
+    # Four 白 doing nothing: the kong is 2 from each opponent and a replacement draw.
+    hand = "123456p789s2s5z5z5z5z"
+    legal = _discards(hand) + [Action(0, "gang", parse_tile("5z"))]
+    assert choose(_obs(hand, legal, wall_remaining=30), "strong") == Action(0, "gang", parse_tile("5z"))
+
+
+def test_keeps_the_four_of_a_ready_dragon_seven_pairs():
+    # 11223344 5555 6p + 9s: after 9s goes the hand is 清一色 龙七对 waiting on 6p. A kong of the 5p would break
+    # seven pairs (no melds allowed) for 4 points of kong money; the 龙七对 is worth far more.
+    hand = "1122334455556p9s"
+    legal = _discards(hand) + [Action(0, "gang", parse_tile("5p"))]
+    action = choose(_obs(hand, legal, wall_remaining=30), "strong")
+    assert action.verb == "discard"
+
+
+def test_locked_hand_takes_its_win_and_its_kong():
+    legal = [Action(0, "hu"), Action(0, "pass")]
+    assert choose(_obs("1p", legal, declared=True), "strong").verb == "hu"
+    legal = [Action(0, "gang", parse_tile("5z")), Action(0, "pass")]
+    assert choose(_obs("5z", legal, declared=True), "strong").verb == "gang"
+
+
+def test_takes_a_win_on_a_discard():
+    legal = [Action(0, "hu"), Action(0, "pass")]
+    obs = _obs("1122334456677p", legal, claim_tile=parse_tile("5p"))
+    assert choose(obs, "strong").verb == "hu"
+
+
+def test_pungs_a_dragon_that_completes_the_hand_shape():
+    # 123p 456p 789s 5z5z 1s + a third 5z: the pung makes the hand one step from ready without a draw.
+    hand = "123456p789s5z5z1s9s"
+    legal = [Action(0, "peng"), Action(0, "pass")]
+    obs = _obs(hand, legal, seen="5z", claim_tile=parse_tile("5z"), wall_remaining=30)
+    assert choose(obs, "strong").verb == "peng"
+
+
+@pytest.mark.parametrize("preset", ["standard", "online-3d", "xiangyang-capped", "xiaogan"])
+def test_every_choice_is_legal_over_whole_hands(preset):
+    rules = RuleSet.preset(preset)
+    for seed in range(4):
+        piao = (1, 0, 2) if rules.piao else (0, 0, 0)
+        hand = HandState(rules, dealer=seed % 3, wall=wall_from_seed(f"strong-{preset}-{seed}"), piao=piao)
+        while not hand.finished:
+            seat = min(hand.to_act())
+            action = decide(hand, seat, "strong" if seat != 1 else "standard")
+            assert action in hand.legal_actions(seat)
+            hand.apply(action)
+
+
+def test_observation_shows_nothing_hidden():
+    hand = HandState(dealer=0, wall=wall_from_seed("strong-view"))
+    obs = observe(hand, 1)
+    assert obs.counts == list(hand.counts(1))
+    mine = hand.counts(1)
+    assert obs.visible == list(mine)  # nothing discarded yet: only our own tiles are seen
+    assert set(obs.discards) == {0, 1, 2} and obs.meld_counts == {0: 0, 1: 0, 2: 0}
+
+
+def test_strong_is_deterministic():
+    a = simulate(12, seed="strong-same", ai=("strong", "standard", "simple")).to_json()
+    b = simulate(12, seed="strong-same", ai=("strong", "standard", "simple")).to_json()
+    for r in (a, b):
+        r.pop("seconds"), r.pop("hands_per_second")
+    assert a == b
+    assert a["checks"] == {"zero_sum": True, "tiles_conserved": True, "errors": 0}
+
+
+def test_strong_beats_two_standard_players():
+    report = simulate(240, seed="strong-edge", ai=("strong", "standard", "standard"), keep_per_hand=True)
+    mine = [row[0] for row in report.per_hand_net]
+    n = len(mine)
+    mean = sum(mine) / n
+    sd = math.sqrt(sum((x - mean) ** 2 for x in mine) / (n - 1))
+    z = mean / (sd / math.sqrt(n))
+    assert z > 1.0, f"strong's edge is not visible: mean {mean:.3f} per hand, z = {z:.2f}"
+
+
+def test_kong_tile_hidden_from_others_is_not_counted():
+    # another seat's 暗杠 stays unknown: its tiles are not among the visible counts
+    obs = _obs("123p", _discards("123p"), melds=(Meld("pung", Tile.P1),))
+    assert obs.visible[Tile.P1] == 1
