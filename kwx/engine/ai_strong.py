@@ -33,7 +33,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from kwx.engine.ai import Observation, _by_verb, _isolation, _pattern_lean
+from kwx.engine.ai_base import Observation, _by_verb, _isolation, _pattern_lean
 from kwx.engine.analysis import (
     Meld,
     _suit_keys,
