@@ -18,7 +18,7 @@ from cogs.inputs import TILE_MAX, TILES_MAX, safe_text
 from cogs.operations import safe_respond
 from kwx.engine.analysis import shanten
 from kwx.engine.calculator import CONTEXT_FLAGS, Calculation, InputError, calculate, context
-from kwx.engine.rules import PATTERN_FAN, PRESETS, RuleSet
+from kwx.engine.rules import PRESETS, RuleSet
 from kwx.engine.tiles import SHORT_CHINESE, Tile
 from kwx.present.i18n import join_names, pattern_name, t
 from kwx.present.ledger_text import code_block, money, table
@@ -50,15 +50,7 @@ def preset_label(preset: str, lang: str) -> str:
 
 def rule_patterns(rules: RuleSet) -> list[tuple[str, int]]:
     """The patterns these rules score, with multipliers, biggest first."""
-    off = set()
-    if not rules.sanyuan_qidui:
-        off.add("sanyuan_qidui")
-    if not rules.haidilao:
-        off.add("haidilao")
-    if not rules.haidipao:
-        off.add("haidipao")
-    found = [(p, rules.pattern_fan(p)) for p in PATTERN_FAN if p not in off]
-    return sorted(found, key=lambda item: (-item[1], list(PATTERN_FAN).index(item[0])))
+    return rules.scored_patterns()
 
 
 class Tools(KwxGroupCog, name="Tools"):
@@ -146,9 +138,11 @@ class Tools(KwxGroupCog, name="Tools"):
     def rules_embed(self, rules: RuleSet, lang: str, *, default: bool = False) -> discord.Embed:
         title = t("tools.rules.title", lang, preset=preset_label(rules.preset_name, lang))
         patterns = [[pattern_name(p, lang), f"×{m}"] for p, m in rule_patterns(rules)]
-        embed = discord.Embed(title=title, colour=discord.Colour.blurple())
+        summary = t("rules.summary", lang)
         if default:
-            embed.description = t("tools.rules.server_default", lang)
+            summary = f"{t('tools.rules.server_default', lang)}\n\n{summary}"
+        embed = discord.Embed(title=title, description=summary, colour=discord.Colour.blurple())
+        embed.set_footer(text=t("rules.pointer", lang))
         embed.add_field(name=t("tools.rules.patterns", lang), value=code_block(table(patterns, "lr")), inline=False)
         if rules.fan_cap is not None:
             exceptions = [f"{pattern_name(p, lang)} {c}" for p, c in rules.fan_cap_exceptions.items()]

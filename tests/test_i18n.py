@@ -7,10 +7,10 @@ import json
 import pytest
 
 from kwx.engine.actions import VERBS
-from kwx.engine.rules import PATTERN_NAMES, PAYMENT_REASONS
+from kwx.engine.rules import PATTERN_FAN, PAYMENT_REASONS
 from kwx.engine.tiles import ALL_TILES, Tile
 from kwx.present import i18n
-from kwx.present.i18n import Catalog, pattern_name, placeholders, resolve_lang, t, tile_name
+from kwx.present.i18n import Catalog, catalog, pattern_name, placeholders, resolve_lang, t, tile_name
 
 
 @pytest.fixture(scope="module")
@@ -166,10 +166,12 @@ def test_resolve_lang_accepts_discord_locale_objects() -> None:
     assert t("action.pass", discord.Locale.american_english) == "Pass"
 
 
-def test_pattern_names_come_from_the_rules_module() -> None:
-    for pid, (zh, en) in PATTERN_NAMES.items():
-        assert pattern_name(pid) == zh
-        assert pattern_name(pid, "en-US") == en
+def test_every_pattern_has_a_name_and_a_description_in_both_languages() -> None:
+    for pid in PATTERN_FAN:
+        for lang in i18n.LANGUAGES:
+            assert catalog().template(f"pattern.{pid}", lang) not in (None, "")
+            assert catalog().template(f"pattern.{pid}.when", lang) not in (None, "")
+        assert pattern_name(pid) != pattern_name(pid, "en-US")
     assert pattern_name("qidui") == "七对"
     assert pattern_name("no_such_pattern", "en") == "no_such_pattern"
 

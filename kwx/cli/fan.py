@@ -1,4 +1,4 @@
-"""`python -m kwx fan`: the fan (番) calculator (RULES.md §5, §7, §10, §11).
+"""`python -m kwx fan`: the fan (番) calculator (docs/rules.md §5, §7, §10, §11).
 
     python -m kwx fan HAND WIN [--meld KIND:TILE]... [--self-draw] [--liangdao] [--kong-draw] [--after-kong]
                                [--rob-kong] [--last-tile] [--rules PRESET] [--json]
@@ -36,8 +36,9 @@ from kwx.engine.calculator import (  # noqa: F401 - the calculation's names, re-
     parse_melds,
     rules_for,
 )
-from kwx.engine.rules import PATTERN_NAMES, PRESETS, RulesError, RuleSet
+from kwx.engine.rules import PRESETS, RulesError, RuleSet
 from kwx.engine.tiles import SHORT_CHINESE, Tile, TileError, format_chinese, format_compact
+from kwx.present.i18n import pattern_name
 
 _MELD_LABELS = {"pung": "碰 pung", "kong": "杠 kong", "ankong": "暗杠 ankong"}
 
@@ -46,7 +47,8 @@ _MELD_LABELS = {"pung": "碰 pung", "kong": "杠 kong", "ankong": "暗杠 ankong
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "fan", help="fan (番) of a winning hand",
-        description="Score a Ka Wu Xing win: patterns, multipliers, total (RULES.md §7). "
+        description="Score a Ka Wu Xing win: patterns, multipliers, total (the rules: docs/rules.md §7, "
+                    "or python -m kwx rules). "
                     "Tiles in compact (1123p456s77z) or Chinese (五筒 七条 红中) notation.",
     )
     p.add_argument("hand", nargs="?", help="concealed tiles before the win, 13 − 3 per meld (quote Chinese names)")
@@ -264,7 +266,7 @@ def render_text(calc: Calculation) -> str:
         return "\n".join(lines)
 
     lines.append(f"Reading 牌型: {describe_reading(r.reading, calc.melds)}")
-    rows = [(PATTERN_NAMES[p][0], PATTERN_NAMES[p][1], f"×{m}") for p, m in zip(r.patterns, r.multipliers)]
+    rows = [(pattern_name(p, "zh-CN"), pattern_name(p, "en"), f"×{m}") for p, m in zip(r.patterns, r.multipliers)]
     w0 = max(_width(a) for a, _, _ in rows)
     w1 = max(_width(b) for _, b, _ in rows)
     for zh, en, mult in rows:

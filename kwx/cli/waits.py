@@ -1,4 +1,4 @@
-"""`python -m kwx waits HAND [--meld KIND:TILE]... [--json]`: the tiles a hand waits on (听牌), RULES.md §5.
+"""`python -m kwx waits HAND [--meld KIND:TILE]... [--json]`: the tiles a hand waits on (听牌), docs/rules.md §5.
 
 HAND is the concealed tiles, 13 − 3 per meld. `--json` prints {"waits": ["5p", "8p"], "shanten": 0} (waits in
 display order; a tile whose four copies are all in the hand is left out). Not ready: empty waits and the shanten

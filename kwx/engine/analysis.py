@@ -1,4 +1,4 @@
-"""Hand analysis with per-suit tables: win check, every reading of a win, waits, shanten (RULES.md §5).
+"""Hand analysis with per-suit tables: win check, every reading of a win, waits, shanten (docs/rules.md §5).
 
 A hand's concealed part is a list of 21 counts. Each suit's nine counts pack into one integer key, three bits
 a rank (`count << 3*rank`), so adding or removing a tile is one addition and a suit's shape is a dict/set

@@ -1,4 +1,4 @@
-"""Fan (番) of a winning hand (RULES.md §7): patterns per reading, the best reading, the cap, 数坎.
+"""Fan (番) of a winning hand (docs/rules.md §7): patterns per reading, the best reading, the cap, 数坎.
 
 The fan of a win is the product of the multipliers of its patterns within ONE reading; the reading with the
 highest (capped) product wins and patterns of different readings never combine. Which seat pays what is not

@@ -1,4 +1,4 @@
-"""One hand of Ka Wu Xing as a pure, deterministic state machine (RULES.md §2–§6; money in payments.py).
+"""One hand of Ka Wu Xing as a pure, deterministic state machine (docs/rules.md §2–§6; money in payments.py).
 
     hand = HandState(rules, dealer, wall, piao)
     while not hand.finished:
@@ -10,7 +10,7 @@ pending; every seat with a claim answers, in any order, before anything resolves
 seats that win on its tile answer hu or pass), `over`. Draws, the discards of locked 亮倒 hands and the end of
 the hand happen inside `apply` and come back as events.
 
-Choices where RULES.md is silent (documented in the module, the tests and the report):
+Choices where the rules (docs/rules.md) are silent (documented here and in the tests):
 - 亮倒 needs a discard after which the hand waits on at least one tile that would reach `min_fan` by 自摸
   (亮倒 doubling included). Under `forbid_feeding` the declaring discard may not feed either. The player
   counts as declared from that discard on: it is never 包胡, and it is not restricted afterwards.
@@ -22,7 +22,7 @@ Choices where RULES.md is silent (documented in the module, the tests and the re
   applies to it as to a discard, it pays no kong money, and it carries 抢杠胡 but never 杠上炮.
 - The dealer's first turn has no "drawn tile": a 天胡 is scored with the winning tile that gives the most fan.
   It is the only turn that may win without a drawn tile: after a 碰 the player must discard (亮倒 allowed, no
-  kong, RULES.md §3) and 胡 waits for their next draw (a kong replacement counts).
+  kong, docs/rules.md §3) and 胡 waits for their next draw (a kong replacement counts).
 - forbid_feeding: a non-declared player who may neither discard nor 胡 nor 杠 (every tile held feeds a 亮倒
   hand) ends the hand at once (outcome `draw`, end `forbid_feeding`); no 荒庄 payments; dealer as after 荒庄.
 - 暗杠 tiles are hidden from the other seats until the final reveal (see actions.Gang.for_viewer).

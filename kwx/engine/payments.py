@@ -1,4 +1,4 @@
-"""Who pays whom (RULES.md §6, §8, §10): every money rule of a hand is decided here, as pure functions.
+"""Who pays whom (docs/rules.md §6, §8, §10): every money rule of a hand is decided here, as pure functions.
 
 - win money (自摸, win on a discard, 一炮双响, robbed kong) ........ `win_payments`
 - 包胡 (a non-declared player feeds a 亮倒 player) .................. `is_baohu`, used by `win_payments`
@@ -50,7 +50,7 @@ def _others(seat: int, n_seats: int) -> list[int]:
 
 # -- 包胡 ---------------------------------------------------------------------------------------------
 def is_baohu(winner_declared: bool, discarder_declared: bool) -> bool:
-    """包胡 (RULES.md §6): a player who has NOT declared 亮倒 feeds a 亮倒 player's winning tile (on a discard or a
+    """包胡 (docs/rules.md §6): a player who has NOT declared 亮倒 feeds a 亮倒 player's winning tile (on a discard or a
     robbed 补杠) and then pays alone, twice the win's points. If the discarder had also declared (the declaring
     discard counts as declared), it is an ordinary win on a discard."""
     return winner_declared and not discarder_declared
@@ -114,7 +114,7 @@ def kong_payments(kind: str, seat: int, *, from_seat: int | None, chain: int, ba
 # -- 荒庄 ----------------------------------------------------------------------------------------------
 def draw_liangdao_payments(declared_order: Sequence[int], *, base: int, rules: RuleSet,
                            n_seats: int = 3) -> list[Payment]:
-    """荒庄 with 亮倒 players (RULES.md §6). `each`: every declared seat pays every seat that has not declared
+    """荒庄 with 亮倒 players (docs/rules.md §6). `each`: every declared seat pays every seat that has not declared
     1 × base. `first`: only the first declarer pays, 1 × base to each other seat (the text of §6). In both, when
     every seat declared nobody pays."""
     if not declared_order or len(set(declared_order)) >= n_seats:

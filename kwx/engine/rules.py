@@ -1,6 +1,6 @@
-"""Rule sets (RULES.md §10 options, §11 presets): immutable, validated, with a JSON form.
+"""Rule sets (docs/rules.md §10 options, §11 presets): immutable, validated, with a JSON form.
 
-Every option of RULES.md §10 is here under its id. Two options are this project's own, for the presets that
+Every option of docs/rules.md §10 is here under its id. Two options are this project's own, for the presets that
 change pattern values: `fan_values` (pattern id -> multiplier overrides) and `sanyuan_qidui` (whether the
 三元七对 pattern exists; only `xiangyang-unlimited` turns it on).
 """
@@ -18,7 +18,8 @@ class RulesError(ValueError):
     """An unknown preset or option, or a value out of range; the message says which and why."""
 
 
-# Default multiplier of every pattern id (RULES.md §7).
+# Default multiplier of every pattern id (docs/rules.md §7). Names and descriptions are in the string catalog
+# (kwx/present/locale: pattern.<id>, pattern.<id>.when).
 PATTERN_FAN: Mapping[str, int] = MappingProxyType({
     "pinghu": 1,
     "pengpenghu": 2,
@@ -40,29 +41,6 @@ PATTERN_FAN: Mapping[str, int] = MappingProxyType({
     "haidipao": 2,
     "liangdao": 2,
     "sanyuan_qidui": 16,
-})
-
-PATTERN_NAMES: Mapping[str, tuple[str, str]] = MappingProxyType({
-    "pinghu": ("屁胡", "Plain win"),
-    "pengpenghu": ("碰碰胡", "All triplets"),
-    "qingyise": ("清一色", "Pure one suit"),
-    "qidui": ("七对", "Seven pairs"),
-    "longqidui": ("龙七对", "Dragon seven pairs (one quad)"),
-    "shuanglong_qidui": ("双龙七对", "Seven pairs with two quads"),
-    "sanlong_qidui": ("三龙七对", "Seven pairs with three quads"),
-    "dasanyuan": ("大三元", "Big three dragons"),
-    "xiaosanyuan": ("小三元", "Little three dragons"),
-    "kawuxing": ("卡五星", "Closed five (4-5-6 on the 5)"),
-    "mingsigui": ("明四归一", "Fourth tile to an exposed pung"),
-    "ansigui": ("暗四归一", "Fourth tile to a concealed triplet"),
-    "shouzhuayi": ("手抓一", "Four melds, won on the single"),
-    "gangshangkaihua": ("杠上开花", "Win on a kong replacement"),
-    "gangshangpao": ("杠上炮", "Win on the discard after a kong"),
-    "qiangganghu": ("抢杠胡", "Robbing the kong"),
-    "haidilao": ("海底捞月", "Self-draw on the last tile"),
-    "haidipao": ("海底炮", "Win on the last discard"),
-    "liangdao": ("亮倒", "Declared 亮倒"),
-    "sanyuan_qidui": ("三元七对", "Seven pairs with all three dragons"),
 })
 
 PAYMENT_REASONS = (
@@ -171,6 +149,14 @@ class RuleSet:
         if pattern == "shouzhuayi":
             return self.fan_values.get(pattern, self.shouzhuayi_fan)
         return self.fan_values.get(pattern, PATTERN_FAN[pattern])
+
+    def scored_patterns(self) -> list[tuple[str, int]]:
+        """The patterns these rules score, with multipliers, biggest first (ties in PATTERN_FAN order)."""
+        off = {p for p, on in (("sanyuan_qidui", self.sanyuan_qidui), ("haidilao", self.haidilao),
+                               ("haidipao", self.haidipao)) if not on}
+        found = [(p, self.pattern_fan(p)) for p in PATTERN_FAN if p not in off]
+        order = list(PATTERN_FAN)
+        return sorted(found, key=lambda item: (-item[1], order.index(item[0])))
 
     @cached_property
     def fan_table(self) -> Mapping[str, int]:

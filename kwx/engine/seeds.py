@@ -25,7 +25,7 @@ def hand_seed(table_seed: str, hand_no: int) -> str:
 
 
 def first_dealer(table_seed: str, players: int = 3) -> int:
-    """Player 0…players−1 in lobby order (RULES.md §2: the first hand's dealer is chosen at random)."""
+    """Player 0…players−1 in lobby order (docs/rules.md §2: the first hand's dealer is chosen at random)."""
     return int.from_bytes(_digest(_DEALER, table_seed)[:8], "big") % players
 
 

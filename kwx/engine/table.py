@@ -1,4 +1,4 @@
-"""A table: a sequence of hands (RULES.md §2 dealer succession, §9 rotation, §10 上楼 and 漂).
+"""A table: a sequence of hands (docs/rules.md §2 dealer succession, §9 rotation, §10 上楼 and 漂).
 
     table = TableState(rules, first_dealer=0)
     hand = table.start_hand(seed, piao_picks)      # a HandState; seed None draws a fresh secret one
@@ -8,7 +8,7 @@
 Players are numbered 0…n−1 for the whole table; a hand's seats are 0–2 in play order and `seated[seat]` is the
 player in that seat. Without rotation seat = player.
 
-Choices where RULES.md is silent:
+Choices where the rules (docs/rules.md) are silent:
 - 上楼: the multiplier from history is 2^k where k counts the hands just ended in a row by 荒庄 or 一炮双响 (a
   forbid_feeding ending neither climbs nor resets), capped at 2^MAX_SHANGLOU_LEVEL; any other win resets it. A
   hand whose opening dice match doubles once more, for that hand only.

@@ -1,4 +1,4 @@
-"""The 21 tile kinds of Ka Wu Xing (RULES.md §1): parsing and formatting in compact and Chinese notation.
+"""The 21 tile kinds of Ka Wu Xing (docs/rules.md §1): parsing and formatting in compact and Chinese notation.
 
 A tile is a small int (its display-order index) wrapped in an IntEnum, so hot code can treat it as an int
 and index count arrays with it:

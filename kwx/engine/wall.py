@@ -1,4 +1,4 @@
-"""The wall (RULES.md §2): a secret seed, and a reproducible shuffle of the 84 tiles from it.
+"""The wall (docs/rules.md §2): a secret seed, and a reproducible shuffle of the 84 tiles from it.
 
 The shuffle is a Fisher–Yates driven by SHA-256 in counter mode over the seed, with rejection sampling so every
 index is exactly uniform. A fresh seed comes from `secrets`, so walls are unpredictable; storing the seed is

@@ -19,7 +19,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from kwx.engine.rules import PATTERN_NAMES
+from kwx.engine.rules import PATTERN_FAN
 from kwx.engine.tiles import Tile
 
 logger = logging.getLogger(__name__)
@@ -105,10 +105,9 @@ def t(key: str, lang: object | None = DEFAULT_LANG, **fmt: Any) -> str:
 
 def pattern_name(pid: str, lang: object | None = DEFAULT_LANG) -> str:
     """The name of a pattern id of kwx.engine.rules ('qidui' -> 七对 / Seven pairs); an unknown id as is."""
-    names = PATTERN_NAMES.get(pid)
-    if names is None:
+    if pid not in PATTERN_FAN:
         return pid
-    return names[0] if resolve_lang(lang) == "zh-CN" else names[1]
+    return t(f"pattern.{pid}", lang)
 
 
 def tile_name(tile: int, lang: object | None = DEFAULT_LANG) -> str:

@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 from kwx.engine.rules import PAYMENT_REASONS
 
-# Reason ids of a hand's payments (RULES.md §8), shared with the engine.
+# Reason ids of a hand's payments (docs/rules.md §8), shared with the engine.
 PLAY_REASONS: frozenset[str] = frozenset(PAYMENT_REASONS)
 SETTLEMENT = "settlement"  # cash changed hands outside the ledger; moves balance from payee to payer
 PAY = "pay"  # a voluntary transfer of balance from one player to another
@@ -95,7 +95,7 @@ class NewEvent:
 
 @dataclass(frozen=True)
 class Payment:
-    """`from_player` pays `to_player` `amount` (> 0) for `reason` (a RULES.md §8 reason id)."""
+    """`from_player` pays `to_player` `amount` (> 0) for `reason` (a docs/rules.md §8 reason id)."""
 
     from_player: str
     to_player: str

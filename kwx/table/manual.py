@@ -5,7 +5,7 @@
     payments = manual_payments(win, base=rules.base)        # store Payments, player ids
     record = manual_record(guild, win, payments, names, by="1", rules=rules)  # for Store.record_manual_hand
 
-Win money only (RULES.md §8): 自摸 — each other player pays base × fan; on a discard the discarder pays base × fan,
+Win money only (docs/rules.md §8): 自摸 — each other player pays base × fan; on a discard the discarder pays base × fan,
 or twice that as 包胡 when the winner had declared 亮倒 and the discarder had not (§6). Kong money, 漂 and 买码
 are not part of a recorded hand. Errors are `ManualHandError(code, **fmt)`; the code is a catalog key suffix
 (`ledger.record.error.<code>`). Nothing here imports discord.

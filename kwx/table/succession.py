@@ -1,4 +1,4 @@
-"""From one hand to the next, by the engine's `TableState` (RULES.md §2, §9, §10 `shanglou`, `rotation`).
+"""From one hand to the next, by the engine's `TableState` (docs/rules.md §2, §9, §10 `shanglou`, `rotation`).
 
 The engine decides who deals, who sits where (rotation), and the 上楼 multiplier; this module only maps its
 player numbers (the lobby order) to player ids and derives each hand's seed from the table seed:

@@ -78,3 +78,11 @@ async def test_rules_without_a_preset_shows_the_servers_default(kit: LedgerKit) 
     assert t("choice.xiaogan") in xiaogan
     options = {line.split()[0]: line.split()[-1] for line in xiaogan.split("```")[-2].strip().split("\n")}
     assert options[t("tools.option.base")] == "5" and options[t("tools.option.shukan")] == t("tools.on")
+
+
+@pytest.mark.parametrize("lang", ["zh-CN", "en"])
+async def test_rules_answers_in_a_minute_and_points_to_the_full_rules(kit: LedgerKit, lang: str) -> None:
+    await kit.set_lang(lang)
+    text = (await kit.slash(kit.bob, "kwx rules", preset="standard")).text
+    assert t("rules.summary", lang) in text
+    assert "docs/rules.md" in text and "docs/rules.zh-CN.md" in text

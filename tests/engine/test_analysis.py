@@ -1,4 +1,4 @@
-"""Hand analysis (RULES.md §5): the table-driven win check, readings, waits and shanten, checked against a plain
+"""Hand analysis (docs/rules.md §5): the table-driven win check, readings, waits and shanten, checked against a plain
 search written here."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Fan (RULES.md §7): every worked example, each pattern held and not held, the exclusions, the cap, the presets
+"""Fan (docs/rules.md §7): every worked example, each pattern held and not held, the exclusions, the cap, the presets
 and the options that change a win's fan."""
 
 from __future__ import annotations

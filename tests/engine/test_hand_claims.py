@@ -1,4 +1,4 @@
-"""RULES.md §4: claims on a discard — 胡 before 杠/碰, 一炮双响, 漏胡, 抢杠胡, the last discard."""
+"""docs/rules.md §4: claims on a discard — 胡 before 杠/碰, 一炮双响, 漏胡, 抢杠胡, the last discard."""
 
 from __future__ import annotations
 

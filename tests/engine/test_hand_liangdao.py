@@ -1,4 +1,4 @@
-"""RULES.md §6: 亮倒 — declaring, the locked hand's automatic play, 包胡, the 荒庄 penalty, forbid_feeding."""
+"""docs/rules.md §6: 亮倒 — declaring, the locked hand's automatic play, 包胡, the 荒庄 penalty, forbid_feeding."""
 
 from __future__ import annotations
 

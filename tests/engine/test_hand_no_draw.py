@@ -1,4 +1,4 @@
-"""A turn without a drawn tile (RULES.md §3): after a 碰 the player must discard (亮倒 allowed, no kong) and may
+"""A turn without a drawn tile (docs/rules.md §3): after a 碰 the player must discard (亮倒 allowed, no kong) and may
 not win until their next draw; only the dealer's first turn (天胡) wins without one. A 碰 that completes a
 winning hand is no way to turn a 2-fan 点炮 into a 自摸 paid by both other players."""
 

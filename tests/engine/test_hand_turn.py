@@ -1,4 +1,4 @@
-"""RULES.md §2–§3 and the kong rules of §8: dealing, your turn, kongs and 杠上杠 chains, 杠上开花 / 杠上炮,
+"""docs/rules.md §2–§3 and the kong rules of §8: dealing, your turn, kongs and 杠上杠 chains, 杠上开花 / 杠上炮,
 the last tile (海底捞月 / 海底炮), min_fan."""
 
 from __future__ import annotations

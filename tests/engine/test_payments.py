@@ -1,4 +1,4 @@
-"""RULES.md §8 and the money options of §10: who pays whom, checked as functions and through played hands."""
+"""docs/rules.md §8 and the money options of §10: who pays whom, checked as functions and through played hands."""
 
 from __future__ import annotations
 

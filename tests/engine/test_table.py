@@ -1,4 +1,4 @@
-"""RULES.md §2 and §9: a sequence of hands — dealer succession, 上楼, rotation, running net."""
+"""docs/rules.md §2 and §9: a sequence of hands — dealer succession, 上楼, rotation, running net."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Tiles (RULES.md §1): both notations in, display order out, and one clear message per kind of bad input."""
+"""Tiles (docs/rules.md §1): both notations in, display order out, and one clear message per kind of bad input."""
 
 from __future__ import annotations
 
