@@ -58,7 +58,8 @@ def test_readme_and_fan_help_point_to_the_rules_inside_the_repository():
     assert "docs/rules.md" in fan.format_help()
 
 
-OUTSIDE = ("../shared", "/work/", "RULES.md", "TEAM.md")
+# Spelled in pieces so that this file does not match itself.
+OUTSIDE = ("../" + "shared", "/" + "work/", "RULES" + ".md", "TEAM" + ".md")
 
 
 def test_nothing_in_the_repository_points_outside_it():
@@ -72,7 +73,5 @@ def test_nothing_in_the_repository_points_outside_it():
             text = path.read_text(encoding="utf-8")
         except UnicodeDecodeError:
             continue
-        if rel == "tests/test_rules_doc.py":
-            text = text.replace(repr(OUTSIDE), "")
         bad += [f"{rel}: {needle}" for needle in OUTSIDE if needle in text]
     assert bad == []

@@ -114,7 +114,7 @@ def test_a_result_lists_the_win_the_payments_every_hand_and_the_balances() -> No
                         (-20, 30, -10), hands, next_dealer=1)
     (embed,) = result_embeds(result, board, "en", EMOJIS, ["hand-3-1.png"])
     assert "bob wins on alice's discard" in embed.description
-    assert "8 fan · Patterns: Seven pairs ×4, Declared 亮倒 ×2" in embed.description
+    assert "8 fan · Patterns: Seven pairs ×4, Laid down ×2" in embed.description
     fields = {f.name: f.value for f in embed.fields}
     assert fields["Payments"] == "alice → bob: 16 (win)"
     assert fields["Balances"].splitlines() == ["alice: -20", "bob: +30", "AI 1 (AI): -10"]
