@@ -20,7 +20,7 @@ from kwx.engine.analysis import shanten
 from kwx.engine.calculator import CONTEXT_FLAGS, Calculation, InputError, calculate, context
 from kwx.engine.rules import PRESETS, RuleSet
 from kwx.engine.tiles import SHORT_CHINESE, Tile
-from kwx.present.i18n import join_names, pattern_name, t
+from kwx.present.i18n import error_text, join_names, pattern_name, t
 from kwx.present.ledger_text import code_block, money, table
 from kwx.table.defaults import guild_settings
 
@@ -81,7 +81,8 @@ class Tools(KwxGroupCog, name="Tools"):
         try:
             calc = calculate(hand, win, (melds or "").split(), context(flags), ruleset)
         except InputError as exc:
-            await safe_respond(interaction, content=t("tools.calc.error", lang, detail=safe_text(str(exc), 200)),
+            await safe_respond(interaction, content=t("tools.calc.error", lang,
+                                                         detail=safe_text(error_text(exc, lang), 200)),
                                ephemeral=True)
             return
         await safe_respond(interaction, embed=self.calc_embed(calc, lang), ephemeral=True,

@@ -116,26 +116,26 @@ def score_line(line: str | bytes, default_rules: RuleSet) -> dict[str, Any]:
 
 def _score_object(obj: Any, default_rules: RuleSet) -> dict[str, Any]:
     if not isinstance(obj, dict):
-        raise InputError("each line must be a JSON object with at least hand and win")
+        raise InputError("line", "each line must be a JSON object with at least hand and win")
     if not _LINE_KEYS.issuperset(obj):
         unknown = sorted(k for k in obj if k not in _LINE_KEYS)
-        raise InputError(f"unknown key {unknown[0]!r}: keys are {', '.join(sorted(_LINE_KEYS))}")
+        raise InputError("line", f"unknown key {unknown[0]!r}: keys are {', '.join(sorted(_LINE_KEYS))}")
     hand = obj.get("hand")
     win = obj.get("win")
     if not isinstance(hand, str) or not isinstance(win, str):
-        raise InputError('"hand" and "win" must both be given as strings, e.g. "hand": "1122334456677p", "win": "5p"')
+        raise InputError("line", '"hand" and "win" must both be given as strings, e.g. "hand": "1122334456677p", "win": "5p"')
     melds = obj.get("melds")
     if melds is None:
         melds = ()
     elif type(melds) is not list or any(type(m) is not str for m in melds):
-        raise InputError('"melds" must be a list of "KIND:TILE" strings, e.g. ["pung:7z"]')
+        raise InputError("line", '"melds" must be a list of "KIND:TILE" strings, e.g. ["pung:7z"]')
     flags = (obj.get("self_draw", False), obj.get("liangdao", False), obj.get("kong_draw", False),
              obj.get("after_kong", False), obj.get("rob_kong", False), obj.get("last_tile", False))
     ctx = _CONTEXTS.get(flags)
     if ctx is None:
         for name, v in zip(CONTEXT_FLAGS, flags):
             if v is not True and v is not False:
-                raise InputError(f'"{name}" must be true or false')
+                raise InputError("line", f'"{name}" must be true or false')
         ctx = context(flags)
     spec = obj.get("rules")
     rules = default_rules if spec is None else rules_for(spec)

@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import sqlite3
 import sys
 import unicodedata
@@ -26,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from kwx.cli import bounded_int
+from kwx.present.i18n import DEFAULT_LANG, pattern_name, resolve_lang, t
 from kwx.store import PERIODS, Store, StoreError, as_dict, default_db_path
 
 COMMANDS = ("balances", "leaderboard", "history", "stats", "settleup", "export")
@@ -73,6 +75,7 @@ def _common_options(parser: argparse.ArgumentParser, default: Any) -> None:
     parser.add_argument("--db", default=default, help="database file; default: $KWX_DB (environment or .env) or data/kwx.sqlite3")
     parser.add_argument("--json", action="store_true", default=False if default is None else default,
                         help="print JSON")
+    parser.add_argument("--lang", default=default, help="language of the tables: zh-CN or en; default: $KWX_LANG or zh-CN")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -95,6 +98,7 @@ async def _run(args: argparse.Namespace) -> int:
         raise UsageError(f"no ledger database at {path}")
     server = getattr(args, "server", None) or "local"
     as_json = bool(getattr(args, "json", False))
+    args.lang = resolve_lang(getattr(args, "lang", None) or os.environ.get("KWX_LANG") or DEFAULT_LANG)
     async with await Store.open(path) as store:
         if not await store.has_guild(server):
             raise UsageError(f"unknown server {server!r} in {path}")
@@ -125,27 +129,32 @@ async def _balances(store: Store, server: str, args: argparse.Namespace, as_json
     if as_json:
         return _dumps({"hands": sheet.hands, "balances": [
             {"player": row.player, "name": row.name, "balance": row.balance} for row in sheet.rows]})
+    lang = args.lang
     rows = [[row.name, row.player, _money(row.balance), str(row.hands)] for row in sheet.rows]
-    return f"Server {server}: {sheet.hands} hands\n" + _table(["Name", "Player", "Balance", "Hands"], rows, "llrr")
+    headers = [t(f"cli.ledger.{h}", lang) for h in ("name", "player", "balance", "hands")]
+    return t("cli.ledger.server", lang, server=server, hands=sheet.hands) + "\n" + _table(headers, rows, "llrr")
 
 
 async def _leaderboard(store: Store, server: str, args: argparse.Namespace, as_json: bool) -> str:
     board = await store.leaderboard(server, args.period, limit=args.limit)
     if as_json:
         return _dumps({"period": args.period, "leaderboard": [as_dict(row) for row in board]})
-    title = {"all": "all time", "month": "this month (UTC)", "week": "this week (UTC)"}[args.period]
+    lang = args.lang
+    title = t(f"ledger.period.{args.period}", lang)
     if not board:
-        return f"Leaderboard, {title}: no hands yet."
+        return t("cli.ledger.leaderboard_empty", lang, period=title)
     rows = [[str(r.rank), r.name, _money(r.net), str(r.hands)] for r in board]
-    return f"Leaderboard, {title}\n" + _table(["#", "Name", "Net", "Hands"], rows, "rlrr")
+    headers = ["#", *(t(f"cli.ledger.{h}", lang) for h in ("name", "net", "hands"))]
+    return t("cli.ledger.leaderboard", lang, period=title) + "\n" + _table(headers, rows, "rlrr")
 
 
 async def _history(store: Store, server: str, args: argparse.Namespace, as_json: bool) -> str:
     hands = await store.history(server, args.player, limit=args.limit, offset=args.offset)
     if as_json:
         return _dumps({"player": args.player, "hands": [as_dict(hand) for hand in hands]})
+    lang = args.lang
     if not hands:
-        return "No hands."
+        return t("cli.ledger.no_hands", lang)
     names: dict[str, str] = {}
     for hand in hands:
         for winner in hand.winners:
@@ -153,29 +162,39 @@ async def _history(store: Store, server: str, args: argparse.Namespace, as_json:
                 names[winner] = await store.player_name(server, winner) or winner
     rows = []
     for h in hands:
-        where = f"table {h.table_id} #{h.hand_no}" if h.table_id is not None else f"manual #{h.hand_no}"
-        winners = ", ".join(f"{names[w]} {h.fan.get(w, 0)}番" for w in h.winners) or "—"
-        patterns = "; ".join(" ".join(_pattern_name(p) for p in h.patterns.get(w, [])) for w in h.winners)
-        role = "self-draw" if h.self_draw else "won" if h.won else "dealt in" if h.dealt_in else ""
-        outcome = h.outcome + (" (reversed)" if h.reversed else "")
+        where = (t("cli.ledger.at_table", lang, table=h.table_id, hand=h.hand_no) if h.table_id is not None
+                 else t("cli.ledger.manual", lang, hand=h.hand_no))
+        winners = ", ".join(t("cli.ledger.winner_fan", lang, name=names[w], fan=h.fan.get(w, 0))
+                            for w in h.winners) or "—"
+        patterns = "; ".join(" ".join(pattern_name(_pattern_name(p), lang) for p in h.patterns.get(w, []))
+                             for w in h.winners)
+        role = next((t(f"cli.ledger.role.{r}", lang) for r, on in (("self_draw", h.self_draw), ("won", h.won),
+                                                                     ("dealt_in", h.dealt_in)) if on), "")
+        outcome = t(f"cli.ledger.outcome.{h.outcome}", lang) if catalog_has(f"cli.ledger.outcome.{h.outcome}") else h.outcome
+        if h.reversed:
+            outcome += t("cli.ledger.reversed", lang)
         rows.append([str(h.hand_id), h.created_at.strftime("%Y-%m-%d %H:%M"), where, outcome, winners,
                      patterns, role, _money(h.net)])
     name = await store.player_name(server, args.player) or args.player
-    return f"Hands of {name}\n" + _table(
-        ["Hand", "When (UTC)", "Table", "Outcome", "Winners", "Patterns", "You", "Net"], rows, "rlllllll")
+    headers = [t(f"cli.ledger.{h}", lang) for h in ("hand", "when", "table", "outcome", "winners", "patterns", "you",
+                                                     "net")]
+    return t("cli.ledger.hands_of", lang, name=name) + "\n" + _table(headers, rows, "rlllllll")
 
 
 async def _stats(store: Store, server: str, args: argparse.Namespace, as_json: bool) -> str:
     stats = [await store.player_stats(server, args.player)] if args.player else await store.stats(server)
     if as_json:
         return _dumps({"stats": [as_dict(s) for s in stats]})
+    lang = args.lang
     if not stats:
-        return "No hands."
+        return t("cli.ledger.no_hands", lang)
     rows = [[s.name, str(s.hands), f"{s.wins} ({s.win_rate:.0%})", f"{s.self_draws} ({s.self_draw_rate:.0%})",
              f"{s.deal_ins} ({s.deal_in_rate:.0%})", f"{s.avg_fan:.1f}", str(s.max_fan),
-             f"{s.liangdao} ({s.liangdao_win_rate:.0%} won)", _money(s.net)] for s in stats]
-    return _table(["Name", "Hands", "Wins", "Self-draws", "Deal-ins", "Avg fan", "Max fan", "亮倒", "Net"],
-                  rows, "lrrrrrrrr")
+             t("cli.ledger.liangdao_won", lang, count=s.liangdao, rate=f"{s.liangdao_win_rate:.0%}"), _money(s.net)]
+            for s in stats]
+    headers = [t("cli.ledger.name", lang), *(t(f"ledger.stats.{h}", lang) for h in (
+        "hands", "wins", "self_draws", "deal_ins", "avg_fan", "max_fan", "liangdao", "net"))]
+    return _table(headers, rows, "lrrrrrrrr")
 
 
 async def _settleup(store: Store, server: str, args: argparse.Namespace, as_json: bool) -> str:
@@ -183,11 +202,11 @@ async def _settleup(store: Store, server: str, args: argparse.Namespace, as_json
     if as_json:
         return _dumps({"transfers": [t.to_json() for t in transfers]})
     if not transfers:
-        return "Everyone is square."
+        return t("ledger.settle.square", args.lang)
     names = {row.player: row.name for row in (await store.balances(server)).rows}
     rows = [[names.get(t.from_player, t.from_player), names.get(t.to_player, t.to_player), str(t.amount)]
             for t in transfers]
-    return _table(["Pays", "To", "Amount"], rows, "llr")
+    return _table([t(f"cli.ledger.{h}", args.lang) for h in ("pays", "to", "amount")], rows, "llr")
 
 
 async def _export(store: Store, server: str, args: argparse.Namespace, as_json: bool) -> str | None:
@@ -203,7 +222,7 @@ async def _export(store: Store, server: str, args: argparse.Namespace, as_json: 
         if out is not sys.stdout:
             out.close()
     if args.out:
-        print(f"wrote {count} entries to {args.out}", file=sys.stderr)
+        print(t("cli.ledger.wrote", args.lang, count=count, out=args.out), file=sys.stderr)
     return None
 
 
@@ -220,6 +239,12 @@ def _dumps(value: Any) -> str:
 
 def _money(amount: int) -> str:
     return f"{amount:+d}" if amount else "0"
+
+
+def catalog_has(key: str) -> bool:
+    from kwx.present.i18n import catalog
+
+    return catalog().template(key) is not None
 
 
 def _pattern_name(pattern: Any) -> str:

@@ -17,36 +17,61 @@ from typing import Any
 from kwx.engine.analysis import MELD_KINDS, Meld, waits
 from kwx.engine.fan import FanResult, WinContext, score_counts
 from kwx.engine.rules import RulesError, RuleSet
-from kwx.engine.tiles import Tile, TileError, check_counts, parse_tile, parse_tiles, to_counts
+from kwx.engine.tiles import Tile, TileError, check_counts, excerpt, parse_tile, parse_tiles, to_counts
 
 CONTEXT_FLAGS = ("self_draw", "liangdao", "kong_draw", "after_kong", "rob_kong", "last_tile")
 _MELD_ALIASES = {k: k for k in MELD_KINDS} | {"碰": "pung", "杠": "kong", "明杠": "kong", "暗杠": "ankong"}
 
 
 
+# English lines for logs and the command-line tools; players read the catalog's `calc.error.<code>`.
+INPUT_ERRORS = {
+    "meld_format": 'meld "{text}" is not KIND:TILE, e.g. pung:5p, kong:7z or ankong:1s',
+    "meld_kind": 'unknown meld kind "{kind}": use pung, kong (exposed) or ankong (concealed)',
+    "meld_tile": 'meld "{text}": {error}',
+    "too_many_melds": "{count} melds given: a hand has at most four",
+    "tile": "{error}",
+    "tiles_together": "{error} (hand, melds and winning tile together)",
+    "self_draw_not_discard": "a win on the discard after a kong or on a robbed kong is not a self-draw",
+    "kong_draw_own_tile": "a kong replacement draw is the winner's own tile: not a discard, not a robbed kong",
+    "rob_or_after_kong": "a robbed kong is not the discard after a kong: choose one",
+    "rob_last_tile": "no kong may be declared on the last tile, so it cannot be robbed",
+    "kong_draw_needs_kong": "a win on a kong replacement tile needs the kong among the melds (kong:TILE or ankong:TILE)",
+    "rules": "{error}",
+}
+
+
 class InputError(ValueError):
-    """Bad calculator input; the message is one line meant for the user."""
+    """Bad calculator input. `code` says what was wrong (a key of INPUT_ERRORS, or `hand_size`; `message` for
+    the command line's own checks) and `fmt` what it was about — a TileError inside as `error`. The
+    presentation floor renders it in the player's language (`calc.error.<code>`); str() is one English line."""
+
+    catalog = "calc.error"
+
+    def __init__(self, code: str, message: str | None = None, **fmt: object) -> None:
+        self.code = code
+        self.fmt = fmt
+        super().__init__(message if message is not None else INPUT_ERRORS[code].format(**fmt))
 
 
-# -- parsing and checks (shared with `kwx waits`) ---------------------------------------------------------
 def parse_meld(text: str) -> Meld:
     """`KIND:TILE`, e.g. `pung:5p`, `kong:红中`, `ankong:1s`."""
     kind, sep, tile = str(text).partition(":")
     if not sep:
-        raise InputError(f'meld "{text}" is not KIND:TILE, e.g. pung:5p, kong:7z or ankong:1s')
+        raise InputError("meld_format", text=excerpt(text))
     canonical = _MELD_ALIASES.get(kind.strip().lower())
     if canonical is None:
-        raise InputError(f'unknown meld kind "{kind.strip()}": use pung, kong (exposed) or ankong (concealed)')
+        raise InputError("meld_kind", kind=excerpt(kind.strip()))
     try:
         return Meld(canonical, parse_tile(tile))
     except TileError as exc:
-        raise InputError(f'meld "{text}": {exc}') from None
+        raise InputError("meld_tile", text=excerpt(text), error=exc) from None
 
 
 def parse_melds(texts: Iterable[str]) -> tuple[Meld, ...]:
     melds = tuple(parse_meld(t) for t in texts)
     if len(melds) > 4:
-        raise InputError(f"{len(melds)} melds given: a hand has at most four")
+        raise InputError("too_many_melds", count=len(melds))
     return melds
 
 
@@ -55,25 +80,26 @@ def check_hand(hand: Sequence[int], melds: Sequence[Meld], *, extra: Sequence[in
     need = 13 - 3 * len(melds)
     if len(hand) != need:
         with_melds = f"with {len(melds)} meld{'s' if len(melds) != 1 else ''}" if melds else "without melds"
-        raise InputError(f"the hand has {len(hand)} tile{'s' if len(hand) != 1 else ''}; {with_melds} it needs {need} {what} (13 − 3 per meld)")
+        raise InputError("hand_size", f"the hand has {len(hand)} tile{'s' if len(hand) != 1 else ''}; {with_melds} it "
+                         f"needs {need} {what} (13 − 3 per meld)", count=len(hand), melds=len(melds), need=need)
     meld_tiles = [m.tile for m in melds for _ in range(m.size)]
     try:
         check_counts(hand, [*extra, *meld_tiles])
     except TileError as exc:
-        raise InputError(f"{exc} (hand, melds and winning tile together)" if extra or melds else str(exc)) from None
+        raise InputError("tiles_together" if extra or melds else "tile", error=exc) from None
 
 
 def check_context(ctx: WinContext, melds: Sequence[Meld]) -> None:
     if ctx.self_draw and (ctx.after_kong or ctx.rob_kong):
-        raise InputError("a win on the discard after a kong or on a robbed kong is not a self-draw")
+        raise InputError("self_draw_not_discard")
     if ctx.kong_draw and (ctx.after_kong or ctx.rob_kong):
-        raise InputError("a kong replacement draw is the winner's own tile: not a discard, not a robbed kong")
+        raise InputError("kong_draw_own_tile")
     if ctx.after_kong and ctx.rob_kong:
-        raise InputError("a robbed kong is not the discard after a kong: choose one")
+        raise InputError("rob_or_after_kong")
     if ctx.rob_kong and ctx.last_tile:
-        raise InputError("no kong may be declared on the last tile, so it cannot be robbed")
+        raise InputError("rob_last_tile")
     if ctx.kong_draw and not any(m.is_kong for m in melds):
-        raise InputError("a win on a kong replacement tile needs the kong among the melds (kong:TILE or ankong:TILE)")
+        raise InputError("kong_draw_needs_kong")
 
 
 _rules_cache: dict[str, RuleSet] = {}
@@ -87,7 +113,7 @@ def rules_for(spec: Any) -> RuleSet:
         try:
             rules = RuleSet.from_json(spec)
         except RulesError as exc:
-            raise InputError(str(exc)) from None
+            raise InputError("rules", error=exc) from None
         _rules_cache[key] = rules
     return rules
 
@@ -150,7 +176,7 @@ def calculate(hand_text: str, win_text: str, meld_texts: Iterable[str], ctx: Win
         if win is None:
             win = parse_tile(win_text)
     except TileError as exc:
-        raise InputError(str(exc)) from None
+        raise InputError("tile", error=exc) from None
     melds = parse_melds(meld_texts) if meld_texts else ()
     counts = to_counts(hand)
     used = counts

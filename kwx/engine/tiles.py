@@ -97,8 +97,42 @@ SHORT_CHINESE: dict[Tile, str] = {t: f"{t.number}{'筒' if t < 9 else '条'}" fo
 SHORT_CHINESE |= {Tile.RED: "中", Tile.GREEN: "发", Tile.WHITE: "白"}
 
 
+EXCERPT = 12  # the most characters of a player's input an error echoes back
+
+
+def excerpt(text: str, limit: int = EXCERPT) -> str:
+    """A short piece of input to quote back: at most `limit` characters, '…' where it was cut."""
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+# English lines for logs and the command-line tools; players read the catalog's `tile.error.<code>`.
+TILE_ERRORS = {
+    "bad_number": '"{token}" is not a tile: suited tiles are numbered 1–9',
+    "bad_dragon": '"{token}" is not a tile: dragons are 5z 白, 6z 发, 7z 中',
+    "no_characters": '"{token}" is not a tile: Ka Wu Xing has no 万 (characters); suits are p 筒 and s 条',
+    "bad_suit": '"{token}" is not a tile: suits are p 筒, s 条 and z (dragons 5z 白, 6z 发, 7z 中)',
+    "no_suit": '"{token}" is not a tile: write digits then a suit letter, e.g. 1123p 456s 77z',
+    "unknown": '"{token}" is not a tile: use compact notation (1123p 456s 77z) or names like 五筒 七条 红中',
+    "not_one": '"{token}" is not one tile',
+    "empty": "no tile given",
+    "too_many": '"{tile}" appears {count} times: there are only four of each tile',
+    "wall_size": "a wall has {size} tiles, not {count}",
+    "wall_counts": "a wall has four of each tile; this one has {tiles}",
+}
+
+
 class TileError(ValueError):
-    """Bad tile text or an impossible tile collection; the message names the offending token."""
+    """Bad tile text or an impossible tile collection. `code` says what was wrong (a key of TILE_ERRORS) and
+    `fmt` what it was about (`token`: a short excerpt of the input); the presentation floor renders it in the
+    player's language (`tile.error.<code>`). str() is the English line."""
+
+    catalog = "tile.error"
+
+    def __init__(self, code: str, **fmt: object) -> None:
+        self.code = code
+        self.fmt = fmt
+        super().__init__(TILE_ERRORS[code].format(**fmt))
 
 
 # -- Chinese names -------------------------------------------------------------------------------
@@ -133,21 +167,22 @@ def _parse_compact_group(digits: str, suit: str) -> list[Tile]:
             pass
     suit_l = suit.lower()
     out: list[Tile] = []
-    for d in digits:
+    for i, d in enumerate(digits):
         n = int(d)
-        token = f"{d}{suit}"
+        # A 0 after another digit was meant as a number above 9 (10p): name both digits, as the player wrote them.
+        token = f"{digits[i - 1] if d == '0' and i else ''}{d}{suit}"
         if suit_l == "p" or suit_l == "s":
             if n == 0:
-                raise TileError(f'"{token}" is not a tile: suited tiles are numbered 1–9')
+                raise TileError("bad_number", token=token)
             out.append(Tile((0 if suit_l == "p" else 9) + n - 1))
         elif suit_l == "z":
             if n not in _DIGIT_DRAGON:
-                raise TileError(f'"{token}" is not a tile: dragons are 5z 白, 6z 发, 7z 中')
+                raise TileError("bad_dragon", token=token)
             out.append(_DIGIT_DRAGON[n])
         elif suit_l == "m":
-            raise TileError(f'"{token}" is not a tile: Ka Wu Xing has no 万 (characters); suits are p 筒 and s 条')
+            raise TileError("no_characters", token=token)
         else:
-            raise TileError(f'"{token}" is not a tile: suits are p 筒, s 条 and z (dragons 5z 白, 6z 发, 7z 中)')
+            raise TileError("bad_suit", token=token)
     return out
 
 
@@ -189,7 +224,7 @@ def parse_tiles(text: str, *, check_copies: bool = True) -> list[Tile]:
                 end += 1
             if end < n and s[end] not in " ,，、\t":
                 end += 1  # show the character that stopped the digits
-            raise TileError(f'"{s[pos:end]}" is not a tile: write digits then a suit letter, e.g. 1123p 456s 77z')
+            raise TileError("no_suit", token=excerpt(s[pos:end]))
         m = _CN_TOKEN.match(s, pos)
         if m:
             tiles.append(_cn_token_tile(m.group(0)))
@@ -198,7 +233,7 @@ def parse_tiles(text: str, *, check_copies: bool = True) -> list[Tile]:
         end = pos + 1
         while end < n and s[end] not in " ,，、\t" and not (s[end].isascii() and s[end].isdigit()):
             end += 1
-        raise TileError(f'"{s[pos:end]}" is not a tile: use compact notation (1123p 456s 77z) or names like 五筒 七条 红中')
+        raise TileError("unknown", token=excerpt(s[pos:end]))
     if check_copies:
         check_counts(tiles)
     return tiles
@@ -214,7 +249,7 @@ def parse_tile(text: str) -> Tile:
     """Exactly one tile, in either notation."""
     tiles = parse_tiles(text, check_copies=False)
     if len(tiles) != 1:
-        raise TileError(f'"{text.strip()}" is not one tile' if tiles else "no tile given")
+        raise TileError("not_one", token=excerpt(text.strip())) if tiles else TileError("empty")
     return tiles[0]
 
 
@@ -222,7 +257,7 @@ def check_counts(tiles: Iterable[int], extra: Iterable[int] = ()) -> None:
     counts = to_counts((*tiles, *extra))
     for t in range(NUM_KINDS):
         if counts[t] > COPIES:
-            raise TileError(f'"{Tile(t).compact}" appears {counts[t]} times: there are only four of each tile')
+            raise TileError("too_many", tile=Tile(t).compact, count=counts[t])
 
 
 def format_compact(tiles: Iterable[int]) -> str:

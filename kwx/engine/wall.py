@@ -59,11 +59,11 @@ def dice_from_seed(seed: str) -> tuple[int, int]:
 def check_wall(tiles: Sequence[int]) -> None:
     """Raise TileError unless `tiles` is exactly the 84 tiles, four of each kind."""
     if len(tiles) != WALL_SIZE:
-        raise TileError(f"a wall has {WALL_SIZE} tiles, not {len(tiles)}")
+        raise TileError("wall_size", size=WALL_SIZE, count=len(tiles))
     counts = to_counts(tiles)
     wrong = [f"{Tile(t).compact}×{c}" for t, c in enumerate(counts) if c != 4]
     if wrong:
-        raise TileError(f"a wall has four of each tile; this one has {', '.join(wrong)}")
+        raise TileError("wall_counts", tiles=", ".join(wrong))
 
 
 def parse_wall(text: str) -> list[Tile]:

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from kwx.engine.tiles import Tile, TileError, parse_tile
+from kwx.engine.tiles import Tile, TileError, excerpt, parse_tile
 from kwx.local.text import catalog_text, say, tile_markup, tile_or_none, tiles_markup, verb_label
+from kwx.present.i18n import error_text as mistake_text
 from kwx.present.i18n import resolve_lang, t
 from kwx.table.errors import TableError
 from kwx.table.views import ActionChoice, PrivateView
@@ -68,8 +69,8 @@ def parse_command(line: str, lang: str = "zh-CN") -> Command | None:
             return Command("discard", parse_tile(text))
         except TileError as exc:
             if _looks_like_tile(text):
-                raise CommandError(str(exc)) from None
-            raise CommandError(say("unknown", lang, text=text)) from None
+                raise CommandError(mistake_text(exc, lang)) from None
+            raise CommandError(say("unknown", lang, text=excerpt(text))) from None
     rest = rest.strip()
     if verb in ("help", "hand", "quit", "back"):
         return Command(verb)
@@ -78,11 +79,11 @@ def parse_command(line: str, lang: str = "zh-CN") -> Command | None:
             raise CommandError(say("discard_needs_tile", lang))
         return Command(verb)
     if verb not in _TAKES_TILE:
-        raise CommandError(say("takes_no_tile", lang, verb=head))
+        raise CommandError(say("takes_no_tile", lang, verb=excerpt(head)))
     try:
         return Command(verb, parse_tile(rest))
     except TileError as exc:
-        raise CommandError(str(exc)) from None
+        raise CommandError(mistake_text(exc, lang)) from None
 
 
 def describe_choices(view: PrivateView, lang: str) -> str:

@@ -29,7 +29,6 @@ from kwx.local.text import (
     tile_text,
     tiles_markup,
     tiles_text,
-    verb_label,
 )
 from kwx.present.i18n import pattern_name, resolve_lang, t
 from kwx.table.views import PlayerRef, PrivateView, PublicView, ResultView
@@ -313,5 +312,5 @@ class Renderer:
         if "seat" in values and "player" not in values and isinstance(values["seat"], int):
             values["player"] = self.name(values["seat"])
         if "action" in values and isinstance(values["action"], str) and values["action"] in VERB_LABELS:
-            values["action"] = verb_label(values["action"], self.lang)
+            values["action"] = t(f"action.{values['action']}", self.lang)  # one language: 出牌 / Discard
         return t(key, self.lang, **values)

@@ -83,13 +83,23 @@ class Catalog:
         return found
 
     def t(self, key: str, lang: object | None = DEFAULT_LANG, **fmt: Any) -> str:
+        """`fmt` values that are errors with a code (TileError, InputError …) are rendered in `lang` too."""
         template = self.template(key, lang)
         if template is None:
             logger.warning("i18n: unknown key %r", key)
             return key
         if not fmt and "{" not in template:
             return template
+        if any(isinstance(v, Exception) for v in fmt.values()):
+            fmt = {k: self.error_text(v, lang) if isinstance(v, Exception) else v for k, v in fmt.items()}
         return _FORMATTER.vformat(template, (), _KeepMissing(fmt))
+
+    def error_text(self, exc: Exception, lang: object | None = DEFAULT_LANG) -> str:
+        """An error with `catalog` (a key prefix), `code` and `fmt` in `lang`; any other error as str()."""
+        prefix, code = getattr(exc, "catalog", None), getattr(exc, "code", None)
+        if prefix and code and self.template(f"{prefix}.{code}", lang) is not None:
+            return self.t(f"{prefix}.{code}", lang, **getattr(exc, "fmt", {}))
+        return str(exc)
 
 
 @lru_cache(maxsize=1)
@@ -101,6 +111,11 @@ def catalog() -> Catalog:
 def t(key: str, lang: object | None = DEFAULT_LANG, **fmt: Any) -> str:
     """The text for `key` in `lang` (a tag like 'en' or a discord.Locale), formatted with `fmt`."""
     return catalog().t(key, lang, **fmt)
+
+
+def error_text(exc: Exception, lang: object | None = DEFAULT_LANG) -> str:
+    """A player's mistake in their language: a TileError, a calculator InputError … (see Catalog.error_text)."""
+    return catalog().error_text(exc, lang)
 
 
 def pattern_name(pid: str, lang: object | None = DEFAULT_LANG) -> str:

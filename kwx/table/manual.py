@@ -65,7 +65,7 @@ def fan_from_tiles(rules: RuleSet, hand: str, win: str, *, melds: Sequence[str] 
     try:
         calc = calculate(hand, win, list(melds), ctx, rules)
     except InputError as exc:
-        raise ManualHandError("bad_hand", detail=str(exc)) from None
+        raise ManualHandError("bad_hand", detail=exc) from None
     if calc.result is None:
         raise ManualHandError("not_win")
     if calc.result.fan < calc.min_fan:

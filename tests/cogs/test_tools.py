@@ -43,7 +43,7 @@ async def test_calc_explains_a_hand_that_does_not_win(kit: LedgerKit) -> None:
     waiting = await kit.slash(kit.alice, "kwx calc", hand="1122334456677p", win="9s")
     assert t("tools.calc.not_win_waits", tiles="5筒 8筒") in waiting.text  # its waits, in tiles
     broken = await kit.slash(kit.alice, "kwx calc", hand="11p", win="1p")
-    assert broken.records[0].ephemeral and t("tools.calc.error", detail="the hand has 2 tiles") in broken.text
+    assert broken.records[0].ephemeral and t("tools.calc.error", detail="手牌有 2 张") in broken.text
 
 
 async def test_calc_follows_the_servers_rules_preset(kit: LedgerKit) -> None:

@@ -130,9 +130,9 @@ def test_parse_command_ignores_blank_lines() -> None:
 
 
 @pytest.mark.parametrize("text, words", [
-    ("8z", "dragons are 5z 白, 6z 发, 7z 中"),
-    ("0p", "numbered 1–9"),
-    ("5m", "no 万"),
+    ("8z", "the dragons are 5z (white), 6z (green) and 7z (red)"),
+    ("0p", "numbered 1 to 9"),
+    ("5m", "no characters"),
     ("碰 5p", "takes no tile"),
     ("打", "5p"),
     ("xyzzy", "help"),
@@ -185,19 +185,19 @@ async def test_liangdao_declares_and_discards_the_named_tile() -> None:
     table, service, console = table_for(hand, lang="en")
     await table.handle_line("亮倒 5p")  # 5p would not leave the hand ready
     assert service.acts == []
-    assert "declare with one of: 7z" in output(console)
+    assert "lay down with one of: 7z" in output(console)
     await table.handle_line("liangdao 红中")
     assert service.acts == [("liangdao", Tile.RED, 7)]
 
 
 # -- mistakes are explained -------------------------------------------------------------------------------------
 @pytest.mark.parametrize("lang, line, words", [
-    ("en", "8z", '"8z" is not a tile: dragons are 5z 白, 6z 发, 7z 中'),
+    ("en", "8z", '"8z" is not a tile: the dragons are 5z (white), 6z (green) and 7z (red)'),
     ("en", "3s", "You have no 3s"),
     ("zh-CN", "三条", "你没有 3条"),
     ("en", "pass", "Nothing to pass"),
     ("en", "hu", "You can't"),
-    ("en", "liangdao 5p", "can't declare 亮倒 now"),
+    ("en", "liangdao 5p", "can't lay down now"),
     ("en", "xyzzy", 'I don\'t understand "xyzzy"'),
 ])
 async def test_bad_input_on_your_turn_is_explained_and_nothing_is_sent(lang: str, line: str, words: str) -> None:
@@ -384,7 +384,7 @@ async def test_timeout_and_autoplay_notices_name_you() -> None:
     await fe.notice(1, "event.timeout", player="你", player_id=YOU.player_id, action="discard")
     await fe.notice(1, "lobby.ai_added", name="AI 1", player_id="ai:standard:1")  # the terminal's own doing
     text = output(console)
-    assert "Player ran out of time: discard" in text
+    assert "Player ran out of time: Discard automatically" in text
     assert "AI 1" not in text
 
 

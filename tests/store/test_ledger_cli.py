@@ -85,13 +85,13 @@ def test_other_json_outputs(db, capsys):
 
 
 def test_readable_tables(db, capsys):
-    code, out, _ = _run(capsys, "balances", "--db", db)
+    code, out, _ = _run(capsys, "balances", "--db", db, "--lang", "en")
     lines = out.splitlines()
     assert code == 0 and lines[0] == "Server local: 2 hands"
     assert lines[1].split() == ["Name", "Player", "Balance", "Hands"]
     assert [line.split()[0] for line in lines[3:]] == ["Ann", "Cy", "Bob"]
     assert len({len(line) for line in lines[3:]}) == 1  # right-aligned numbers: equal widths
-    _, out, _ = _run(capsys, "settleup", "--db", db)
+    _, out, _ = _run(capsys, "settleup", "--db", db, "--lang", "en")
     assert [line.split() for line in out.splitlines()] == [
         ["Pays", "To", "Amount"], ["----", "---", "------"], ["Bob", "Ann", "8"], ["Cy", "Ann", "6"]]
     for command in (["leaderboard"], ["history", "--player", "b"], ["stats"]):
@@ -104,7 +104,7 @@ def test_export_writes_csv(db, capsys, tmp_path):
     rows = list(csv.DictReader(io.StringIO(out)))
     assert [(r["from_player"], r["to_player"], r["amount"], r["reason"]) for r in rows][-1] == ("b", "c", "100", "pay")
     target = tmp_path / "out.csv"
-    code, _, err = _run(capsys, "export", "--db", db, "--out", str(target))
+    code, _, err = _run(capsys, "export", "--db", db, "--out", str(target), "--lang", "en")
     assert code == 0 and "wrote 3 entries" in err and len(target.read_text().splitlines()) == 4
 
 
@@ -155,3 +155,12 @@ def test_the_database_named_in_dotenv_is_read_like_the_bot_reads_it(db, capsys, 
     code, out, _ = _run(capsys, "balances", "--json")
     assert code == 0 and json.loads(out)["hands"] == 2
     assert not (tmp_path / "data").exists()  # the default database was not created instead
+
+
+def test_tables_speak_one_language(db, capsys):
+    _, zh, _ = _run(capsys, "balances", "--db", db, "--lang", "zh-CN")
+    assert zh.splitlines()[1].split() == ["名字", "玩家", "ID", "余额", "局数"]
+    _, history, _ = _run(capsys, "history", "--db", db, "--player", "a", "--lang", "zh-CN")
+    assert "Hand" not in history and "局号" in history
+    _, en, _ = _run(capsys, "stats", "--db", db, "--lang", "en")
+    assert "亮倒" not in en and "Laid down" in en
