@@ -25,7 +25,8 @@ TILE_NAMES = {f"{n}{s}" for n in "一二三四五六七八九123456789" for s in
     "红中", "发财", "白板", "中", "发", "白", "筒", "条"}
 EN_MAY_HOLD = sorted(TILE_NAMES | {"卡五星", "简体中文"}, key=len, reverse=True)
 # English a Chinese line may hold: what the player types, ids, and a few names.
-TYPED = {"help", "quit", "hand", "hu", "win", "peng", "pung", "gang", "kong", "ankong", "pass", "liangdao", "discard"}
+TYPED = {"help", "quit", "hand", "back", "hu", "win", "peng", "pung", "gang", "kong", "ankong", "pass", "liangdao",
+         "discard", "make", "run", "Tab", "Esc", "Enter", "Ctrl-Q"}
 ZH_MAY_HOLD = TYPED | {f.name for f in dataclasses.fields(RuleSet)} | set(PRESETS) | {
     "kwx", "UTC", "CSV", "AI", "ID", "English", "python", "bot", "py"}
 
@@ -45,6 +46,7 @@ def chinese_mixed(line: str) -> list[str]:
     s = re.sub(r"「[^」]*」", "", line)  # a quoted echo is the player's own input
     s = re.sub(r"`[^`]*`", "", s)  # code: ids, paths, commands
     s = re.sub(r"/kwx( [a-z_]+)*", "", s)  # slash commands
+    s = re.sub(r"[\w.~-]*/[\w./~-]+|--[a-z-]+", "", s)  # paths and command-line flags
     s = re.sub(r"\b[a-z_]+:\S*", "", s)  # option:value as typed
     s = re.sub(r"\b\d+[pszm]\b", "", s)  # tiles in compact notation
     return [w for w in WORD.findall(s) if w not in ZH_MAY_HOLD]
