@@ -41,7 +41,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="at the terminal: the line-by-line mode (pipes, screen readers) instead of the game screen")
     p.add_argument("--turn-seconds", type=float, metavar="S", default=None,
                    help="at the terminal: a turn timer for a NEW table (default none: the AI players wait for you)")
-    p.add_argument("--db", metavar="PATH", default=None, help="SQLite database (default: $KWX_DB or data/kwx.sqlite3)")
+    p.add_argument("--db", metavar="PATH", default=None,
+                   help="SQLite file or postgresql:// URL (default: $KWX_DATABASE_URL, else $KWX_DB or data/kwx.sqlite3)")
     p.add_argument("--sync", action="store_true", help="Discord: sync the slash commands at start-up")
     p.add_argument("--guild", metavar="ID", default=None,
                    help="Discord: sync the slash commands to this guild only (default: $KWX_TEST_GUILD)")
@@ -92,7 +93,7 @@ class KwxBot(commands.Bot):
         super().__init__(command_prefix=commands.when_mentioned, intents=bot_intents(), help_command=None,
                          allowed_mentions=discord.AllowedMentions.none())
         self.settings = settings
-        self.db_path = db_path if db_path is not None else settings.db_path
+        self.db_path = db_path if db_path is not None else settings.database
         self.sync_commands = sync
         self.sync_guild = sync_guild
         self.sync_global = sync_global  # sync globally even with a test guild (whose copy is then removed)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import random
 import statistics
 import tempfile
@@ -111,12 +112,26 @@ async def measure(path: Path, expected: Counter, runs: int) -> dict[str, Any]:
     }
 
 
-async def run(entries: int, players: int, runs: int, seed: int, keep: Path | None) -> dict[str, Any]:
-    with tempfile.TemporaryDirectory(prefix="kwx-bench-") as tmp:
-        path = keep or Path(tmp) / "ledger.sqlite3"
-        built = await build(path, entries, players, seed)
-        result = await measure(path, built["expected"], runs)
-        size_mb = sum(p.stat().st_size for p in path.parent.glob(path.name + "*")) / 1e6
+async def run(entries: int, players: int, runs: int, seed: int, keep: Path | None,
+              database: str | None = None) -> dict[str, Any]:
+    """`database`: a postgresql:// URL to run on PostgreSQL instead (in a scratch schema, dropped after)."""
+    if database is not None:
+        from kwx.store.postgres import drop_schema, with_schema
+
+        url = with_schema(database, f"kwx_bench_ledger_{os.getpid()}")
+        await drop_schema(url)
+        try:
+            built = await build(url, entries, players, seed)
+            result = await measure(url, built["expected"], runs)
+        finally:
+            await drop_schema(url)
+        size_mb = 0.0
+    else:
+        with tempfile.TemporaryDirectory(prefix="kwx-bench-") as tmp:
+            path = keep or Path(tmp) / "ledger.sqlite3"
+            built = await build(path, entries, players, seed)
+            result = await measure(path, built["expected"], runs)
+            size_mb = sum(p.stat().st_size for p in path.parent.glob(path.name + "*")) / 1e6
     return {"entries": entries, "players": players, "runs": runs, "build_s": built["build_s"],
             "db_mb": round(size_mb, 1), **result, "target_ms": TARGET_MS,
             "ok": result["balances_correct"] and max(result["leaderboard_ms"], result["balance_ms"]) <= TARGET_MS}
@@ -129,9 +144,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=15, help="timed runs per query (median)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--keep", type=Path, default=None, help="build the database here and keep it")
+    parser.add_argument("--database", default=None, metavar="URL",
+                        help="run on PostgreSQL (postgresql://…; a scratch schema, dropped after)")
     parser.add_argument("--json", action="store_true", help="print JSON only")
     args = parser.parse_args(argv)
-    result = asyncio.run(run(args.entries, args.players, args.runs, args.seed, args.keep))
+    result = asyncio.run(run(args.entries, args.players, args.runs, args.seed, args.keep, args.database))
     if args.json:
         print(json.dumps(result))
     else:

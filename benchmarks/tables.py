@@ -13,6 +13,7 @@ the real service and the real store (a temporary SQLite file) until each has fin
   with the tables writing to that same database (the ledger is built once and shared with the queries above).
 `--no-group-commit` writes one transaction per record instead of group commit; `--compare` runs both.
 `--max-in-flight N` lets the AI decide while up to N actions are still being committed (default 1).
+`--database postgresql://…` runs the same on PostgreSQL (scratch schemas, dropped after); the keys are the same.
 Goals: p99 ≤ 20 ms (idle and under reads); leaderboard ≤ 50 ms on 1M entries.
 """
 
@@ -21,6 +22,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import statistics
 import tempfile
 import time
@@ -78,7 +80,7 @@ def _percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-async def run_tables(path: Path, tables: int, hands: int, *, group_commit: bool, level: str,
+async def run_tables(path: Path | str, tables: int, hands: int, *, group_commit: bool, level: str,
                      max_in_flight: int = 1) -> dict[str, Any]:
     async with await Store.open(path) as store:
         return await run_tables_on(store, tables, hands, group_commit=group_commit, level=level,
@@ -130,7 +132,7 @@ async def run_tables_on(store: Store, tables: int, hands: int, *, group_commit: 
     }
 
 
-async def run_under_reads(path: Path, tables: int, hands: int, *, level: str, charts: int = 10,
+async def run_under_reads(path: Path | str, tables: int, hands: int, *, level: str, charts: int = 10,
                           chart_players: int = 6) -> dict[str, Any]:
     """Tables play on the database at `path` (a big ledger) while `charts` chart loads and one export repeat
     until the tables are done; returns the tables' latencies and what the readers managed."""
@@ -174,21 +176,43 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         modes = [True, False] if args.compare else [not args.no_group_commit]
         runs = {}
         for i, group in enumerate(modes):
-            runs[group] = await run_tables(Path(tmp) / f"tables-{i}.sqlite3", args.tables, args.hands,
-                                           group_commit=group, level=args.level, max_in_flight=args.max_in_flight)
+            if args.database:
+                from kwx.store.postgres import drop_schema, with_schema
+
+                target: Path | str = with_schema(args.database, f"kwx_bench_tables_{os.getpid()}_{i}")
+                await drop_schema(target)
+            else:
+                target = Path(tmp) / f"tables-{i}.sqlite3"
+            try:
+                runs[group] = await run_tables(target, args.tables, args.hands, group_commit=group, level=args.level,
+                                               max_in_flight=args.max_in_flight)
+            finally:
+                if args.database:
+                    await drop_schema(str(target))
         result = dict(runs[modes[0]])
+        result["backend"] = "postgresql" if args.database else "sqlite"
         if args.compare:
             result["without_group_commit"] = runs[False]
         result.update({"leaderboard_ms": None, "balance_ms": None, "p99_ms_under_reads": None})
         if not (args.skip_ledger and args.skip_reads):
-            big = Path(tmp) / "ledger.sqlite3"
-            built = await ledger_bench.build(big, args.entries, 50, 1)
-            result.update({"ledger_entries": args.entries, "ledger_build_s": built["build_s"]})
-            if not args.skip_ledger:
-                led = await ledger_bench.measure(big, built["expected"], args.runs)
-                result.update({"leaderboard_ms": led["leaderboard_ms"], "balance_ms": led["balance_ms"]})
-            if not args.skip_reads:
-                result.update(await run_under_reads(big, args.read_tables, args.hands, level=args.level))
+            if args.database:
+                from kwx.store.postgres import drop_schema, with_schema
+
+                big: Path | str = with_schema(args.database, f"kwx_bench_ledger_{os.getpid()}")
+                await drop_schema(big)
+            else:
+                big = Path(tmp) / "ledger.sqlite3"
+            try:
+                built = await ledger_bench.build(big, args.entries, 50, 1)
+                result.update({"ledger_entries": args.entries, "ledger_build_s": built["build_s"]})
+                if not args.skip_ledger:
+                    led = await ledger_bench.measure(big, built["expected"], args.runs)
+                    result.update({"leaderboard_ms": led["leaderboard_ms"], "balance_ms": led["balance_ms"]})
+                if not args.skip_reads:
+                    result.update(await run_under_reads(big, args.read_tables, args.hands, level=args.level))
+            finally:
+                if args.database:
+                    await drop_schema(str(big))
         result["goals"] = {"p99_ms": GOAL_P99_MS, "leaderboard_ms": GOAL_LEADERBOARD_MS,
                            "p99_ms_under_reads": GOAL_P99_MS}
         result["ok"] = (result["p99_ms"] <= GOAL_P99_MS and result["errors"] == 0 and result["ledger_sums_to_zero"]
@@ -211,6 +235,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--read-tables", type=int, default=50, help="tables playing while the reads run")
     parser.add_argument("--entries", type=int, default=1_000_000)
     parser.add_argument("--runs", type=int, default=15, help="timed runs per ledger query (median)")
+    parser.add_argument("--database", default=None, metavar="URL",
+                        help="run on PostgreSQL (postgresql://…) in scratch schemas, dropped after; default SQLite")
     parser.add_argument("--json", action="store_true", help="print one JSON object only")
     args = parser.parse_args(argv)
     result = asyncio.run(run(args))

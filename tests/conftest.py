@@ -8,3 +8,25 @@ from hypothesis import settings
 settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True)
 if os.environ.get("CI"):
     settings.load_profile("ci")
+
+
+# --------------------------------------------------------------------------- store backends (tests/backends.py)
+# The store and table-service tests build their store from the `database` fixture, parametrized by `backend`
+# in their conftest (backends.parametrize): every store test runs on both backends, the table-service tests
+# on SQLite, and on PostgreSQL too in the modules that say BACKENDS = backends.BACKENDS.
+
+import pytest  # noqa: E402
+
+from tests import backends  # noqa: E402
+
+
+@pytest.fixture
+async def database(backend, tmp_path):
+    """Where the test's store lives: a fresh SQLite file, or an empty PostgreSQL schema (as a URL)."""
+    if backend == "sqlite":
+        return tmp_path / "kwx.sqlite3"
+    return await backends.postgres_url()
+
+
+def pytest_sessionfinish(session, exitstatus):
+    backends.drop_schemas()

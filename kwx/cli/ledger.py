@@ -1,8 +1,11 @@
 """`python -m kwx ledger balances|leaderboard|history|stats|settleup|export [--server ID] [--db PATH] [--json]`
 
-Read-only views of a server's ledger. `--server` defaults to `local` (the terminal's ledger); `--db` to
-`$KWX_DB` (from the environment or `.env`, read as the bot reads it) or data/kwx.sqlite3. Bad input (no
-database, unknown server or player, a number out of range) prints one line to stderr and exits 2.
+Read-only views of a server's ledger. `--server` defaults to `local` (the terminal's ledger); `--db` (a file,
+or a postgresql:// URL) to `$KWX_DATABASE_URL`, else `$KWX_DB` (from the environment or `.env`, read as the bot
+reads them) or data/kwx.sqlite3. Bad input (no database, unknown server or player, a number out of range)
+prints one line to stderr and exits 2.
+`python -m kwx ledger migrate --from data/kwx.sqlite3 --to postgresql://…` copies every server's history into
+an empty database (either way round) and checks that the balances match (exit 1 if they do not).
 
 JSON shapes (--json):
     balances     {"hands": n, "balances": [{"player": id, "name": str, "balance": n}, ...]}
@@ -26,11 +29,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import asyncpg
+
 from kwx.cli import bounded_int
 from kwx.present.i18n import DEFAULT_LANG, pattern_name, resolve_lang, t
 from kwx.store import PERIODS, Store, StoreError, as_dict, default_db_path
+from kwx.store.db import database_url
 
-COMMANDS = ("balances", "leaderboard", "history", "stats", "settleup", "export")
+COMMANDS = ("balances", "leaderboard", "history", "stats", "settleup", "export", "migrate")
 MAX_ROWS = 10_000  # --limit
 MAX_OFFSET = 10**12  # --offset (SQLite takes up to 2^63)
 
@@ -52,6 +58,7 @@ def add_parser(subparsers: Any) -> None:
         "stats": "per-player statistics",
         "settleup": "the fewest cash transfers that square everyone",
         "export": "the ledger as CSV",
+        "migrate": "copy every server's history to another database (e.g. SQLite to PostgreSQL)",
     }
     parsers = {name: commands.add_parser(name, help=text, description=text) for name, text in helps.items()}
     for parser in parsers.values():
@@ -66,6 +73,9 @@ def add_parser(subparsers: Any) -> None:
                                     help="skip this many newest hands")
     parsers["stats"].add_argument("--player", default=None, help="one player id (default: everyone)")
     parsers["export"].add_argument("--out", default=None, help="write to this file instead of stdout")
+    parsers["migrate"].add_argument("--from", dest="source", required=True, help="database file or URL to copy")
+    parsers["migrate"].add_argument("--to", dest="target", required=True,
+                                    help="an empty database to fill (postgresql://… or a new file)")
     ledger.set_defaults(func=run)
 
 
@@ -82,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
     """Run a parsed `ledger` command; return the exit code."""
     try:
         return asyncio.run(_run(args))
-    except (UsageError, StoreError, sqlite3.Error, OSError, ValueError) as exc:
+    except (UsageError, StoreError, sqlite3.Error, asyncpg.PostgresError, OSError, ValueError) as exc:
         print(f"kwx ledger: {exc}", file=sys.stderr)
         return 2
 
@@ -91,11 +101,15 @@ async def _run(args: argparse.Namespace) -> int:
     command = getattr(args, "ledger_command", None)
     if command not in COMMANDS:
         raise UsageError(f"choose a command: {', '.join(COMMANDS)}")
+    if command == "migrate":
+        return await _migrate(args)
     if not getattr(args, "db", None):
         _read_env()
-    path = Path(args.db) if getattr(args, "db", None) else default_db_path()
-    if not path.is_file():
-        raise UsageError(f"no ledger database at {path}")
+    path: Path | str = getattr(args, "db", None) or database_url() or default_db_path()
+    if not _is_url(path):
+        path = Path(path)
+        if not path.is_file():
+            raise UsageError(f"no ledger database at {path}")
     server = getattr(args, "server", None) or "local"
     as_json = bool(getattr(args, "json", False))
     args.lang = resolve_lang(getattr(args, "lang", None) or os.environ.get("KWX_LANG") or DEFAULT_LANG)
@@ -119,6 +133,28 @@ def _read_env() -> None:
         load_settings()
     except ConfigError as exc:
         raise UsageError(str(exc)) from None
+
+
+def _is_url(target: object) -> bool:
+    return str(target).startswith(("postgresql://", "postgres://"))
+
+
+async def _migrate(args: argparse.Namespace) -> int:
+    from kwx.store.copy import copy_store
+
+    if not _is_url(args.source) and not Path(args.source).is_file():
+        raise UsageError(f"no ledger database at {args.source}")
+    if str(args.source) == str(args.target):
+        raise UsageError("--from and --to name the same database")
+    async with await Store.open(args.source) as source, await Store.open(args.target) as target:
+        report = await copy_store(source, target)
+    if getattr(args, "json", False):
+        print(_dumps(report.to_json()))
+    else:
+        copied = ", ".join(f"{n} {table}" for table, n in report.rows.items())
+        print(f"Copied {copied}.")
+        print(f"Balances of {report.guilds} servers match." if report.matches else "\n".join(report.problems))
+    return 0 if report.matches else 1
 
 
 # ---------------------------------------------------------------------------------------------- commands

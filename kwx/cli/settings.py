@@ -27,10 +27,16 @@ class ConfigError(ValueError):
 class Settings:
     discord_token: str | None = None  # DISCORD_TOKEN: unset = no Discord, the terminal table runs
     db_path: Path = DEFAULT_DB  # KWX_DB
+    database_url: str | None = None  # KWX_DATABASE_URL: postgresql://… selects PostgreSQL instead of KWX_DB
     lang: str = "zh-CN"  # KWX_LANG: zh-CN | en (the terminal's language, the bot's fallback)
     owner_id: str | None = None  # KWX_OWNER_ID: Discord user id of the bot's owner (admin commands)
     test_guild: str | None = None  # KWX_TEST_GUILD: a guild id to sync slash commands to instantly
     api_base: str | None = None  # DISCORD_API_BASE: another Discord API (a REST proxy, the loopback Discord)
+
+    @property
+    def database(self) -> str | Path:
+        """Where the store lives: the PostgreSQL URL when set, else the SQLite file (for Store.open)."""
+        return self.database_url or self.db_path
 
     @property
     def has_discord(self) -> bool:
@@ -73,9 +79,14 @@ def settings_from(env: Mapping[str, str]) -> Settings:
         if lang_text not in LANGUAGES and lang_text.split("-")[0].split("_")[0].lower() not in ("zh", "en"):
             raise ConfigError(f"KWX_LANG must be one of {', '.join(LANGUAGES)}, not {lang_text!r}")
     db = _clean(env.get("KWX_DB"))
+    url = _clean(env.get("KWX_DATABASE_URL"))
+    if url is not None and not url.startswith(("postgresql://", "postgres://")):
+        raise ConfigError(f"KWX_DATABASE_URL must be a postgresql:// URL, not {url.split(':')[0]!r}"
+                          " (leave it unset to use SQLite at KWX_DB)")
     return Settings(
         discord_token=_clean(env.get("DISCORD_TOKEN")),
         db_path=Path(db) if db else DEFAULT_DB,
+        database_url=url,
         lang=lang,
         owner_id=_snowflake(env, "KWX_OWNER_ID"),
         test_guild=_snowflake(env, "KWX_TEST_GUILD"),

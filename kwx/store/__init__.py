@@ -52,6 +52,7 @@ NotFound (unknown table/hand/entry in that guild), DuplicateEvent, StoreError (n
 `is_transient(exc)` tells a failure that may pass (locked, disk full, I/O) from a refusal (kwx.store.faults).
 """
 
+from kwx.store import postgres  # noqa: F401  registers the postgresql:// backend of Store.open
 from kwx.store.csvio import entries_to_csv, parse_csv
 from kwx.store.db import default_db_path
 from kwx.store.faults import StoreUnavailable, is_transient

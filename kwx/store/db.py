@@ -16,7 +16,7 @@ import dataclasses
 import json
 import os
 import sqlite3
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from datetime import datetime
 from pathlib import Path
@@ -33,6 +33,35 @@ DEFAULT_DB = Path("data") / "kwx.sqlite3"
 def default_db_path() -> Path:
     """`$KWX_DB`, else data/kwx.sqlite3 relative to the current directory."""
     return Path(os.environ.get("KWX_DB") or DEFAULT_DB)
+
+
+def database_url() -> str | None:
+    """`$KWX_DATABASE_URL` when it names a PostgreSQL database (postgresql://…), else None (SQLite)."""
+    url = (os.environ.get("KWX_DATABASE_URL") or "").strip()
+    if not url:
+        return None
+    if not url.startswith(("postgresql://", "postgres://")):
+        raise ValueError(f"KWX_DATABASE_URL must be a postgresql:// URL, not {url.split(':')[0]!r}"
+                         " (unset it to use SQLite at $KWX_DB)")
+    return url
+
+
+# URL scheme -> opener of the backend that serves it (kwx.store.postgres registers itself when kwx.store is
+# imported; the SQLite backend is this module's own).
+_URL_BACKENDS: dict[str, Callable[..., Awaitable[Any]]] = {}
+
+
+def register_backend(schemes: tuple[str, ...], opener: Callable[..., Awaitable[Any]]) -> None:
+    for scheme in schemes:
+        _URL_BACKENDS[scheme] = opener
+
+
+async def lock(db: Any, *keys: object) -> None:
+    """Serialize transactions that touch the same `keys` across processes (PostgreSQL: an advisory lock held
+    to the end of the transaction). A no-op on SQLite, whose BEGIN IMMEDIATE already serializes writers."""
+    take = getattr(db, "lock", None)
+    if take is not None:
+        await take(*keys)
 
 
 def dump_json(value: Any) -> str:
@@ -72,7 +101,10 @@ async def open_reader(path: Path) -> aiosqlite.Connection:
 
 
 class StoreBase:
-    """Connection management shared by the parts of `Store`."""
+    """Connection management shared by the parts of `Store` (SQLite here; PostgreSQL overrides it in
+    kwx.store.postgres)."""
+
+    backend = "sqlite"
 
     def __init__(self, conn: aiosqlite.Connection, path: str, clock: Callable[[], datetime],
                  reader: aiosqlite.Connection | None = None) -> None:
@@ -88,9 +120,14 @@ class StoreBase:
                    clock: Callable[[], datetime] | None = None) -> Self:
         """Open (creating the file and its directory if needed) and migrate to the current schema.
 
-        `path=None` uses `default_db_path()`; ":memory:" works for throwaway use. `clock` returns "now" as an
-        aware datetime (tests pass a fake one); every write also accepts an explicit `at=`.
+        `path=None` uses `$KWX_DATABASE_URL` (PostgreSQL) if set, else `default_db_path()`; a postgresql://
+        URL opens the PostgreSQL backend (kwx.store.postgres); ":memory:" works for throwaway use. `clock`
+        returns "now" as an aware datetime (tests pass a fake one); every write also accepts an explicit `at=`.
         """
+        url = database_url() if path is None else str(path)
+        for scheme, opener in _URL_BACKENDS.items():
+            if url and url.startswith(scheme):
+                return await opener(url, clock=clock)
         target = default_db_path() if path is None else Path(path)
         memory = str(path) == ":memory:"
         if not memory:

@@ -14,7 +14,7 @@ from typing import Any
 import aiosqlite
 
 from kwx.store.clock import from_text
-from kwx.store.db import StoreBase, dump_json, load_json
+from kwx.store.db import StoreBase, dump_json, load_json, lock
 from kwx.store.models import DuplicateEvent, EventRow, NewEvent, NotFound, TableRow
 
 _UNSET: Any = object()
@@ -103,6 +103,7 @@ class TablesMixin(StoreBase):
         rows = [(e.seq, e.hand_no, e.kind, dump_json(e.payload)) for e in events]
         numbers: list[int] = []
         async with self._write() as db:
+            await lock(db, "events", table_id)
             async with db.execute("SELECT COALESCE(MAX(seq), 0) FROM events WHERE table_id = ?", (table_id,)) as cur:
                 last = (await cur.fetchone())[0]
             for seq, hand_no, kind, payload in rows:

@@ -17,7 +17,7 @@ from typing import Any
 import aiosqlite
 
 from kwx.store.clock import day_of, to_text
-from kwx.store.db import StoreBase, dump_json
+from kwx.store.db import StoreBase, dump_json, lock
 from kwx.store.events import upsert_names
 from kwx.store.models import (
     DEAL_IN_REASONS,
@@ -73,6 +73,7 @@ class LedgerMixin(StoreBase):
         day = day_of(stamp)
         guild = record.guild
         async with self._write() as db:
+            await lock(db, "hand", guild if record.table_id is None else record.table_id)  # two processes, one hand
             hand_no = record.hand_no
             if record.table_id is not None:
                 # One round trip: the table's guild and whether this hand is already recorded.
@@ -134,6 +135,7 @@ class LedgerMixin(StoreBase):
         _need_text(by=by, why=why)
         stamp = self._stamp(at)
         async with self._write() as db:
+            await lock(db, "reverse-hand", hand_id)
             hand = await _fetch(db, "SELECT created_at, reversed_at FROM hands WHERE id = ? AND guild = ?",
                                 (hand_id, guild))
             if hand is None:
@@ -164,6 +166,7 @@ class LedgerMixin(StoreBase):
         _need_text(by=by, why=why)
         stamp = self._stamp(at)
         async with self._write() as db:
+            await lock(db, "reverse-entry", entry_id)
             entry = await _fetch(db, "SELECT * FROM ledger_entries WHERE id = ? AND guild = ?", (entry_id, guild))
             if entry is None:
                 raise NotFound(f"no ledger entry {entry_id} in this server")
@@ -391,17 +394,17 @@ class Summary:
         players = set(self.balance) | set(self.net) | set(self.hands)
         await db.executemany(
             "INSERT INTO balances(guild, player_id, balance, net, hands) VALUES (?, ?, ?, ?, ?)"
-            " ON CONFLICT(guild, player_id) DO UPDATE SET balance = balance + excluded.balance,"
-            " net = net + excluded.net, hands = hands + excluded.hands",
+            " ON CONFLICT(guild, player_id) DO UPDATE SET balance = balances.balance + excluded.balance,"
+            " net = balances.net + excluded.net, hands = balances.hands + excluded.hands",
             [(guild, p, self.balance[p], self.net[p], self.hands[p]) for p in sorted(players)])
         await db.executemany(
             "INSERT INTO daily_net(guild, day, player_id, net, flow, hands) VALUES (?, ?, ?, ?, ?, ?)"
-            " ON CONFLICT(guild, day, player_id) DO UPDATE SET net = net + excluded.net,"
-            " flow = flow + excluded.flow, hands = hands + excluded.hands",
+            " ON CONFLICT(guild, day, player_id) DO UPDATE SET net = daily_net.net + excluded.net,"
+            " flow = daily_net.flow + excluded.flow, hands = daily_net.hands + excluded.hands",
             [(guild, day, player, *values) for (day, player), values in sorted(self.daily.items())])
         await db.execute(
             "INSERT INTO guilds(guild, hands, entries) VALUES (?, ?, ?) ON CONFLICT(guild) DO UPDATE SET"
-            " hands = hands + excluded.hands, entries = entries + excluded.entries",
+            " hands = guilds.hands + excluded.hands, entries = guilds.entries + excluded.entries",
             (guild, self.guild_hands, self.guild_entries))
 
 
@@ -470,20 +473,20 @@ async def _rebuild_guild(db: aiosqlite.Connection, guild: str) -> None:
     await db.execute("DELETE FROM daily_net WHERE guild = :g", g)
     await db.execute(
         f"INSERT INTO balances(guild, player_id, balance, net) SELECT :g, player, SUM(delta),"
-        f" SUM(CASE WHEN {winning} THEN delta ELSE 0 END) FROM ({moves}) WHERE true GROUP BY player", g)
+        f" SUM(CASE WHEN {winning} THEN delta ELSE 0 END) FROM ({moves}) m WHERE true GROUP BY player", g)
     await db.execute(
         f"INSERT INTO balances(guild, player_id, hands) SELECT :g, player_id, COUNT(*) FROM ({live_seats})"
-        " WHERE true GROUP BY player_id ON CONFLICT(guild, player_id) DO UPDATE SET hands = excluded.hands", g)
+        " s WHERE true GROUP BY player_id ON CONFLICT(guild, player_id) DO UPDATE SET hands = excluded.hands", g)
     await db.execute(
         f"INSERT INTO daily_net(guild, day, player_id, flow) SELECT :g, substr(created_at, 1, 10), player,"
-        f" SUM(delta) FROM ({moves}) WHERE true GROUP BY 2, 3", g)
+        f" SUM(delta) FROM ({moves}) m WHERE true GROUP BY 2, 3", g)
     await db.execute(
         f"INSERT INTO daily_net(guild, day, player_id, net) SELECT :g, period_day, player, SUM(delta)"
-        f" FROM ({moves}) WHERE {winning} GROUP BY 2, 3"
+        f" FROM ({moves}) m WHERE {winning} GROUP BY 2, 3"
         " ON CONFLICT(guild, day, player_id) DO UPDATE SET net = excluded.net", g)
     await db.execute(
         f"INSERT INTO daily_net(guild, day, player_id, hands) SELECT :g, substr(created_at, 1, 10), player_id,"
-        f" COUNT(*) FROM ({live_seats}) WHERE true GROUP BY 2, 3"
+        f" COUNT(*) FROM ({live_seats}) s WHERE true GROUP BY 2, 3"
         " ON CONFLICT(guild, day, player_id) DO UPDATE SET hands = excluded.hands", g)
     await db.execute(
         "INSERT INTO guilds(guild, hands, entries) VALUES (:g,"

@@ -95,7 +95,7 @@ class QueriesMixin(StoreBase):
         else:
             sql = ("SELECT d.player_id, COALESCE(p.name, d.player_id) AS name, SUM(d.net) AS net,"
                    " SUM(d.hands) AS hands FROM daily_net d LEFT JOIN players p USING (guild, player_id)"
-                   " WHERE d.guild = ? AND d.day >= ? AND d.day < ? GROUP BY d.player_id"
+                   " WHERE d.guild = ? AND d.day >= ? AND d.day < ? GROUP BY d.player_id, p.name"
                    " HAVING SUM(d.net) <> 0 OR SUM(d.hands) > 0 ORDER BY net DESC, d.player_id")
             params = (guild, *bounds)
         if limit is not None:
@@ -148,11 +148,11 @@ class QueriesMixin(StoreBase):
         return await self._all(
             "SELECT hs.player_id, COALESCE(p.name, hs.player_id) AS name, COUNT(*) AS hands, SUM(hs.won) AS wins,"
             " SUM(hs.self_draw) AS self_draws, SUM(hs.dealt_in) AS deal_ins, SUM(hs.liangdao) AS liangdao,"
-            " SUM(hs.liangdao AND hs.won) AS liangdao_wins, COALESCE(MAX(hs.fan), 0) AS max_fan,"
-            " SUM(CASE WHEN hs.won THEN hs.fan ELSE 0 END) AS fan_sum, SUM(hs.net) AS net"
+            " SUM(CASE WHEN hs.liangdao <> 0 AND hs.won <> 0 THEN 1 ELSE 0 END) AS liangdao_wins, COALESCE(MAX(hs.fan), 0) AS max_fan,"
+            " SUM(CASE WHEN hs.won <> 0 THEN hs.fan ELSE 0 END) AS fan_sum, SUM(hs.net) AS net"
             " FROM hand_seats hs JOIN hands h ON h.id = hs.hand_id"
             " LEFT JOIN players p ON p.guild = hs.guild AND p.player_id = hs.player_id"
-            f" WHERE {where} GROUP BY hs.player_id", params)
+            f" WHERE {where} GROUP BY hs.player_id, p.name", params)
 
     # ------------------------------------------------------------------------------------------ ledger
 
@@ -167,7 +167,7 @@ class QueriesMixin(StoreBase):
             where.append("hand_id = ?")
             params.append(hand_id)
         sql = f"SELECT * FROM ledger_entries WHERE {' AND '.join(where)} ORDER BY id DESC LIMIT ? OFFSET ?"
-        rows = await self._all(sql, (*params, -1 if limit is None else limit, offset))
+        rows = await self._all(sql, (*params, _NO_LIMIT if limit is None else limit, offset))
         return [_entry(row) for row in rows]
 
     async def iter_entries(self, guild: str, *, batch: int = 5000) -> AsyncIterator[LedgerEntry]:
@@ -251,6 +251,9 @@ def thin(points: list[Any], most: int) -> list[Any]:
     if n <= most:
         return points
     return [points[round(i * (n - 1) / (most - 1))] for i in range(most)]
+
+
+_NO_LIMIT = 2**63 - 1  # LIMIT for "all": SQLite's -1 is an error on PostgreSQL
 
 
 def _rate(part: int, whole: int) -> float:

@@ -1,4 +1,5 @@
-"""Fixtures for the store tests: a real SQLite file per test, a settable clock, hand builders."""
+"""Fixtures for the store tests: a real store per test on each backend (a SQLite file; a PostgreSQL schema, see
+tests/backends.py), a settable clock, hand builders."""
 
 from __future__ import annotations
 
@@ -9,6 +10,11 @@ import pytest
 from store_helpers import GUILD, NAMES, FakeClock, make_hand
 
 from kwx.store import HandRecord, Store
+from tests import backends
+
+
+def pytest_generate_tests(metafunc):
+    backends.parametrize(metafunc)  # every store test on SQLite and PostgreSQL
 
 
 @pytest.fixture
@@ -17,8 +23,8 @@ def clock() -> FakeClock:
 
 
 @pytest.fixture
-async def store(tmp_path, clock) -> AsyncIterator[Store]:
-    s = await Store.open(tmp_path / "kwx.sqlite3", clock=clock)
+async def store(database, clock) -> AsyncIterator[Store]:
+    s = await Store.open(database, clock=clock)
     yield s
     await s.close()
 

@@ -164,3 +164,16 @@ def test_tables_speak_one_language(db, capsys):
     assert "Hand" not in history and "局号" in history
     _, en, _ = _run(capsys, "stats", "--db", db, "--lang", "en")
     assert "亮倒" not in en and "Laid down" in en
+
+
+def test_migrate_copies_every_server_and_the_balances_match(db, database, capsys):
+    code, out, err = _run(capsys, "migrate", "--from", db, "--to", str(database), "--json")
+    assert (code, err) == (0, "")
+    report = json.loads(out)
+    assert report["balances_match"] is True and report["guilds"] == 2
+    assert report["rows"]["hands"] == 4 and report["rows"]["ledger_entries"] == 7
+    for server in ("local", "g2"):
+        before = _run(capsys, "balances", "--db", db, "--server", server, "--json")
+        assert _run(capsys, "balances", "--db", str(database), "--server", server, "--json") == before
+    code, _, err = _run(capsys, "migrate", "--from", db, "--to", str(database))
+    assert code == 2 and "already holds data" in err  # never merged into a database in use

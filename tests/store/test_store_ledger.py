@@ -18,7 +18,7 @@ async def _summaries(store):
     """Non-zero rows of the summary tables."""
     out = {}
     for name in ("balances", "daily_net", "guilds"):
-        async with store._db.execute(f"SELECT * FROM {name} ORDER BY 1, 2, 3") as cur:
+        async with store._read() as db, db.execute(f"SELECT * FROM {name} ORDER BY 1, 2, 3") as cur:
             rows = [tuple(r) for r in await cur.fetchall()]
         out[name] = [r for r in rows if any(isinstance(v, int) and v for v in r)]
     return out

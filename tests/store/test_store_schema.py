@@ -62,6 +62,7 @@ async def test_a_newer_schema_is_refused(tmp_path):
 async def test_default_path_is_kwx_db_or_data_dir(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("KWX_DB", raising=False)
+    monkeypatch.delenv("KWX_DATABASE_URL", raising=False)
     async with await Store.open() as store:
         assert store.path == "data/kwx.sqlite3"
     assert (tmp_path / "data" / "kwx.sqlite3").is_file()
@@ -71,6 +72,7 @@ async def test_default_path_is_kwx_db_or_data_dir(tmp_path, monkeypatch):
     assert (tmp_path / "elsewhere" / "x.db").is_file()
 
 
+@pytest.mark.sqlite_only
 async def test_ledger_rows_cannot_be_changed_or_deleted(store):
     await store.transfer("g", "a", "b", 5, by="a")
     for sql in ("UPDATE ledger_entries SET amount = 1", "DELETE FROM ledger_entries"):
@@ -80,6 +82,7 @@ async def test_ledger_rows_cannot_be_changed_or_deleted(store):
     assert [e.amount for e in await store.entries("g")] == [5]
 
 
+@pytest.mark.sqlite_only  # INSERT OR REPLACE: the PostgreSQL twin is below
 async def test_insert_or_replace_cannot_rewrite_the_ledger_or_the_event_log(store):
     """REPLACE deletes the colliding row without firing delete triggers: the insert itself is refused."""
     first = await store.transfer("g", "b", "a", 2, by="b")
@@ -111,6 +114,7 @@ async def test_insert_or_replace_cannot_rewrite_the_ledger_or_the_event_log(stor
     assert [e.payload for e in await store.load_events(table)] == [{"x": 1}]
 
 
+@pytest.mark.sqlite_only  # INSERT OR REPLACE: the PostgreSQL twin is below
 async def test_a_recorded_hand_is_only_ever_marked_reversed_once(store, table, hand):
     await store.finish_hand(hand(table, 1, [("b", "a", 2, "hu")], winners={"a": 1}))
     for sql in ("UPDATE hands SET winners = '[\"b\"]'", "DELETE FROM hand_seats", "UPDATE hand_seats SET net = 0",
@@ -124,3 +128,58 @@ async def test_a_recorded_hand_is_only_ever_marked_reversed_once(store, table, h
     with pytest.raises(sqlite3.IntegrityError):
         await store._db.execute("UPDATE hands SET reversed_at = NULL")
     assert [h.reversed for h in await store.history("g1", "a")] == [True]
+
+
+@pytest.mark.postgres_only
+async def test_postgres_ledger_event_log_and_hands_refuse_update_delete_upsert_and_truncate(store, table, hand):
+    transfer = await store.transfer("g", "a", "b", 5, by="a")
+    undo = await store.reverse_entry("g", transfer, by="a", why="x")
+    await store.append_event(table, 1, "draw", {"tile": "5p"})
+    await store.finish_hand(hand(table, 1, [("b", "a", 2, "hu")], winners={"a": 1}))
+    copy = ("INSERT INTO ledger_entries(guild, from_player, to_player, amount, reason, created_at, period_day,"
+            " reverses_id) SELECT guild, to_player, from_player, amount, reason, created_at, period_day, {} FROM"
+            " ledger_entries WHERE id = {}")
+    attempts = [
+        ("UPDATE ledger_entries SET amount = 1", "append-only"), ("DELETE FROM ledger_entries", "append-only"),
+        ("TRUNCATE ledger_entries CASCADE", "append-only"),
+        ("INSERT INTO ledger_entries SELECT * FROM ledger_entries ON CONFLICT (id) DO UPDATE SET amount = 1",
+         "append-only"),
+        (copy.format(transfer, transfer), "UNIQUE"),  # reversed a second time
+        (copy.format(undo, undo), "a reversal cannot itself be reversed"),
+        ("UPDATE events SET payload = '{}'", "append-only"), ("DELETE FROM events", "append-only"),
+        ("TRUNCATE events", "append-only"),
+        ("INSERT INTO events SELECT * FROM events ON CONFLICT (table_id, seq) DO UPDATE SET kind = 'x'",
+         "append-only"),
+        ("UPDATE hands SET winners = '[\"b\"]'", "never rewritten"), ("DELETE FROM hands", "never deleted"),
+        ("TRUNCATE hands CASCADE", "never deleted"), ("UPDATE hand_seats SET net = 0", "never rewritten"),
+        ("DELETE FROM hand_seats", "never rewritten"),
+        ("UPDATE hands SET reversed_at = 'x', winners = '[]'", "never rewritten"),
+    ]
+    for sql, refusal in attempts:
+        with pytest.raises(sqlite3.IntegrityError, match=refusal):
+            async with store._write() as db:
+                await db.execute(sql)
+    assert (await store.balance("g", "b")).balance == 0
+    assert [e.payload for e in await store.load_events(table)] == [{"tile": "5p"}]
+    await store.reverse_hand("g1", await store.hand_id(table, 1), by="m", why="x")  # noted once ...
+    with pytest.raises(sqlite3.IntegrityError, match="never rewritten"):
+        async with store._write() as db:
+            await db.execute("UPDATE hands SET reversed_at = NULL")  # ... and for good
+    assert [h.reversed for h in await store.history("g1", "a")] == [True]
+
+
+async def test_postgres_schema_is_numbered_and_a_newer_one_is_refused():
+    from kwx.store.postgres import PgStore
+    from kwx.store.postgres.migrations import SCHEMA_VERSION as PG_VERSION
+    from tests.backends import fresh_postgres_url
+
+    database = fresh_postgres_url()  # a schema of its own: this test leaves it unusable
+    async with await Store.open(database) as store:
+        assert isinstance(store, PgStore) and store.path == database
+        async with store._read() as db, db.execute("SELECT MAX(version) AS v FROM kwx_schema") as cur:
+            assert (await cur.fetchone())["v"] == PG_VERSION
+        await store.transfer("g", "a", "b", 5, by="a")
+        async with store._write() as db:
+            await db.execute("INSERT INTO kwx_schema(version) VALUES (?)", (PG_VERSION + 1,))
+    with pytest.raises(StoreError, match="newer"):
+        await Store.open(database)

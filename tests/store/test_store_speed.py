@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from store_helpers import GUILD
 
 from benchmarks import ledger as bench
 
 
+@pytest.mark.sqlite_only  # reads SQLite's statement trace; the SQL is the same on PostgreSQL
 async def test_balance_and_leaderboard_queries_never_read_the_ledger(store, table, hand):
     await store.finish_hand(hand(table, 1, [("b", "a", 8, "hu")], winners={"a": 8}))
     statements: list[str] = []

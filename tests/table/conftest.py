@@ -1,5 +1,6 @@
-"""Fixtures for the table service tests: a real SQLite file per test, a recording front end, a fake clock,
-services that are shut down after the test, and scripted walls."""
+"""Fixtures for the table service tests: a real store per test (a SQLite file, or a PostgreSQL schema: see
+tests/backends.py), a recording front end, a fake clock, services that are shut down after the test, and
+scripted walls."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import pytest
 
 from kwx.store import Store
 from kwx.table import PlayerRef, TableService
+from tests import backends
 from tests.engine.builders import build_wall
 from tests.table.fakes import RecordingFrontEnd
 
@@ -32,9 +34,16 @@ class FakeClock:
         self.now += seconds
 
 
+def pytest_generate_tests(metafunc):
+    # SQLite for every test; PostgreSQL too for the modules that set BACKENDS (recovery, journal, AI hands
+    # into the ledger): running all of them twice would double the suite's time for little more coverage.
+    backends.parametrize(metafunc, default=("sqlite",))
+
+
 @pytest.fixture
-def db_path(tmp_path):
-    return tmp_path / "kwx.sqlite3"
+def db_path(database):
+    """The test's database: a SQLite path, or a PostgreSQL URL (reopen either with Store.open(db_path))."""
+    return database
 
 
 @pytest.fixture

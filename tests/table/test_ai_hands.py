@@ -8,8 +8,11 @@ from collections import Counter
 from kwx.engine.rules import RuleSet
 from kwx.engine.seeds import ai_piao, first_dealer, hand_seed
 from kwx.table.succession import HandSetup, new_table_state, upcoming
+from tests import backends
 from tests.table.conftest import GUILD
 from tests.table.helpers import finished_hands, table_with
+
+BACKENDS = backends.BACKENDS  # these run on PostgreSQL too (tests/table/conftest.py)
 
 AI_HOST_ID = "ai:standard:9"
 
@@ -64,7 +67,7 @@ async def test_hands_follow_one_another_until_stopped(make_service, frontend, st
     assert sum(r.balance for r in (await store.balances(GUILD)).rows) == 0
 
 
-async def test_the_kth_hand_is_fixed_by_the_seed_however_the_run_is_cut(make_service, frontend, store, db_path):
+async def test_the_kth_hand_is_fixed_by_the_seed_however_the_run_is_cut(make_service, frontend, store, tmp_path):
     from kwx.store import Store
     from kwx.table import TableService
     from tests.table.fakes import RecordingFrontEnd
@@ -77,7 +80,7 @@ async def test_the_kth_hand_is_fixed_by_the_seed_however_the_run_is_cut(make_ser
 
     # the same seed, cut after hand 1 by a restart
     fe2 = RecordingFrontEnd()
-    other = await Store.open(db_path.with_name("other.sqlite3"))
+    other = await Store.open(tmp_path / "other.sqlite3")
     try:
         first = TableService(other, fe2, ai_delay=0, claim_pause=0, between_hands=3600)
         table2 = await ai_table(first, "same-seed")

@@ -9,6 +9,9 @@ import pytest
 
 from kwx.store import DuplicateEvent
 from kwx.table.journal import Journal
+from tests import backends
+
+BACKENDS = backends.BACKENDS  # these run on PostgreSQL too (tests/table/conftest.py)
 
 
 async def test_group_commit_batches_and_commits_before_returning(store):

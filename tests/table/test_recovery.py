@@ -7,9 +7,12 @@ import pytest
 
 from kwx.store import Store
 from kwx.table import PlayerRef, TableService
+from tests import backends
 from tests.table.conftest import ANN, GUILD
 from tests.table.fakes import RecordingFrontEnd
 from tests.table.helpers import finished_hands, table_with, wait_prompt
+
+BACKENDS = backends.BACKENDS  # these run on PostgreSQL too (tests/table/conftest.py)
 
 
 async def play_own_moves(svc, frontend, table, player_id, moves: int) -> int:

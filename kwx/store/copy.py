@@ -1,0 +1,112 @@
+"""Copy a whole database to another backend: `python -m kwx ledger migrate --from data/kwx.sqlite3 --to URL`.
+
+    report = await copy_store(source, target)     # two open Stores (any backends); the target must be empty
+
+Every row of history is copied with its id (tables and their event logs, players, hands and seats, ledger
+entries, settings, message refs) in ONE transaction of the target, read from the source in key order, batch by
+batch. The target's summaries are then rebuilt from its ledger, and every server's balances, hand count and
+entry count are compared with the source's: `report.matches` says whether they agree (a mismatch names the
+first difference in `report.problems`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from kwx.store.models import StoreError
+from kwx.store.store import Store
+
+# (table, columns, key columns) in an order that satisfies the foreign keys.
+COPIED: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
+    ("tables", ("id", "guild", "channel", "rules", "seed", "seats", "status", "options", "created_at",
+                "updated_at"), ("id",)),
+    ("events", ("table_id", "seq", "hand_no", "kind", "payload", "created_at"), ("table_id", "seq")),
+    ("players", ("guild", "player_id", "name", "updated_at"), ("guild", "player_id")),
+    ("hands", ("id", "guild", "table_id", "hand_no", "dealer", "seed_ref", "outcome", "winners", "fan", "patterns",
+               "summary", "created_at", "created_by", "reversed_at"), ("id",)),
+    ("hand_seats", ("hand_id", "seat", "guild", "player_id", "net", "won", "self_draw", "dealt_in", "fan",
+                    "liangdao"), ("hand_id", "seat")),
+    ("ledger_entries", ("id", "guild", "hand_id", "from_player", "to_player", "amount", "reason", "created_at",
+                        "created_by", "note", "reverses_id", "period_day"), ("id",)),
+    ("guild_settings", ("guild", "key", "value", "updated_at"), ("guild", "key")),
+    ("message_refs", ("table_id", "ref", "channel_id", "message_id", "data", "updated_at"), ("table_id", "ref")),
+)
+BATCH = 5000
+
+
+@dataclass
+class CopyReport:
+    rows: dict[str, int] = field(default_factory=dict)  # table -> rows copied
+    guilds: int = 0
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def matches(self) -> bool:
+        return not self.problems
+
+    def to_json(self) -> dict[str, Any]:
+        return {"rows": self.rows, "guilds": self.guilds, "balances_match": self.matches,
+                "problems": self.problems}
+
+
+async def _rows(store: Store, table: str, columns: tuple[str, ...], key: tuple[str, ...]):
+    """The table's rows in key order, BATCH at a time (keyset pagination: no long read transaction)."""
+    select = f"SELECT {', '.join(columns)} FROM {table}"
+    order = f" ORDER BY {', '.join(key)} LIMIT {BATCH}"
+    after: tuple[Any, ...] | None = None
+    while True:
+        if after is None:
+            batch = await store._all(select + order)
+        else:
+            marks = ", ".join("?" * len(key))
+            batch = await store._all(f"{select} WHERE ({', '.join(key)}) > ({marks}){order}", after)
+        if not batch:
+            return
+        yield [tuple(row) for row in batch]
+        last = batch[-1]
+        after = tuple(last[column] for column in key)
+        if len(batch) < BATCH:
+            return
+
+
+async def copy_store(source: Store, target: Store) -> CopyReport:
+    """Copy every row of `source` into the empty `target`, rebuild its summaries, and compare balances."""
+    empty = await target._one("SELECT NOT EXISTS(SELECT 1 FROM tables) AND NOT EXISTS(SELECT 1 FROM hands)"
+                              " AND NOT EXISTS(SELECT 1 FROM ledger_entries) AND NOT EXISTS(SELECT 1 FROM players)"
+                              " AND NOT EXISTS(SELECT 1 FROM guild_settings)")
+    if not empty or not empty[0]:
+        raise StoreError(f"the target {_name(target)} already holds data: copy into an empty database")
+    report = CopyReport()
+    async with target._write() as db:
+        for table, columns, key in COPIED:
+            insert = f"INSERT INTO {table}({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})"
+            count = 0
+            async for batch in _rows(source, table, columns, key):
+                await db.executemany(insert, batch)
+                count += len(batch)
+            report.rows[table] = count
+    await target.rebuild_summaries()
+    guilds = await source.guild_ids()
+    report.guilds = len(guilds)
+    for guild in guilds:
+        before, after = await source.balances(guild), await target.balances(guild)
+        old = {row.player: (row.balance, row.hands) for row in before.rows}
+        new = {row.player: (row.balance, row.hands) for row in after.rows}
+        if old != new or before.hands != after.hands:
+            differ = sorted(p for p in old.keys() | new.keys() if old.get(p) != new.get(p))
+            report.problems.append(f"server {guild}: balances differ for {', '.join(differ) or 'the hand count'}")
+        counts = [await _count(store, guild) for store in (source, target)]
+        if counts[0] != counts[1]:
+            report.problems.append(f"server {guild}: {counts[0]} ledger entries here, {counts[1]} there")
+    return report
+
+
+async def _count(store: Store, guild: str) -> int:
+    row = await store._one("SELECT COUNT(*) FROM ledger_entries WHERE guild = ?", (guild,))
+    return int(row[0]) if row else 0
+
+
+def _name(store: Store) -> str:
+    path = str(store.path)
+    return path.split("@")[-1] if "://" in path else path  # never print a password from a URL
