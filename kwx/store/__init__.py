@@ -1,6 +1,7 @@
-"""kwx.store — SQLite persistence: tables and their event log, the per-server ledger, and its queries.
+"""kwx.store — persistence: tables and their event log, the per-server ledger, and its queries.
 
     store = await Store.open()            # $KWX_DB or data/kwx.sqlite3; WAL, foreign keys, migrations applied
+    store = await Store.open("postgresql://…")   # or $KWX_DATABASE_URL: PostgreSQL (kwx.store.postgres), same API
     ...
     await store.close()                    # or: async with await Store.open(path) as store: ...
 
