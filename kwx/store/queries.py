@@ -213,7 +213,7 @@ class QueriesMixin(StoreBase):
         """The guild's ledger as gzip CSV files in `directory`, each at most `max_bytes` (one file, or one per
         month, see kwx.store.export); read in a worker thread through its own read-only connection. Raises
         ExportTooBig when even one part cannot fit."""
-        if self.path == ":memory:":  # one connection only: the same form, written here
+        if self.path == ":memory:" or self.backend != "sqlite":  # one file, written here from pooled reads
             path = directory / f"{stem}.csv.gz"
             with gzip.open(path, "wt", encoding="utf-8", newline="") as out:
                 count = await self.export_csv(guild, out)
