@@ -202,8 +202,8 @@ class QueriesMixin(StoreBase):
         if max_points < 2:
             raise ValueError("a chart needs at least 2 points")
         probe = ("SELECT (SELECT COUNT(*) FROM (SELECT 1 FROM ledger_entries WHERE guild = :g AND to_player = :p"
-                 " LIMIT :n)) + (SELECT COUNT(*) FROM (SELECT 1 FROM ledger_entries WHERE guild = :g"
-                 " AND from_player = :p LIMIT :n))")
+                 " LIMIT :n) t) + (SELECT COUNT(*) FROM (SELECT 1 FROM ledger_entries WHERE guild = :g"
+                 " AND from_player = :p LIMIT :n) f)")
         row = await self._one(probe, {"g": guild, "p": player, "n": max_points + 1})
         few = row is not None and row[0] <= max_points
         series = await self.balance_series(guild, player, by="entry" if few else "day")
