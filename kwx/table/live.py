@@ -41,7 +41,7 @@ from kwx.table.phases import BETWEEN, CLOSED, LOBBY, PIAO, PLAYING
 from kwx.table.succession import HandSetup, new_table_state, upcoming
 from kwx.table.views import PlayerRef
 
-AUTOPLAY_LEVEL = "standard"  # the AI that plays for a human in 托管
+AUTOPLAY_LEVEL = "strong"  # the AI that plays for a human in 托管
 TIMEOUTS_FOR_AUTOPLAY = 2
 # Why a table paused: a hand in which no human made a move of their own; a seat left empty by `leave`; the
 # front end lost the table's channel (deleted, or the bot may no longer post there).
