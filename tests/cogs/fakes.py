@@ -46,6 +46,8 @@ from discord import app_commands
 from discord.http import Route
 from discord.webhook.async_ import AsyncWebhookAdapter, async_context
 
+from kwx.devtools import limits
+
 EPHEMERAL_FLAG = 64
 DEFAULT_LOCALE = "zh-CN"
 MEMBER_PERMISSIONS = discord.Permissions.general().value | discord.Permissions.text().value
@@ -73,6 +75,11 @@ def discord_error(status: int, code: int, message: str) -> discord.HTTPException
     elif status >= 500:
         cls = discord.DiscordServerError
     return cls(_FakeResponse(status, _REASONS.get(status, "Error")), {"code": code, "message": message})
+
+
+def off_spec_error(errors: dict[str, Any]) -> discord.HTTPException:
+    """What Discord answers a payload over one of its limits: 400 / 50035 with the fields that are wrong."""
+    return discord.HTTPException(_FakeResponse(400, "Bad Request"), limits.invalid_form_body(errors))
 
 
 def dms_closed_error() -> discord.Forbidden:
@@ -406,6 +413,10 @@ class FakeDiscord:
         self.dm_channels: dict[int, int] = {}  # dm channel id -> user id
         self._interactions: dict[str, _InteractionRecord] = {}
         self._injected: list[tuple[str, str, discord.HTTPException, list[int]]] = []
+        # Payloads refused for being over one of Discord's limits (kwx.devtools.limits), as "route: field: why".
+        # A slash/press that caused one fails (raise_errors), and so does close() unless allow_off_spec is set.
+        self.off_spec: list[str] = []
+        self.allow_off_spec = False
         self._ids = itertools.count(1)
         self._bot_user = {
             "id": str(self.BOT_ID),
@@ -444,11 +455,14 @@ class FakeDiscord:
         async_context.set(self.adapter)
 
     async def close(self) -> None:
-        """Stop the views the code under test stored, so their timeout timers don't outlive the test."""
+        """Stop the views the code under test stored, so their timeout timers don't outlive the test; fail when
+        the code sent a payload Discord would have refused (unless `allow_off_spec`)."""
         store = self.state._view_store
         views = {item.view for items in store._views.values() for item in items.values() if item.view}
         for view in views:
             view.stop()
+        if self.off_spec and not self.allow_off_spec:
+            raise AssertionError(f"payloads over Discord's limits were sent: {self.off_spec}")
 
     # -- building the world ----------------------------------------------------------------------------------
     def snowflake(self) -> int:
@@ -641,6 +655,7 @@ class FakeDiscord:
 
     async def _dispatch(self, payload: dict[str, Any], raise_errors: bool, timeout: float) -> Outcome:
         mark = self.log.mark()
+        off_spec_mark = len(self.off_spec)
         catcher = _ErrorCatcher()
         discord_logger = logging.getLogger("discord")
         discord_logger.addHandler(catcher)
@@ -672,6 +687,8 @@ class FakeDiscord:
         if raise_errors and catcher.errors:
             err = catcher.errors[0]
             raise getattr(err, "original", err)
+        if raise_errors and len(self.off_spec) > off_spec_mark and not self.allow_off_spec:
+            raise AssertionError(f"Discord would refuse what the bot sent: {self.off_spec[off_spec_mark:]}")
         return Outcome(interaction, self.log.since(mark))
 
     def _base_interaction_payload(self, itype: int, user: discord.abc.User, channel: Any) -> dict[str, Any]:
@@ -949,6 +966,7 @@ class FakeDiscord:
                 if left[0] <= 0:
                     del self._injected[i]
                 raise error
+        self._check_limits(route, body, files)
         for method, pattern, handler in self._routes:
             if method == route.method:
                 m = pattern.fullmatch(route.url.split("?")[0].removeprefix(Route.BASE))
@@ -961,6 +979,26 @@ class FakeDiscord:
                         **params,
                     )
         raise NotImplementedError(f"FakeDiscord does not answer {route.method} {route.path} yet; add a route")
+
+    def _check_limits(self, route: Route, body: Any, files: Any) -> None:
+        """Discord's payload limits, the same checks as the loopback Discord's (kwx.devtools.limits)."""
+        sizes = [len(f.data) for f in self._read_files(files)]
+        where = f"{route.method} {route.path}"
+        if route.path.endswith("/callback"):
+            errors = limits.interaction_response_errors(body, file_sizes=sizes)
+        elif route.path.endswith("/commands") and route.method == "PUT":
+            errors = limits.commands_errors(body)
+        elif route.method in ("POST", "PATCH") and (
+            route.path.startswith("/channels/{channel_id}/messages") or route.path.startswith("/webhooks/")
+        ):
+            errors = limits.message_errors(body, file_sizes=sizes)
+        else:
+            return
+        if limits.upload_errors(sizes):
+            raise self._refuse(discord_error(413, limits.ENTITY_TOO_LARGE, "Request entity too large"), where)
+        if errors:
+            self.off_spec.append(f"{where}: {'; '.join(limits.flatten(errors))}")
+            raise self._refuse(off_spec_error(errors), where)
 
     def _install_routes(self) -> None:
         def add(method: str, template: str, handler: Callable[..., Any]) -> None:
