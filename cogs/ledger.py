@@ -220,14 +220,11 @@ class Ledger(KwxGroupCog, name="Ledger"):
         await safe_respond(interaction, embed=embed, allowed_mentions=NO_PINGS, **kwargs)
 
     def name_of(self, interaction: discord.Interaction, player: str, stored: str | None = None) -> str:
-        """A player's name: the name the ledger keeps, else the member's display name, else the id."""
+        """A player's name: the name the ledger keeps, else a mention (Discord shows each viewer the member's
+        name; the bot has only the guilds intent, so no member cache to look names up in)."""
         if stored and stored != player:
             return stored
-        if player.isdigit() and interaction.guild is not None:
-            member = interaction.guild.get_member(int(player))
-            if member is not None:
-                return member.display_name
-        return stored or player
+        return f"<@{player}>" if player.isdigit() else (stored or player)
 
     @staticmethod
     def target(interaction: discord.Interaction, member: discord.Member | None) -> str:

@@ -11,6 +11,8 @@ errors are caught; a bug in our code (TypeError, ValueError from a bad argument)
 
 from __future__ import annotations
 
+import asyncio
+import contextvars
 import logging
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
@@ -28,6 +30,65 @@ T = TypeVar("T")
 DISCORD_ERRORS = (discord.HTTPException, aiohttp.ClientError, TimeoutError)
 
 CANNOT_DM_CODES = frozenset({50007, 50278})  # cannot send messages to this user / no mutual guilds
+# The channel is gone or the bot may no longer use it: unknown channel / missing access / missing permissions.
+CHANNEL_LOST_CODES = frozenset({10003, 50001, 50013})
+
+# The error of the last wrapper call that failed in this task (None after a success): callers that must tell
+# one failure from another (a channel that is gone) read it with `last_failure()` right after a None answer.
+_last_failure: contextvars.ContextVar[BaseException | None] = contextvars.ContextVar("kwx_last_failure",
+                                                                                   default=None)
+
+
+def channel_lost(exc: BaseException | None) -> bool:
+    """Discord said the channel is gone (10003) or the bot may no longer see or post in it (50001, 50013)."""
+    return isinstance(exc, discord.HTTPException) and exc.code in CHANNEL_LOST_CODES
+
+
+def last_failure() -> BaseException | None:
+    """The error of the latest failed call made by a wrapper in this task, or None if it succeeded."""
+    return _last_failure.get()
+
+
+# -- what a failure means, as Discord means it ------------------------------------------------------------
+# Waits before each retry of a call that failed for a passing reason (a 5xx, a timeout, a dropped connection).
+# discord.py already retries 500/502/504 a few times inside one call; these are on top, across calls.
+RETRY_DELAYS: tuple[float, ...] = (1.0, 3.0)
+
+
+def dms_closed(exc: BaseException | None) -> bool:
+    """Only this means a player's DMs are closed: Forbidden 50007 (cannot send messages to this user) or 50278
+    (no mutual guild). A 5xx, a timeout or another refusal says nothing about the player's settings."""
+    return isinstance(exc, discord.Forbidden) and exc.code in CANNOT_DM_CODES
+
+
+def message_gone(exc: BaseException | None) -> bool:
+    """The message was deleted (10008 Unknown Message): post it again rather than edit it."""
+    return isinstance(exc, discord.NotFound) and exc.code == 10008
+
+
+def transient(exc: BaseException | None) -> bool:
+    """A failure that may pass: Discord's 5xx, a timeout, a dropped or refused connection. Worth retrying."""
+    if isinstance(exc, discord.HTTPException):
+        return exc.status >= 500
+    return isinstance(exc, (aiohttp.ClientError, TimeoutError, ConnectionError))
+
+
+async def _retrying(action: Callable[[], Awaitable[T]], what: str, *args: Any) -> T:
+    """Run `action`; on a transient failure wait and try again (RETRY_DELAYS), then raise the last error."""
+    for delay in RETRY_DELAYS:
+        try:
+            return await action()
+        except DISCORD_ERRORS as e:
+            if not transient(e):
+                raise
+            logger.info("discord failed to %s (%r); trying again in %.1fs", what % args, e, delay)
+        await asyncio.sleep(delay)
+    return await action()
+
+
+def _retryable(kwargs: dict[str, Any]) -> bool:
+    """A call with files cannot be repeated as is (discord.py closes them after sending): the caller retries."""
+    return not (kwargs.get("file") or kwargs.get("files"))
 
 # The bot-wide limiter for calls that count toward Discord's global rate limit; None = no limiting (tests and
 # benchmarks). Interaction responses, followups and original-response edits do not count and are never limited.
@@ -47,13 +108,17 @@ async def _limit(urgent: bool) -> None:
 
 
 async def _call(action: Callable[[], Awaitable[T]], what: str, *args: Any) -> T | None:
+    _last_failure.set(None)
     try:
         return await action()
     except discord.Forbidden as e:
+        _last_failure.set(e)
         logger.info("discord refused to %s: %s", what % args, e)
     except discord.NotFound as e:
+        _last_failure.set(e)
         logger.info("discord could not %s, it is gone: %s", what % args, e)
     except DISCORD_ERRORS as e:
+        _last_failure.set(e)
         logger.warning("discord failed to %s: %r", what % args, e)
     return None
 
@@ -62,22 +127,32 @@ async def _call(action: Callable[[], Awaitable[T]], what: str, *args: Any) -> T 
 async def safe_send_channel(channel: discord.abc.Messageable, **kwargs: Any) -> discord.Message | None:
     """Post in a channel (or thread). None when the bot may not post there or the channel is gone."""
     await _limit(urgent=True)
-    return await _call(lambda: channel.send(**kwargs), "send to channel %s", getattr(channel, "id", channel))
+    cid = getattr(channel, "id", channel)
+    if _retryable(kwargs):
+        return await _call(lambda: _retrying(lambda: channel.send(**kwargs), "send to channel %s", cid),
+                           "send to channel %s", cid)
+    return await _call(lambda: channel.send(**kwargs), "send to channel %s", cid)
 
 
 async def safe_send_dm(user: discord.abc.User, **kwargs: Any) -> discord.Message | None:
-    """DM a player. None when their DMs are closed (Forbidden 50007) or the send failed for another reason.
+    """DM a player. None when their DMs are closed (Forbidden 50007/50278: `dms_closed(last_failure())`) or the
+    send failed for another reason (a 5xx or a timeout is retried first).
 
     Closed DMs are normal, not an error: they are logged at INFO."""
     await _limit(urgent=True)
+    _last_failure.set(None)
     try:
+        if _retryable(kwargs):
+            return await _retrying(lambda: user.send(**kwargs), "DM user %s", user.id)
         return await user.send(**kwargs)
     except discord.Forbidden as e:
+        _last_failure.set(e)
         if e.code in CANNOT_DM_CODES:
             logger.info("user %s does not accept DMs: %s", user.id, e)
         else:
             logger.warning("discord refused a DM to user %s: %s", user.id, e)
     except DISCORD_ERRORS as e:
+        _last_failure.set(e)
         logger.warning("discord failed to DM user %s: %r", user.id, e)
     return None
 
@@ -85,8 +160,12 @@ async def safe_send_dm(user: discord.abc.User, **kwargs: Any) -> discord.Message
 async def safe_edit(
     message: discord.Message | discord.PartialMessage | discord.InteractionMessage, **kwargs: Any
 ) -> discord.Message | None:
-    """Edit a message we sent. None when it was deleted or the edit failed."""
+    """Edit a message we sent. None when it was deleted (`message_gone(last_failure())`) or the edit failed (a
+    5xx or a timeout is retried first)."""
     await _limit(urgent=False)
+    if _retryable(kwargs):
+        return await _call(lambda: _retrying(lambda: message.edit(**kwargs), "edit message %s", message.id),
+                           "edit message %s", message.id)
     return await _call(lambda: message.edit(**kwargs), "edit message %s", message.id)
 
 

@@ -24,6 +24,7 @@ from cogs.buttons import MODE_VERBS, ActId, release
 from cogs.group import KwxGroupCog, text
 from cogs.operations import safe_defer, safe_respond, safe_update_message
 from cogs.panels import LIANGDAO, NORMAL, panel_message
+from cogs.permissions import missing_permissions, missing_text
 from kwx.engine.ai import AI_LEVELS
 from kwx.engine.rules import PRESETS, RulesError, RuleSet
 from kwx.present.i18n import LANGUAGES, catalog, t
@@ -141,6 +142,11 @@ class Tables(KwxGroupCog, name="Tables"):
         lang = self.lang(interaction)
         if interaction.guild_id is None or interaction.channel_id is None:
             await self.refuse(interaction, TableError("no_table", "tables live in server channels"))
+            return
+        missing = missing_permissions(interaction.app_permissions, thread=isinstance(interaction.channel, discord.Thread),
+                                      tile_emojis=bool(rt.tiles.emojis))
+        if missing:  # Discord would refuse the board or the results: say what to grant instead
+            await self.say(interaction, missing_text(missing, lang))
             return
         defaults = await table_defaults(rt.store, str(interaction.guild_id))
         turn = float(turn_seconds if turn_seconds is not None else defaults["turn_seconds"])

@@ -409,6 +409,7 @@ class FakeDiscord:
         self.user_locale: dict[int, str] = {}
         self.closed_dms: set[int] = set()
         self.forbidden_channels: set[int] = set()
+        self.bot_permissions: dict[int, int] = {}  # channel -> the bot's permissions there (default: all)
         self.channel_guild: dict[int, int | None] = {}
         self.dm_channels: dict[int, int] = {}  # dm channel id -> user id
         self._interactions: dict[str, _InteractionRecord] = {}
@@ -706,7 +707,7 @@ class FakeDiscord:
             "version": 1,
             "channel_id": str(cid),
             "locale": self.user_locale.get(uid, DEFAULT_LOCALE),
-            "app_permissions": str(discord.Permissions.all().value),
+            "app_permissions": str(self.bot_permissions.get(cid, discord.Permissions.all().value)),
             "attachment_size_limit": 8 * 1024 * 1024,
             "entitlements": [],
             "context": 0 if gid else 1,

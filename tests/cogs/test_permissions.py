@@ -1,0 +1,27 @@
+"""/kwx new checks the bot's own permissions in the channel and names what is missing."""
+
+from __future__ import annotations
+
+import discord
+
+from cogs.permissions import BOT_PERMISSIONS
+from tests.cogs.kit import start_kit, stop_kit
+
+
+async def test_new_refuses_naming_the_permissions_the_bot_lacks_and_opens_nothing(tmp_path) -> None:
+    kit = await start_kit(tmp_path)
+    try:
+        lacking = discord.Permissions(view_channel=True, send_messages=True, use_external_emojis=True)
+        kit.fake.bot_permissions[kit.channel.id] = lacking.value
+        out = await kit.slash(kit.alice, "kwx new")
+        reply = kit.reply(out)
+        assert "嵌入链接" in reply and "附加文件" in reply and "发送消息" not in reply  # Embed Links, Attach Files
+        assert out.first("response").ephemeral
+        assert kit.service.table_in_channel(str(kit.world.guild.id), str(kit.channel.id)) is None
+        assert not kit.table_messages()  # no lobby posted
+
+        kit.fake.bot_permissions[kit.channel.id] = BOT_PERMISSIONS  # what the README's invite link grants
+        await kit.slash(kit.alice, "kwx new")
+        assert kit.service.table_in_channel(str(kit.world.guild.id), str(kit.channel.id)) is not None
+    finally:
+        await stop_kit(kit)
