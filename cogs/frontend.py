@@ -36,7 +36,17 @@ from cogs import board as boards
 from cogs.buttons import release
 from cogs.emoji import TileFormatter
 from cogs.languages import Languages
-from cogs.operations import safe_edit, safe_edit_original, safe_fetch_user, safe_send_channel, safe_send_dm
+from cogs.operations import (
+    dms_closed,
+    last_failure,
+    message_gone,
+    safe_edit,
+    safe_edit_original,
+    safe_fetch_user,
+    safe_send_channel,
+    safe_send_dm,
+    transient,
+)
 from cogs.panels import panel_buttons, panel_key, panel_message
 from kwx.present.i18n import t
 from kwx.store import NotFound, Store
@@ -46,6 +56,8 @@ from kwx.table.views import PlayerRef, PrivateView, PublicView, ResultView
 logger = logging.getLogger(__name__)
 
 BOARD_REF = "board"
+DMS_CLOSED_REF = "dmclosed:"  # + player id: this table has said that player's DMs are closed (kept over restarts)
+RETRY_LATER = 5.0  # seconds before a board edit, a post or a DM that failed for a passing reason is tried again
 HANDS_KEPT = 3  # boards and action lines of the last few hands, for late edits
 LINES_KEPT = 32  # recent events and notices kept per hand (the board shows the last few)
 
@@ -319,6 +331,10 @@ class DiscordFrontEnd:
                                      bool(data.get("dealt", True)))
                     self._dm_owner[int(ref.channel_id)] = pid
                     self._dm_channel.setdefault(pid, int(ref.channel_id))
+                elif ref.ref.startswith(DMS_CLOSED_REF):  # said before a restart: not said again
+                    pid = ref.ref[len(DMS_CLOSED_REF):]
+                    tc.dm_notices.add(pid)
+                    self._dm_closed.add(pid)
             tc.loaded = True
 
     def _lang(self, tc: _Table) -> str:
@@ -399,7 +415,11 @@ class DiscordFrontEnd:
                     tc.board_hand = 1
                     await self._save_board_ref(tc, hand, channel.id, message_id)
                 return
-            tc.boards.pop(hand, None)  # deleted (by a moderator?): post the board again below
+            if not message_gone(last_failure()):  # a 5xx, a timeout, a refusal: edit it again later, never repost
+                release(kwargs["view"])
+                self._later(tc, lambda: self._mark(tc, hand))
+                return
+            tc.boards.pop(hand, None)  # deleted (10008, by a moderator?): post the board again below
         if tc.board_hand is not None and hand < tc.board_hand:
             return  # an older hand whose board is gone: nothing to update
         tc.last_call = self.clock()
@@ -481,7 +501,19 @@ class DiscordFrontEnd:
         else:  # pragma: no cover - every kind is above
             return
         self.stats.public_sends += 1
-        await safe_send_channel(channel, **kwargs)
+        sent = await safe_send_channel(channel, **kwargs)
+        if sent is None and transient(last_failure()) and not tc.closed:
+            # Discord had a bad moment (5xx, timeout, already retried): a result or notice is never lost, it goes
+            # out again, before anything after it
+            tc.queue.appendleft(item)
+            await asyncio.sleep(RETRY_LATER)
+
+    def _later(self, tc: _Table, action: Callable[[], None]) -> None:
+        """Run `action` after RETRY_LATER seconds unless the table is gone by then."""
+        def run() -> None:
+            if self._tables.get(tc.id) is tc and not tc.closed:
+                action()
+        asyncio.get_running_loop().call_later(RETRY_LATER, run)
 
     async def _forget(self, tc: _Table) -> None:
         """A closed table: take the buttons off its players' live prompts and forget its messages."""
@@ -569,6 +601,13 @@ class DiscordFrontEnd:
                 self.stats.dm_sends += 1
                 sent = await safe_send_dm(user, **message)
         release(message["view"])
+        if sent is None and not dms_closed(last_failure()):
+            # Not the player's settings (a 5xx or a timeout, already retried; another refusal): no "DMs closed"
+            # notice; a passing failure is tried again, as a new prompt.
+            if transient(last_failure()):
+                p.prompt = True
+                self._later(tc, lambda: self._kick_panel(p))
+            return
         if sent is None:
             self.stats.refused_dms += 1
             self._dm_closed.add(p.player_id)
@@ -608,6 +647,7 @@ class DiscordFrontEnd:
         if player_id in tc.dm_notices:
             return
         tc.dm_notices.add(player_id)
+        self._remember(tc.id, DMS_CLOSED_REF + player_id, tc.channel or 0, 0, {})
         lang = self._lang(tc)
         text = t("error.dms_closed", lang, player=f"<@{player_id}>", button=t("action.my_hand", lang))
         tc.queue.append(("text", text))

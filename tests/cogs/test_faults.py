@@ -1,0 +1,115 @@
+"""Discord's faults as Discord means them: only 50007/50278 are closed DMs, a 5xx or a timeout is tried again,
+the board is posted anew only when it was deleted (10008), and a post that failed for a passing reason is not
+lost. (The real bot process against the loopback Discord: tests/e2e.)"""
+
+from __future__ import annotations
+
+import pytest
+
+import cogs.frontend
+import cogs.operations
+from tests.cogs.fakes import discord_error
+from tests.cogs.kit import Kit, restart, seat_table, start_kit, stop_kit
+
+MESSAGES = "/channels/{channel_id}/messages"
+
+
+@pytest.fixture(autouse=True)
+def quick_retries(monkeypatch) -> None:
+    monkeypatch.setattr(cogs.operations, "RETRY_DELAYS", (0.0, 0.0))
+    monkeypatch.setattr(cogs.frontend, "RETRY_LATER", 0.01)
+
+
+def server_error() -> Exception:
+    return discord_error(503, 0, "Service Unavailable")
+
+
+def closed_notices(kit: Kit) -> list[str]:
+    return [m.content for m in kit.table_messages() if "私信" in (m.content or "")]
+
+
+async def test_a_dm_that_fails_with_5xx_is_tried_again_and_never_called_closed(tmp_path) -> None:
+    kit = await start_kit(tmp_path, names=("alice",))
+    try:
+        await seat_table(kit, [kit.alice], ais=2)
+        kit.fake.inject("POST", "/users/@me/channels", server_error(), times=4)  # beyond the in-call retries
+        await kit.slash(kit.alice, "kwx start")
+        for _ in range(50):
+            await kit.settle()
+            if kit.dm_messages(kit.alice):
+                break
+        assert kit.dm_messages(kit.alice)  # the hand reached her once Discord was back
+        assert closed_notices(kit) == [] and not kit.rt.frontend.dms_closed(str(kit.alice.id))
+    finally:
+        await stop_kit(kit)
+
+
+async def test_a_board_edit_that_fails_is_retried_in_place_and_not_posted_again(tmp_path) -> None:
+    kit = await start_kit(tmp_path)
+    try:
+        await kit.slash(kit.alice, "kwx new")
+        (lobby,) = kit.table_messages()
+        kit.fake.inject("PATCH", MESSAGES + "/{message_id}", server_error(), times=3)
+        await kit.press_id(kit.bob, lobby, "kwx:tbl:1:join")
+        for _ in range(50):
+            await kit.settle()
+            if "2/3" in (kit.fake.message(lobby.id).embeds[0].description or ""):
+                break
+        assert [m.id for m in kit.table_messages()] == [lobby.id]  # the same message, not a second lobby
+        assert "2/3" in kit.fake.message(lobby.id).embeds[0].description  # now showing bob seated
+
+        kit.fake.delete_message(lobby.id)  # a moderator deleted it (10008): now it is posted again
+        await kit.press_id(kit.carol, lobby, "kwx:tbl:1:join", check=False)
+        (again,) = kit.table_messages()
+        assert again.id != lobby.id
+    finally:
+        await stop_kit(kit)
+
+
+async def test_a_post_that_fails_for_a_passing_reason_goes_out_later(tmp_path) -> None:
+    kit = await start_kit(tmp_path)
+    try:
+        table = await seat_table(kit, [kit.alice], ais=2)
+        frontend = kit.rt.frontend
+        kit.fake.inject("POST", MESSAGES, server_error(), times=5)
+        tc = frontend._table(table)
+        tc.queue.append(("text", "出错了 (a test post)"))
+        frontend._kick_table(tc)
+        for _ in range(50):
+            await kit.settle()
+            if not kit.fake._injected:
+                break
+        await kit.settle()
+        texts = [m.content for m in kit.table_messages()]
+        assert not kit.fake._injected  # Discord refused it five times (more than the in-call retries)
+        assert "出错了 (a test post)" in texts
+    finally:
+        await stop_kit(kit)
+
+
+async def test_closed_dms_are_said_once_per_table_even_across_a_restart(tmp_path) -> None:
+    kit = await start_kit(tmp_path, closed_dms=("bob",))
+    try:
+        await seat_table(kit, [kit.alice, kit.bob], ais=1)
+        await kit.slash(kit.alice, "kwx start")
+        assert len(closed_notices(kit)) == 1
+        await kit.settle()
+        kit = await restart(kit)
+        await kit.settle()
+        assert len(closed_notices(kit)) == 1
+        assert kit.rt.frontend.dms_closed(str(kit.bob.id))  # remembered: his panel is the My-hand one
+    finally:
+        await stop_kit(kit)
+
+
+def test_what_each_failure_means() -> None:
+    from cogs.operations import channel_lost, dms_closed, message_gone, transient
+
+    assert dms_closed(discord_error(403, 50007, "Cannot send messages to this user"))
+    assert dms_closed(discord_error(403, 50278, "no mutual guilds"))
+    assert not dms_closed(discord_error(403, 50013, "Missing Permissions"))
+    assert not dms_closed(server_error()) and transient(server_error()) and transient(TimeoutError())
+    assert message_gone(discord_error(404, 10008, "Unknown Message"))
+    assert not message_gone(discord_error(404, 10003, "Unknown Channel"))
+    assert all(channel_lost(discord_error(s, c, "x")) for s, c in ((404, 10003), (403, 50001), (403, 50013)))
+    assert not channel_lost(server_error()) and not transient(discord_error(403, 50013, "x"))
