@@ -34,9 +34,13 @@ async def test_safe_send_channel_returns_none_when_the_bot_may_not_post(world: W
     assert await ops.safe_send_channel(world.channel, content="board") is None
 
 
-async def test_server_errors_are_swallowed_too(world: World) -> None:
+async def test_server_errors_are_retried_then_swallowed(world: World, monkeypatch) -> None:
+    monkeypatch.setattr(ops, "RETRY_DELAYS", (0.0, 0.0))
     world.fake.inject("POST", "/channels/{channel_id}/messages", discord_error(503, 0, "Service Unavailable"))
-    assert await ops.safe_send_channel(world.channel, content="board") is None
+    assert await ops.safe_send_channel(world.channel, content="board") is not None  # the retry went through
+    world.fake.inject("POST", "/channels/{channel_id}/messages", discord_error(503, 0, "Service Unavailable"),
+                      times=3)
+    assert await ops.safe_send_channel(world.channel, content="board") is None  # three tries, all refused
     assert await ops.safe_send_channel(world.channel, content="board") is not None  # next one goes through
 
 
