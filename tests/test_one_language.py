@@ -150,3 +150,13 @@ def test_a_timeout_notice_on_the_board_is_in_one_language(lang):
     for action in ("discard", "pass", "piao"):
         line = board.notice_line("event.timeout", {"player": SAMPLE[lang]["player"], "action": action}, None, lang)
         assert not mixed_lines(line, lang), line
+
+
+def test_a_refusal_at_the_terminal_is_in_one_language():
+    from kwx.local.commands import error_text as refusal_text
+    from kwx.table.errors import TableError
+
+    refusal = TableError("illegal", "you cannot peng now")
+    assert refusal_text(refusal, "en") == "you cannot peng now"
+    zh = refusal_text(refusal, "zh-CN")
+    assert zh == t("error.illegal", "zh-CN") and not mixed_lines(zh, "zh-CN")

@@ -164,8 +164,9 @@ def resolve_command(cmd: Command, view: PrivateView | None, lang: str) -> Action
 
 def error_text(exc: TableError, lang: str) -> str:
     """A service refusal in the console's language: the catalog's error.<code>, else the service's words.
-    `illegal` and `bad_tile` keep the service's own words, which say exactly what was wrong."""
-    if exc.code not in ("illegal", "bad_tile"):
+    In English `illegal` and `bad_tile` keep the service's own words, which say exactly what was wrong; the
+    service speaks only English, so a Chinese console shows the catalog's words (one language at a time)."""
+    if exc.code not in ("illegal", "bad_tile") or resolve_lang(lang) != "en":
         text = catalog_text(f"error.{exc.code}", lang)
         if text:
             return text
