@@ -1,5 +1,6 @@
 """The real `python bot.py` process against the loopback Discord: a player opens a table, adds two AI players,
-starts, and plays a hand by pressing the buttons of the DMs the bot sends, as in a Discord client."""
+starts, and plays a hand by pressing the buttons of the DMs the bot sends, as in a Discord client, through a
+429 storm, a 5xx and a dropped gateway connection."""
 
 from __future__ import annotations
 
@@ -21,7 +22,15 @@ async def test_a_hand_played_end_to_end_through_the_gateway_and_rest(tmp_path) -
         world = World.build(discord_, ("alice",))
         async with BotProcess(discord_, db=tmp_path / "kwx.sqlite3") as bot:
             await _open_table(world)
+            # Discord's faults on the way: a storm of 429s on message sends (discord.py waits them out), a 503
+            # on an edit, and a dropped gateway connection (discord.py RESUMEs); no move may be lost.
+            discord_.inject("POST", "/channels/{channel_id}/messages", "ratelimit", delay=0.3, times=6)
+            discord_.inject("PATCH", "/channels/{channel_id}/messages/{message_id}", status=503, times=1)
+            await play(world.players, lambda: world.players[0].presses >= 2, timeout=30)
+            await discord_.drop_gateway()
             await play(world.players, lambda: bool(world.results()), timeout=60)
+            assert discord_.stats.resumes == 1 and discord_.stats.identifies == 1  # resumed, not re-identified
+            assert discord_.stats.route_429 >= 6 and not discord_.faults
             result = text_of(world.results()[0])
             assert "Result of hand 1" in result
             assert world.players[0].presses >= 1  # alice played her DM prompts

@@ -96,7 +96,9 @@ class Fault:
 
     method: str
     template: str
-    kind: str  # "status" (a 5xx or any error), "drop" (connection closed, no answer), "delay" (answer late)
+    # "status" (a 5xx or any error), "drop" (connection closed, no answer), "delay" (answer late),
+    # "ratelimit" (429 with retry_after = delay, as a shared or sub-limit would answer)
+    kind: str
     status: int = 500
     code: int = 0
     message: str = "Internal Server Error"
@@ -134,6 +136,7 @@ class Interaction:
     ephemeral: bool = False
     loading: bool = False
     answered: asyncio.Event = field(default_factory=asyncio.Event)
+    answered_at: float = 0.0  # time.monotonic() of the bot's answer
     error: dict[str, Any] | None = None  # what the bot was refused when it answered
 
 
@@ -220,6 +223,8 @@ class LoopbackDiscord:
         self._buckets: dict[str, _Bucket] = {}
         self._global = _Bucket(GLOBAL_LIMIT, 1.0)
         self._message_waiters: list[asyncio.Future[None]] = []
+        # Called with each message the bot creates or edits, and whether it is new (benchmarks time them).
+        self.observer: Callable[[Message, bool], None] | None = None
         self._routes: list[tuple[str, str, re.Pattern[str], Callable[..., Any]]] = []
         self._runner: web.AppRunner | None = None
         self._install_routes()
@@ -357,7 +362,9 @@ class LoopbackDiscord:
             if fut in self._message_waiters:
                 self._message_waiters.remove(fut)
 
-    def _changed(self) -> None:
+    def _changed(self, message: Message | None = None, new: bool = False) -> None:
+        if message is not None and self.observer is not None:
+            self.observer(message, new)
         waiters, self._message_waiters = self._message_waiters, []
         for fut in waiters:
             if not fut.done():
@@ -622,6 +629,13 @@ class LoopbackDiscord:
                 if fault.kind == "delay":
                     await asyncio.sleep(fault.delay)
                     break
+                if fault.kind == "ratelimit":
+                    self.stats.route_429 += 1
+                    self.stats.invalid_requests += 1
+                    body = {"message": "You are being rate limited.", "retry_after": fault.delay, "global": False,
+                            "code": 0}
+                    return self._json(429, body, headers | {"Retry-After": str(max(1, round(fault.delay))),
+                                                            "X-RateLimit-Scope": "user", "Via": "1.1 loopback"})
                 if fault.kind == "drop":
                     if request.transport is not None:
                         request.transport.close()
@@ -799,7 +813,7 @@ class LoopbackDiscord:
         payload = self._message_payload(cid, body, files)
         stored = Message(payload, cid, dm_to=dm_user)
         self.messages[stored.id] = stored
-        self._changed()
+        self._changed(stored, True)
         return copy.deepcopy(payload)
 
     def _live(self, message_id: str | int) -> Message:
@@ -817,7 +831,7 @@ class LoopbackDiscord:
         self._apply(m.payload, body, files)
         m.payload["edited_timestamp"] = _now_iso()
         m.edited = time.monotonic()
-        self._changed()
+        self._changed(m, False)
         return copy.deepcopy(m.payload)
 
     def _edit(self, *, channel_id: str, message_id: str, body: dict[str, Any], files: list[tuple[str, bytes]],
@@ -916,8 +930,9 @@ class LoopbackDiscord:
             m = self._live(inter.message_id or 0)
             self._edit_stored(m, data, files)
             resource["message"] = copy.deepcopy(m.payload)
+        inter.answered_at = time.monotonic()
         inter.answered.set()
-        self._changed()
+        self._changed(self.messages.get(inter.original_id or 0) if rtype == 4 else None, True)
         if query.get("with_response") not in ("true", "True", "1"):
             return None
         return {"interaction": {"id": str(inter.id), "type": inter.type,

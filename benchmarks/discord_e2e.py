@@ -1,0 +1,195 @@
+"""The Discord budget, measured: the real `python bot.py` against the loopback Discord, many tables of scripted
+human-paced players.
+
+    python -m benchmarks.discord_e2e [--tables 100] [--seconds 180] [--think 3] [--json]
+
+Each table has three scripted players who open it (/kwx new, /kwx join, /kwx start) and then press what their
+DM prompts ask for, `--think` seconds after each prompt appears (a win, 漂 0, else a discard; no claims). The
+loopback enforces Discord's limits (payload limits, 5 messages / 5 s per channel, 50 requests / s per bot
+token) and counts everything. Printed keys:
+
+- tables, hands (hands finished in the measured window), seconds (the measured window);
+- requests_per_hand: bot-token REST requests per hand (what Discord's global limit counts; start-up excluded);
+- interaction_responses_per_hand: interaction callbacks and interaction webhook calls per hand (exempt);
+- global_429 (goal 0), route_429, invalid_requests (401/403/429), off_spec (payloads over a limit; goal 0);
+- prompt_lag_p99_s (goal <= 1): a prompt's arrival after the press that began the player's turn, less the
+  service's claim pause when that press was a discard (the turn begins when the pause ends);
+- board_lag_p99_s (goal <= 5): from a press to the first later update of that table's board.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import random
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from kwx.devtools.loopback.players import ACT, BotProcess, Player, buttons, choose
+from kwx.devtools.loopback.server import LoopbackDiscord, Message
+
+CLAIM_PAUSE = 1.5  # the service's default (kwx.table.live.CLAIM_PAUSE): the bot runs with it
+
+
+def p99(values: list[float]) -> float | None:
+    if not values:
+        return None
+    ordered = sorted(values)
+    return round(ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))], 3)
+
+
+@dataclass
+class Table:
+    channel: int
+    players: list[Player]
+    last_press: float = 0.0
+    last_press_discard: bool = False
+    pending_board: list[float] = field(default_factory=list)  # presses not yet shown on the board
+    started: bool = False
+
+
+class Bench:
+    def __init__(self, discord: LoopbackDiscord, think: float) -> None:
+        self.discord = discord
+        self.think = think
+        self.tables: dict[int, Table] = {}  # by channel
+        self.by_user: dict[int, Table] = {}
+        self.prompt_lags: list[float] = []
+        self.board_lags: list[float] = []
+        self.measuring = False
+        self._seen_prompts: set[tuple[int, str]] = set()
+        discord.observer = self.observe
+
+    def observe(self, m: Message, new: bool) -> None:
+        now = time.monotonic()
+        if not self.measuring:
+            return
+        if m.dm_to is not None or m.ephemeral_to is not None:
+            table = self.by_user.get(m.dm_to or m.ephemeral_to or 0)
+            if table is None or not table.last_press:
+                return
+            live = [b for b in buttons(m) if not b.get("disabled") and ACT.fullmatch(b.get("custom_id") or "")]
+            if not live:
+                return
+            key = (m.id, live[0]["custom_id"])
+            if key in self._seen_prompts:
+                return
+            self._seen_prompts.add(key)
+            pause = CLAIM_PAUSE if table.last_press_discard else 0.0
+            self.prompt_lags.append(max(0.0, now - table.last_press - pause))
+            return
+        table = self.tables.get(m.channel_id)
+        if table is not None and table.pending_board and m.payload.get("embeds"):
+            self.board_lags += [now - t for t in table.pending_board]
+            table.pending_board.clear()
+
+    async def open_table(self, table: Table) -> None:
+        host, *others = table.players
+        await host.command(table.channel, "kwx new")
+        for p in others:
+            await p.command(table.channel, "kwx join")
+        await host.command(table.channel, "kwx start")
+        table.started = True
+
+    async def run_player(self, table: Table, player: Player, stop: float) -> None:
+        rng = random.Random(player.uid)
+        while time.monotonic() < stop:
+            found = player.prompt()
+            if found is None:
+                await self.discord.changed(1.0)
+                continue
+            await asyncio.sleep(self.think * rng.uniform(0.7, 1.3))
+            found = player.prompt()  # what is asked now (the prompt may have moved on)
+            if found is None:
+                continue
+            message, button = found
+            if choose(buttons(message)) is None:
+                continue
+            try:
+                inter = await player.press(message, button["custom_id"], timeout=15)
+            except TimeoutError:
+                continue
+            table.last_press = inter.answered_at or time.monotonic()
+            table.last_press_discard = ":discard:" in button["custom_id"]
+            if self.measuring:
+                table.pending_board.append(table.last_press)
+
+
+def results(discord: LoopbackDiscord, channel: int) -> int:
+    return sum(1 for m in discord.channel_messages(channel)
+               if any((e.get("title") or "").startswith("Result of hand") for e in m.payload.get("embeds") or []))
+
+
+async def run(tables: int, seconds: float, think: float, warmup: float) -> dict[str, object]:
+    with tempfile.TemporaryDirectory(prefix="kwx-bench-") as tmp:
+        async with LoopbackDiscord() as discord:
+            bench = Bench(discord, think)
+            guild = discord.add_guild(locale="en")
+            for i in range(tables):
+                channel = discord.add_channel(guild, f"table-{i}")
+                players = [Player(discord, discord.add_user(f"p{i}-{k}", guild_id=guild, locale="en"), f"p{i}-{k}")
+                           for k in range(3)]
+                table = Table(channel, players)
+                bench.tables[channel] = table
+                for p in players:
+                    bench.by_user[p.uid] = table
+            async with BotProcess(discord, db=Path(tmp) / "kwx.sqlite3", args=("--delay", "0")) as bot:
+                opened = time.monotonic()
+                for table in bench.tables.values():  # ten tables a second, as people would trickle in
+                    asyncio.ensure_future(bench.open_table(table))
+                    await asyncio.sleep(0.1)
+                stop = time.monotonic() + warmup + seconds
+                workers = [asyncio.ensure_future(bench.run_player(t, p, stop))
+                           for t in bench.tables.values() for p in t.players]
+                await asyncio.sleep(max(0.0, opened + warmup - time.monotonic()))
+                before = discord.report()
+                hands_before = sum(results(discord, c) for c in bench.tables)
+                bench.measuring = True
+                started = time.monotonic()
+                await asyncio.gather(*workers, return_exceptions=True)
+                window = time.monotonic() - started
+                bench.measuring = False
+                after = discord.report()
+                hands = sum(results(discord, c) for c in bench.tables) - hands_before
+                status = await bot.stop()
+            per_hand = max(hands, 1)
+            return {
+                "tables": tables, "started_tables": sum(t.started for t in bench.tables.values()),
+                "hands": hands, "seconds": round(window, 1), "think_s": think,
+                "requests_per_hand": round((after["bot_requests"] - before["bot_requests"]) / per_hand, 1),
+                "requests_per_s": round((after["bot_requests"] - before["bot_requests"]) / window, 1),
+                "interaction_responses_per_hand": round(
+                    (after["interaction_requests"] - before["interaction_requests"]) / per_hand, 1),
+                "global_429": after["global_429"], "route_429": after["route_429"],
+                "invalid_requests": after["invalid_requests"], "off_spec": after["off_spec"],
+                "prompt_lag_p99_s": p99(bench.prompt_lags), "board_lag_p99_s": p99(bench.board_lags),
+                "prompts_timed": len(bench.prompt_lags), "bot_exit": status,
+            }
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m benchmarks.discord_e2e", description=__doc__.splitlines()[0])
+    p.add_argument("--tables", type=int, default=100)
+    p.add_argument("--seconds", type=float, default=180.0, help="measured window after the warm-up")
+    p.add_argument("--warmup", type=float, default=30.0, help="seconds for the tables to open and start")
+    p.add_argument("--think", type=float, default=3.0, help="seconds a player takes per decision")
+    p.add_argument("--json", action="store_true")
+    args = p.parse_args(argv)
+    out = asyncio.run(run(args.tables, args.seconds, args.think, args.warmup))
+    meets = (out["global_429"] == 0 and out["off_spec"] == 0 and (out["prompt_lag_p99_s"] or 0) <= 1
+             and (out["board_lag_p99_s"] or 0) <= 5)
+    out["meets_goals"] = meets
+    if args.json:
+        print(json.dumps(out))
+    else:
+        for key, value in out.items():
+            print(f"{key:>32}: {value}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
