@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import random
 import sys
@@ -48,6 +49,7 @@ class Table:
     players: list[Player]
     last_press: float = 0.0
     last_press_discard: bool = False
+    last_press_hand: int = -1
     pending_board: list[float] = field(default_factory=list)  # presses not yet shown on the board
     started: bool = False
 
@@ -75,6 +77,9 @@ class Bench:
             live = [b for b in buttons(m) if not b.get("disabled") and ACT.fullmatch(b.get("custom_id") or "")]
             if not live:
                 return
+            hand = int(ACT.fullmatch(live[0]["custom_id"])[2])  # type: ignore[index]
+            if hand != table.last_press_hand:
+                return  # a hand's first prompts follow the deal, not a press
             key = (m.id, live[0]["custom_id"])
             if key in self._seen_prompts:
                 return
@@ -89,18 +94,27 @@ class Bench:
 
     async def open_table(self, table: Table) -> None:
         host, *others = table.players
-        await host.command(table.channel, "kwx new")
-        for p in others:
-            await p.command(table.channel, "kwx join")
-        await host.command(table.channel, "kwx start")
+        try:
+            await host.command(table.channel, "kwx new", timeout=30)
+        except TimeoutError:
+            return
+        try:
+            for p in others:
+                await p.command(table.channel, "kwx join", timeout=30)
+            await host.command(table.channel, "kwx start", timeout=30)
+        except TimeoutError:
+            return  # the bot did not answer in time: counted as a table that never started
         table.started = True
 
     async def run_player(self, table: Table, player: Player, stop: float) -> None:
         rng = random.Random(player.uid)
         while time.monotonic() < stop:
+            event = self.discord.user_event(player.uid)
+            event.clear()
             found = player.prompt()
             if found is None:
-                await self.discord.changed(1.0)
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(event.wait(), 1.0)
                 continue
             await asyncio.sleep(self.think * rng.uniform(0.7, 1.3))
             found = player.prompt()  # what is asked now (the prompt may have moved on)
@@ -115,6 +129,7 @@ class Bench:
                 continue
             table.last_press = inter.answered_at or time.monotonic()
             table.last_press_discard = ":discard:" in button["custom_id"]
+            table.last_press_hand = int(ACT.fullmatch(button["custom_id"])[2])  # type: ignore[index]
             if self.measuring:
                 table.pending_board.append(table.last_press)
 

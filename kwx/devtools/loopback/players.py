@@ -103,8 +103,8 @@ class Player:
 
     def prompt(self) -> tuple[Message, dict[str, Any]] | None:
         """The newest panel (a DM or an ephemeral My-hand panel) with a button this player would press."""
-        panels = [m for m in self.discord.visible(self.uid) if (m.dm_to == self.uid or m.ephemeral_to == self.uid)]
-        for m in sorted(panels, key=lambda x: x.edited, reverse=True):
+        recent = [m for m in self.discord.inbox.get(self.uid, [])[-8:] if not m.deleted]
+        for m in sorted(recent, key=lambda x: x.edited, reverse=True):
             b = choose([x for x in buttons(m) if x.get("custom_id") not in self.pressed])
             if b is not None:
                 return m, b

@@ -225,6 +225,8 @@ class LoopbackDiscord:
         self._message_waiters: list[asyncio.Future[None]] = []
         # Called with each message the bot creates or edits, and whether it is new (benchmarks time them).
         self.observer: Callable[[Message, bool], None] | None = None
+        self.inbox: dict[int, list[Message]] = {}  # each user's DMs and ephemeral messages, oldest first
+        self._user_events: dict[int, asyncio.Event] = {}
         self._routes: list[tuple[str, str, re.Pattern[str], Callable[..., Any]]] = []
         self._runner: web.AppRunner | None = None
         self._install_routes()
@@ -362,9 +364,22 @@ class LoopbackDiscord:
             if fut in self._message_waiters:
                 self._message_waiters.remove(fut)
 
+    def user_event(self, user_id: int) -> asyncio.Event:
+        """Set whenever one of this user's DMs or ephemeral messages is created or edited (clear it to wait)."""
+        event = self._user_events.get(user_id)
+        if event is None:
+            event = self._user_events[user_id] = asyncio.Event()
+        return event
+
     def _changed(self, message: Message | None = None, new: bool = False) -> None:
-        if message is not None and self.observer is not None:
-            self.observer(message, new)
+        if message is not None:
+            owner = message.dm_to or message.ephemeral_to
+            if owner is not None:
+                if new:
+                    self.inbox.setdefault(owner, []).append(message)
+                self.user_event(owner).set()
+            if self.observer is not None:
+                self.observer(message, new)
         waiters, self._message_waiters = self._message_waiters, []
         for fut in waiters:
             if not fut.done():
@@ -985,7 +1000,7 @@ class LoopbackDiscord:
             self._changed()
         else:
             m = self._new_interaction_message(inter, body, files)
-            self._changed()
+            self._changed(m, True)
         return copy.deepcopy(m.payload)
 
     def _edit_followup(self, *, token: str, message_id: str, body: dict[str, Any], files: list[tuple[str, bytes]],
