@@ -12,6 +12,7 @@ import argparse
 import asyncio
 import gc
 import logging
+import os
 import signal
 import sys
 from pathlib import Path
@@ -23,6 +24,26 @@ from discord.ext import commands
 from kwx.cli.settings import ConfigError, Settings, load_settings
 
 log = logging.getLogger("kwx.bot")
+
+
+async def _nothing() -> None:
+    return None
+
+
+def parse_shards(text: str, count: int) -> list[int]:
+    """`0-3` or `0,2,5` (or both, `0-3,6`) → shard ids, each in [0, count); ValueError names what is wrong."""
+    if count < 1:
+        raise ValueError("--shard-count must be at least 1")
+    ids: set[int] = set()
+    for part in text.split(","):
+        first, _, last = part.strip().partition("-")
+        if not first.isdigit() or (last and not last.isdigit()):
+            raise ValueError(f"--shards: {part.strip()!r} is not a shard number or a range like 0-3")
+        low, high = int(first), int(last or first)
+        if low > high or high >= count:
+            raise ValueError(f"--shards: {part.strip()} is not within 0-{count - 1} (--shard-count {count})")
+        ids.update(range(low, high + 1))
+    return sorted(ids)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -43,6 +64,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="at the terminal: a turn timer for a NEW table (default none: the AI players wait for you)")
     p.add_argument("--db", metavar="PATH", default=None,
                    help="SQLite file or postgresql:// URL (default: $KWX_DATABASE_URL, else $KWX_DB or data/kwx.sqlite3)")
+    p.add_argument("--shards", metavar="RANGE", default=None,
+                   help="Discord: run these shards only, e.g. 0-3 or 0,2 (with --shard-count; PostgreSQL)")
+    p.add_argument("--shard-count", type=int, metavar="N", default=None, help="Discord: shards of the whole bot")
     p.add_argument("--sync", action="store_true", help="Discord: sync the slash commands at start-up")
     p.add_argument("--guild", metavar="ID", default=None,
                    help="Discord: sync the slash commands to this guild only (default: $KWX_TEST_GUILD)")
@@ -89,9 +113,12 @@ class KwxBot(commands.Bot):
                  board_interval: float = 1.0, ai_board_interval: float = 3.0, upload_emojis: bool = True,
                  table_seed: str | None = None, freeze_gc: bool = False,
                  rate_limit: float | None = None, sync_global: bool = False, api_base: str | None = None,
-                 handle_signals: bool = False, claim_pause: float | None = None) -> None:
+                 handle_signals: bool = False, claim_pause: float | None = None,
+                 **shards: object) -> None:
+        # shards (ShardedKwxBot only): shard_ids, shard_count for discord.py's AutoShardedClient.
         super().__init__(command_prefix=commands.when_mentioned, intents=bot_intents(), help_command=None,
-                         allowed_mentions=discord.AllowedMentions.none())
+                         allowed_mentions=discord.AllowedMentions.none(), **shards)
+        self.cluster = None  # kwx.cluster.ClusterNode when this process is one of several (ShardedKwxBot)
         self.settings = settings
         self.db_path = db_path if db_path is not None else settings.database
         self.sync_commands = sync
@@ -155,7 +182,10 @@ class KwxBot(commands.Bot):
                 tiles.emojis.update(await ensure_tile_emojis(self))
             if self.sync_commands:
                 await self.sync_app_commands()
-            resumed = await service.start(include=lambda row: row.guild != LOCAL_GUILD)
+            if getattr(self, "shard_ids", None) is not None and store.backend == "postgresql":
+                resumed = await self._join_cluster(store, service)
+            else:
+                resumed = await service.start(include=lambda row: row.guild != LOCAL_GUILD)
         except BaseException:
             await store.close()
             raise
@@ -198,13 +228,34 @@ class KwxBot(commands.Bot):
         except discord.HTTPException as e:
             raise SyncError(f"Discord refused the command sync ({e.status} {e.code}): {e.text}") from None
 
+    async def _join_cluster(self, store, service) -> list[int]:
+        """One process of several (PostgreSQL): own the servers of this process's shards by lease, take over
+        a dead process's tables, share the REST budget (see kwx/cluster)."""
+        import socket
+
+        from cogs.operations import set_rate_limiter
+        from kwx.cluster import ClusterNode, SharedBucket, SharedRateLimiter, shard_of
+
+        shard_ids, count = set(self.shard_ids or ()), int(self.shard_count or 1)
+        owner = f"{socket.gethostname()}:{os.getpid()}:shards-{min(shard_ids)}-{max(shard_ids)}"
+        if self.rate_limit:
+            bucket = SharedBucket(store, "discord-global", rate=self.rate_limit, burst=int(self.rate_limit))
+            set_rate_limiter(SharedRateLimiter(bucket))
+        self.cluster = ClusterNode(store, service, owner, serves=lambda g: shard_of(g, count) in shard_ids)
+        resumed = await self.cluster.start()
+        log.info("cluster: %s serves shards %s of %d", owner, sorted(shard_ids), count)
+        return resumed
+
     async def shutdown_kwx(self) -> None:
         """Stop the tables (they stay open in the store), the front end's workers, and close the store. Each
         step runs even when one before it fails (the store is closed last, whatever happened)."""
         runtime, self.kwx = self.kwx, None
         if runtime is None:
             return
-        steps = (("stop the tables", runtime.service.shutdown), ("finish sending", runtime.frontend.idle),
+        cluster, self.cluster = self.cluster, None
+        release = cluster.stop if cluster is not None else _nothing  # after the tables stop: others resume them
+        steps = (("stop the tables", runtime.service.shutdown), ("release the leases", release),
+                 ("finish sending", runtime.frontend.idle),
                  ("stop the front end", runtime.frontend.close), ("close the store", runtime.store.close))
         for what, step in steps:
             try:
@@ -224,6 +275,10 @@ class KwxBot(commands.Bot):
             await super().close()
 
 
+class ShardedKwxBot(KwxBot, commands.AutoShardedBot):
+    """KwxBot over a range of shards (`--shards 0-3 --shard-count 8`): one process of a cluster."""
+
+
 def run_discord(args: argparse.Namespace, settings: Settings) -> int:
     """Run the bot until interrupted. Exit status 2 with one line when the token is missing, Discord rejects
     it, or Discord cannot be reached at start-up."""
@@ -236,10 +291,23 @@ def run_discord(args: argparse.Namespace, settings: Settings) -> int:
     # a start-up failure is the one line printed below.
     logging.getLogger("discord.client").setLevel(logging.WARNING)
     use_api_base(settings.api_base)
-    bot = KwxBot(settings, db_path=args.db, sync=args.sync, sync_guild=args.guild or settings.test_guild,
-                 ai_delay=args.delay if args.delay is not None else 0.8, freeze_gc=True, rate_limit=45,
-                 sync_global=args.sync_global, api_base=settings.api_base, handle_signals=True,
-                 claim_pause=args.claim_pause)
+    cls: type[KwxBot] = KwxBot
+    shards: dict[str, object] = {}
+    if args.shards is not None or args.shard_count is not None:
+        try:
+            if args.shards is None or args.shard_count is None:
+                raise ValueError("--shards and --shard-count go together (e.g. --shards 0-3 --shard-count 8)")
+            shards = {"shard_ids": parse_shards(args.shards, args.shard_count), "shard_count": args.shard_count}
+            if not str(args.db or settings.database).startswith(("postgresql://", "postgres://")):
+                raise ValueError("several processes share one PostgreSQL database: set KWX_DATABASE_URL")
+        except ValueError as exc:
+            print(f"python bot.py: {exc}", file=sys.stderr)
+            return 2
+        cls = ShardedKwxBot
+    bot = cls(settings, db_path=args.db, sync=args.sync, sync_guild=args.guild or settings.test_guild,
+              ai_delay=args.delay if args.delay is not None else 0.8, freeze_gc=True, rate_limit=45,
+              sync_global=args.sync_global, api_base=settings.api_base, handle_signals=True,
+              claim_pause=args.claim_pause, **shards)
     try:
         bot.run(settings.discord_token, log_handler=handler, log_formatter=formatter, log_level=logging.INFO,
                 root_logger=True)

@@ -82,7 +82,7 @@ _RESET = """
 SET session_replication_role = replica;
 DELETE FROM message_refs; DELETE FROM guild_settings; DELETE FROM ledger_entries; DELETE FROM hand_seats;
 DELETE FROM hands; DELETE FROM events; DELETE FROM tables; DELETE FROM players; DELETE FROM balances;
-DELETE FROM daily_net; DELETE FROM guilds;
+DELETE FROM daily_net; DELETE FROM guilds; DELETE FROM kwx_leases; DELETE FROM kwx_rate_buckets;
 SELECT setval(s, 1, false) FROM unnest(ARRAY['tables_id_seq', 'hands_id_seq', 'ledger_entries_id_seq']) s;
 """
 _fresh_only = False

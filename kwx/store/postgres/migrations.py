@@ -213,6 +213,25 @@ MIGRATIONS: list[str] = [
     CREATE TRIGGER hand_seats_no_truncate BEFORE TRUNCATE ON hand_seats
         FOR EACH STATEMENT EXECUTE FUNCTION kwx_append_only('a recorded hand is never rewritten');
     """,
+    # 4: a cluster of bot processes (kwx.cluster): who owns which server's tables (a lease renewed while its
+    # process lives; `epoch` grows with each new owner, a fencing token), and shared rate-limit buckets.
+    """
+    CREATE TABLE kwx_leases (
+        resource    TEXT PRIMARY KEY,
+        owner       TEXT NOT NULL,
+        epoch       BIGINT NOT NULL DEFAULT 1,
+        expires_at  TIMESTAMPTZ NOT NULL,
+        acquired_at TIMESTAMPTZ NOT NULL DEFAULT now()
+    );
+    CREATE INDEX kwx_leases_owner ON kwx_leases(owner);
+    CREATE INDEX kwx_leases_expiry ON kwx_leases(expires_at);
+
+    CREATE TABLE kwx_rate_buckets (
+        name        TEXT PRIMARY KEY,
+        tokens      DOUBLE PRECISION NOT NULL,
+        updated_at  TIMESTAMPTZ NOT NULL
+    );
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

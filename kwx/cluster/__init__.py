@@ -1,0 +1,311 @@
+"""A cluster of bot processes on one PostgreSQL database: server ownership leases, forwarded presses, and a
+shared REST budget. Nothing here imports discord; the front end wires it in.
+
+    leases = Leases(store, owner="proc-a", ttl=15)          # store: a PgStore (kwx.store.postgres)
+    epoch = await leases.acquire("guild:123")              # None when another live process holds it
+    lost = await leases.renew()                            # every ttl/3; the resources this process lost
+    await leases.owner_of("guild:123")                     # the live owner, or None
+
+    router = PressRouter(store, node="proc-a")
+    await router.start(handler)                            # handler(press: dict) -> awaitable, on the owner
+    await router.forward("proc-b", {"table": 7, ...})      # True once the owner acknowledged it
+
+    bucket = SharedBucket(store, "discord-global", rate=45, burst=45)
+    await bucket.take()                                    # waits for this process's share of the budget
+
+    node = ClusterNode(store, service, owner="proc-a", serves=lambda guild: …)   # leases + takeover loop
+
+Leases use the database's clock (`now()`), so the processes' clocks may disagree. A lease is taken with one
+atomic upsert: it goes to the asker when it is free, already the asker's, or expired; a change of owner adds
+one to `epoch` (a fencing token). A process that finds a lease lost on renewal stops driving those tables.
+
+Presses travel by LISTEN/NOTIFY on channel `kwx_press_<node>` (no broker of our own); the owner acknowledges
+on `kwx_ack_<node>` so the receiver knows the press landed (NOTIFY itself is fire-and-forget).
+
+The bucket is a debt bucket in one row: each `take` reserves a token in one UPDATE (tokens refill at `rate`
+per second up to `burst`, by the database's clock) and sleeps while the balance is negative, so all processes
+together stay under `rate` requests per second after a first burst of `burst`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import re
+import time
+import uuid
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import asyncpg
+
+logger = logging.getLogger(__name__)
+_CHANNEL = re.compile(r"[^a-z0-9_]")
+
+
+def _pool(store: Any) -> asyncpg.Pool:
+    pool = getattr(store, "pool", None)
+    if pool is None:
+        raise ValueError("a cluster needs the PostgreSQL store (KWX_DATABASE_URL=postgresql://…)")
+    return pool
+
+
+def channel(prefix: str, node: str) -> str:
+    """A NOTIFY channel name for a node (lower-case, [a-z0-9_], at most 63 characters)."""
+    return f"{prefix}_{_CHANNEL.sub('_', node.lower())}"[:63]
+
+
+# ---------------------------------------------------------------------------------------------- leases
+
+
+class Leases:
+    """The resources (`guild:<id>`) this process owns, renewed while it lives."""
+
+    def __init__(self, store: Any, owner: str, ttl: float = 15.0) -> None:
+        self._pool = _pool(store)
+        self.owner = owner
+        self.ttl = float(ttl)
+        self.held: dict[str, int] = {}  # resource -> epoch
+
+    async def acquire(self, resource: str) -> int | None:
+        """Take (or keep) `resource`; its epoch, or None while another process holds a live lease on it."""
+        epoch = await self._pool.fetchval(
+            "INSERT INTO kwx_leases(resource, owner, expires_at) VALUES ($1, $2, now() + make_interval(secs => $3))"
+            " ON CONFLICT (resource) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at,"
+            " epoch = kwx_leases.epoch + CASE WHEN kwx_leases.owner = excluded.owner THEN 0 ELSE 1 END,"
+            " acquired_at = CASE WHEN kwx_leases.owner = excluded.owner THEN kwx_leases.acquired_at ELSE now() END"
+            " WHERE kwx_leases.owner = excluded.owner OR kwx_leases.expires_at < now() RETURNING epoch",
+            resource, self.owner, self.ttl)
+        if epoch is None:
+            self.held.pop(resource, None)
+            return None
+        self.held[resource] = int(epoch)
+        return int(epoch)
+
+    async def renew(self) -> set[str]:
+        """Extend every lease this process holds; return the resources it no longer holds (taken over after
+        they expired: their tables must no longer be driven here)."""
+        rows = await self._pool.fetch(
+            "UPDATE kwx_leases SET expires_at = now() + make_interval(secs => $2) WHERE owner = $1"
+            " RETURNING resource, epoch", self.owner, self.ttl)
+        kept = {r["resource"]: int(r["epoch"]) for r in rows}
+        lost = {res for res, epoch in self.held.items() if kept.get(res) != epoch}
+        self.held = kept
+        return lost
+
+    async def release(self, resource: str | None = None) -> None:
+        """Give up one lease, or all of this process's (a clean shutdown: others take over at once)."""
+        if resource is None:
+            await self._pool.execute("DELETE FROM kwx_leases WHERE owner = $1", self.owner)
+            self.held.clear()
+        else:
+            await self._pool.execute("DELETE FROM kwx_leases WHERE resource = $1 AND owner = $2", resource, self.owner)
+            self.held.pop(resource, None)
+
+    async def owner_of(self, resource: str) -> str | None:
+        return await self._pool.fetchval(
+            "SELECT owner FROM kwx_leases WHERE resource = $1 AND expires_at > now()", resource)
+
+    async def expired(self) -> list[str]:
+        """Resources whose owner stopped renewing (a dead process), oldest expiry first."""
+        rows = await self._pool.fetch("SELECT resource FROM kwx_leases WHERE expires_at < now() ORDER BY expires_at")
+        return [r["resource"] for r in rows]
+
+
+# ---------------------------------------------------------------------------------------------- presses
+
+
+class PressRouter:
+    """Forward a button press to the process that owns its table, over LISTEN/NOTIFY."""
+
+    def __init__(self, store: Any, node: str) -> None:
+        self._pool = _pool(store)
+        self._url = str(store.path)
+        self.node = node
+        self._conn: asyncpg.Connection | None = None
+        self._handler: Callable[[dict[str, Any]], Awaitable[object]] | None = None
+        self._acks: dict[str, asyncio.Future[None]] = {}
+        self._tasks: set[asyncio.Task[None]] = set()
+        self.forwarded = 0
+        self.handled = 0
+
+    async def start(self, handler: Callable[[dict[str, Any]], Awaitable[object]]) -> None:
+        """Listen for presses sent to this node (`handler` runs each one) and for acknowledgements."""
+        self._handler = handler
+        self._conn = await asyncpg.connect(self._url)
+        await self._conn.add_listener(channel("kwx_press", self.node), self._on_press)
+        await self._conn.add_listener(channel("kwx_ack", self.node), self._on_ack)
+
+    async def close(self) -> None:
+        for task in list(self._tasks):
+            task.cancel()
+        if self._conn is not None:
+            await self._conn.close()
+            self._conn = None
+
+    async def forward(self, owner: str, press: dict[str, Any], *, timeout: float = 2.0) -> bool:
+        """Send `press` (JSON, under 7 kB: an interaction's id, token, custom id, user) to `owner`; True once
+        the owner acknowledged it within `timeout`."""
+        press_id = uuid.uuid4().hex
+        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._acks[press_id] = done
+        message = json.dumps({"id": press_id, "from": self.node, "press": press}, separators=(",", ":"))
+        try:
+            await self._pool.execute("SELECT pg_notify($1, $2)", channel("kwx_press", owner), message)
+            self.forwarded += 1
+            await asyncio.wait_for(done, timeout)
+            return True
+        except TimeoutError:
+            logger.warning("press %s to %s: no acknowledgement in %.1f s", press_id, owner, timeout)
+            return False
+        finally:
+            self._acks.pop(press_id, None)
+
+    def _on_press(self, conn: object, pid: int, chan: str, payload: str) -> None:
+        message = json.loads(payload)
+        task = asyncio.get_running_loop().create_task(self._run(message))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _run(self, message: dict[str, Any]) -> None:
+        # Acknowledge first: the sender only needs to know the owner has it; the answer goes to Discord
+        # through the interaction token (the receiver already deferred).
+        await self._pool.execute("SELECT pg_notify($1, $2)", channel("kwx_ack", message["from"]), message["id"])
+        assert self._handler is not None
+        try:
+            await self._handler(message["press"])
+            self.handled += 1
+        except Exception:
+            logger.exception("forwarded press %s failed", message["id"])
+
+    def _on_ack(self, conn: object, pid: int, chan: str, payload: str) -> None:
+        done = self._acks.get(payload)
+        if done is not None and not done.done():
+            done.set_result(None)
+
+
+# ---------------------------------------------------------------------------------------------- budget
+
+
+class SharedBucket:
+    """A token bucket every process shares (Discord's global limit belongs to the bot token)."""
+
+    def __init__(self, store: Any, name: str, rate: float = 45.0, burst: int = 45,
+                 sleep: Callable[[float], Awaitable[object]] = asyncio.sleep) -> None:
+        if rate <= 0 or burst < 1:
+            raise ValueError("rate must be positive and burst at least 1")
+        self._pool = _pool(store)
+        self.name, self.rate, self.burst = name, float(rate), int(burst)
+        self._sleep = sleep
+        self.waited = 0
+        self.acquired = 0
+
+    async def reserve(self) -> float:
+        """Reserve one token; the seconds to wait before using it (0 when one was there)."""
+        tokens = await self._pool.fetchval(
+            "INSERT INTO kwx_rate_buckets(name, tokens, updated_at) VALUES ($1, $2::float8 - 1, clock_timestamp())"
+            " ON CONFLICT (name) DO UPDATE SET tokens = LEAST($2::float8, kwx_rate_buckets.tokens"
+            " + EXTRACT(EPOCH FROM clock_timestamp() - kwx_rate_buckets.updated_at)::float8 * $3::float8) - 1,"
+            " updated_at = clock_timestamp() RETURNING tokens", self.name, float(self.burst), self.rate)
+        return max(0.0, -float(tokens) / self.rate)
+
+    async def take(self) -> None:
+        wait = await self.reserve()
+        self.acquired += 1
+        if wait > 0:
+            self.waited += 1
+            await self._sleep(wait)
+
+
+class SharedRateLimiter:
+    """The front end's rate-limiter interface (`acquire(urgent)`) on a SharedBucket: every process of the bot
+    draws on the one budget of its token (urgent calls are not put first across processes)."""
+
+    def __init__(self, bucket: SharedBucket) -> None:
+        self.bucket = bucket
+
+    @property
+    def waited(self) -> int:
+        return self.bucket.waited
+
+    @property
+    def acquired(self) -> int:
+        return self.bucket.acquired
+
+    async def acquire(self, urgent: bool) -> None:
+        await self.bucket.take()
+
+
+def shard_of(guild: str, shard_count: int) -> int | None:
+    """The shard Discord delivers a server's events on ((id >> 22) % shard_count); None for a non-Discord id."""
+    return (int(guild) >> 22) % shard_count if guild.isdigit() else None
+
+
+# ---------------------------------------------------------------------------------------------- node
+
+
+class ClusterNode:
+    """One process of the cluster: holds the leases of its servers' tables and takes over a dead process's.
+
+    `serves(guild)` says whether a server is this process's (on one of its shards); `service` is its
+    TableService.
+    Every `interval` seconds (ttl/3): renew; claim leases for its own servers' open tables; take over any
+    expired lease and resume that server's tables from the event log (`service.start(include=…)`: a table
+    is rebuilt once, by the one process whose upsert won the lease).
+    """
+
+    def __init__(self, store: Any, service: Any, owner: str, serves: Callable[[str], bool], *,
+                 ttl: float = 15.0, takeover: bool = True) -> None:
+        self.store, self.service = store, service
+        self.leases = Leases(store, owner, ttl)
+        self.serves = serves
+        self.takeover = takeover
+        self.taken_over: list[tuple[str, float]] = []  # (resource, monotonic time) of each takeover
+        self._task: asyncio.Task[None] | None = None
+
+    async def start(self) -> list[int]:
+        """Claim this process's servers (those with open tables and no live owner) and run their tables."""
+        tables = [t for t in await self.store.unfinished_tables() if self.serves(t.guild)]
+        owned = {g for g in {t.guild for t in tables} if await self.leases.acquire(f"guild:{g}") is not None}
+        rebuilt = await self.service.start(include=lambda row: row.guild in owned)
+        self._task = asyncio.get_running_loop().create_task(self._loop())
+        return rebuilt
+
+    async def claim(self, guild: str) -> bool:
+        """Before opening a table in `guild`: own its lease (False: another live process runs that server)."""
+        return await self.leases.acquire(f"guild:{guild}") is not None
+
+    async def tick(self) -> list[int]:
+        """One round: renew, then take over expired leases. Returns the ids of tables resumed here."""
+        lost = await self.leases.renew()
+        for resource in lost:
+            logger.error("lease %s lost to another process: its tables are no longer driven here", resource)
+        if not self.takeover:
+            return []
+        won = set()
+        for resource in await self.leases.expired():
+            if await self.leases.acquire(resource) is not None:
+                won.add(resource.removeprefix("guild:"))
+                self.taken_over.append((resource, time.monotonic()))
+                logger.warning("took over %s from a process that stopped renewing its lease", resource)
+        if not won:
+            return []
+        return await self.service.start(include=lambda row: row.guild in won)
+
+    async def _loop(self) -> None:
+        while True:
+            await asyncio.sleep(self.leases.ttl / 3)
+            try:
+                await self.tick()
+            except (OSError, asyncpg.PostgresError):
+                logger.exception("cluster tick failed; retrying")
+
+    async def stop(self, *, release: bool = True) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+        if release:
+            await self.leases.release()

@@ -1,0 +1,110 @@
+"""A cluster of processes on one PostgreSQL database (kwx.cluster): a lease taken over, tables resumed from the
+event log exactly once, a forwarded press, a shared REST budget. (A settlement raced by two processes:
+tests/store/test_store_race.py.) Each "process" here is its own Store with its own pool of connections."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+from kwx.cluster import ClusterNode, Leases, PressRouter, SharedBucket
+from kwx.store import Store
+from kwx.table import TableService
+from tests.table.conftest import ANN, GUILD
+from tests.table.fakes import RecordingFrontEnd
+from tests.table.helpers import table_with, wait_prompt
+from tests.table.test_recovery import play_own_moves
+
+BACKENDS = ("postgresql",)
+
+
+async def test_a_dead_process_lease_is_taken_over_once_with_a_new_epoch(store, database):
+    other = await Store.open(database)
+    try:
+        a, b = Leases(store, "proc-a", ttl=0.3), Leases(other, "proc-b", ttl=0.3)
+        assert await a.acquire("guild:1") == 1
+        assert await b.acquire("guild:1") is None and await b.owner_of("guild:1") == "proc-a"
+        assert await a.renew() == set()  # alive: renewed, still held
+        await asyncio.sleep(0.5)  # proc-a stops renewing (killed)
+        assert await b.expired() == ["guild:1"]
+        assert await asyncio.gather(b.acquire("guild:1"), b.acquire("guild:1")) == [2, 2]
+        assert await a.renew() == {"guild:1"}  # proc-a, back from a pause, learns it lost the server
+        assert await a.acquire("guild:1") is None and await b.owner_of("guild:1") == "proc-b"
+    finally:
+        await other.close()
+
+
+async def test_a_dead_process_tables_resume_from_the_log_in_exactly_one_other_process(store, frontend, database,
+                                                                                     clock):
+    first = TableService(store, frontend, ai_delay=0, claim_pause=0, between_hands=60, clock=clock)
+    node = ClusterNode(store, first, "proc-a", serves=lambda guild: guild == GUILD, ttl=0.3, takeover=False)
+    assert await node.start() == [] and await node.claim(GUILD)
+    table = await table_with(first, ANN, seed="cluster-seed")
+    await first.start_game(table, by=ANN.player_id)
+    last = await play_own_moves(first, frontend, table, ANN.player_id, 2)
+    await wait_prompt(frontend, first, table, ANN.player_id, after=last)
+    await first.flush()
+    board = first.public_view(table)
+    await first.shutdown()
+    await node.stop(release=False)  # killed: the lease is left to expire
+
+    stores = [await Store.open(database) for _ in range(2)]
+    services = [TableService(s, RecordingFrontEnd(), ai_delay=0, claim_pause=0, between_hands=60, clock=clock)
+                for s in stores]
+    nodes = [ClusterNode(s, svc, f"proc-{n}", serves=lambda guild: False, ttl=5)
+             for n, (s, svc) in enumerate(zip(stores, services))]
+    try:
+        await asyncio.sleep(0.5)
+        resumed = await asyncio.gather(*(n.tick() for n in nodes))
+        assert sorted(resumed) == [[], [table]]  # exactly one process resumed the table
+        owner = services[resumed.index([table])]
+        assert owner.public_view(table) == board  # the same hand, at the same step
+        assert [await n.tick() for n in nodes] == [[], []]  # and nobody resumes it again
+    finally:
+        for svc, s in zip(services, stores):
+            await svc.shutdown()
+            await s.close()
+
+
+async def test_a_press_is_forwarded_to_the_owner_and_acknowledged_quickly(store, database):
+    other = await Store.open(database)
+    shard0, owner = PressRouter(store, "proc-0"), PressRouter(other, "proc-1")
+    got: list[dict] = []
+
+    async def handle(press: dict) -> None:
+        got.append(press)
+
+    try:
+        await shard0.start(handle)
+        await owner.start(handle)
+        times = []
+        for n in range(20):
+            started = time.perf_counter()
+            assert await shard0.forward("proc-1", {"table": 7, "custom_id": f"kwx:act:7:1:{n}:hu:-", "token": "t"})
+            times.append(time.perf_counter() - started)
+        for _ in range(100):  # acknowledged on arrival; the handler may still be running the last one
+            if owner.handled == 20:
+                break
+            await asyncio.sleep(0.02)
+        assert [p["custom_id"] for p in got] == [f"kwx:act:7:1:{n}:hu:-" for n in range(20)]
+        assert owner.handled == 20 and shard0.handled == 0  # only the owner ran them
+        assert sorted(times)[-1] < 2.5  # well inside Discord's 3 s even on a busy machine
+        assert not await shard0.forward("proc-dead", {"table": 8}, timeout=0.3)  # nobody there: the caller knows
+    finally:
+        await shard0.close()
+        await owner.close()
+
+
+async def test_two_processes_share_one_rest_budget(store, database):
+    other = await Store.open(database)
+    buckets = [SharedBucket(s, "discord-global", rate=50, burst=5) for s in (store, other)]
+    try:
+        started = time.monotonic()
+        waits = sorted(await asyncio.gather(*(buckets[i % 2].reserve() for i in range(60))))
+        spent = time.monotonic() - started  # the bucket refilled meanwhile
+    finally:
+        await other.close()
+    # 60 requests from two processes at once: a burst of 5, then 50/s between them.
+    for n, wait in enumerate(waits, start=1):  # the n-th may go no sooner than the rate allows
+        assert n <= 5 + 50 * (wait + spent) + 1
+    assert waits[-1] >= (60 - 5) / 50 - spent - 0.05
