@@ -239,7 +239,9 @@ class KwxBot(commands.Bot):
         shard_ids, count = set(self.shard_ids or ()), int(self.shard_count or 1)
         owner = f"{socket.gethostname()}:{os.getpid()}:shards-{min(shard_ids)}-{max(shard_ids)}"
         if self.rate_limit:
-            bucket = SharedBucket(store, "discord-global", rate=self.rate_limit, burst=int(self.rate_limit))
+            # a burst of 5 on top of 45/s: never more than 50 calls in any second, across every process
+            burst = max(1, 50 - int(self.rate_limit))
+            bucket = SharedBucket(store, "discord-global", rate=self.rate_limit, burst=burst)
             set_rate_limiter(SharedRateLimiter(bucket))
         self.cluster = ClusterNode(store, service, owner, serves=lambda g: shard_of(g, count) in shard_ids)
         resumed = await self.cluster.start()
