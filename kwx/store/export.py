@@ -2,8 +2,10 @@
 
     files = export_gzip(db_path, guild, directory, stem, max_bytes=limit)   # in a worker thread
 
-It reads through its own read-only SQLite connection in one read transaction (WAL lets it run beside the writer,
-and the export is one consistent snapshot) and builds each CSV line inside SQLite, in the exact form
+It reads through its own read-only SQLite connection in short read transactions, one batch of entries each (a
+read transaction held for the whole export would keep WAL checkpoints from finishing and slow every commit);
+since the ledger is append-only and ids only grow, reading by id up to the last id seen at the start is one
+consistent ledger. It builds each CSV line inside SQLite, in the exact form
 `kwx.store.csvio.write_csv` gives (formula cells neutralised, RFC 4180 quoting), so Python only moves large
 strings to zlib: the thread holds the GIL very little and the tables keep their pace.
 
@@ -66,15 +68,15 @@ _CELLS = {
 }
 LINE_SQL = " || ',' || ".join(_CELLS[c] for c in COLUMNS)
 _BATCH_SQL = (f"SELECT id, substr(created_at, 1, 7) AS month, {LINE_SQL} AS line FROM ledger_entries"
-              " WHERE guild = ? AND id > ? ORDER BY id LIMIT ?")
+              " WHERE guild = ? AND id > ? AND id <= ? ORDER BY id LIMIT ?")
 HEADER = ",".join(COLUMNS) + _NL
 
 
-def csv_lines(conn: sqlite3.Connection, guild: str, batch: int = BATCH):
-    """(month, CSV line) of every entry of the guild, oldest first, read in batches."""
+def csv_lines(conn: sqlite3.Connection, guild: str, upto: int, batch: int = BATCH):
+    """(month, CSV line) of every entry of the guild with an id up to `upto`, oldest first, in batches."""
     last = 0
     while True:
-        rows = conn.execute(_BATCH_SQL, (guild, last, batch)).fetchall()
+        rows = conn.execute(_BATCH_SQL, (guild, last, upto, batch)).fetchall()
         for _, month, line in rows:
             yield month, line
         if len(rows) < batch:
@@ -122,21 +124,22 @@ def export_gzip(db_path: str | Path, guild: str, directory: Path, stem: str, *, 
     conn = sqlite3.connect(f"{Path(db_path).resolve().as_uri()}?mode=ro", uri=True, isolation_level=None)
     try:
         conn.execute("PRAGMA busy_timeout = 5000")
-        conn.execute("BEGIN")  # one snapshot for both passes
+        upto = conn.execute("SELECT COALESCE(MAX(id), 0) FROM ledger_entries").fetchone()[0]  # the export's end
         whole = _Part(directory / f"{stem}.csv.gz")
         count = 0
-        for _, line in csv_lines(conn, guild):
+        for _, line in csv_lines(conn, guild, upto):
             whole.write(line + _NL)
             count += 1
         if whole.close() <= max_bytes:
             return Export([whole.path], count)
         whole.path.unlink()
-        return Export(_by_month(conn, guild, directory, stem, max_bytes), count)
+        return Export(_by_month(conn, guild, upto, directory, stem, max_bytes), count)
     finally:
         conn.close()
 
 
-def _by_month(conn: sqlite3.Connection, guild: str, directory: Path, stem: str, max_bytes: int) -> list[Path]:
+def _by_month(conn: sqlite3.Connection, guild: str, upto: int, directory: Path, stem: str,
+              max_bytes: int) -> list[Path]:
     flush_at = max(64, min(1 << 18, max_bytes // 8))  # text bytes between size checks
     budget = max_bytes - flush_at - 256  # one more flush (compressed, never much above its text) still fits
     files: list[Path] = []
@@ -149,7 +152,7 @@ def _by_month(conn: sqlite3.Connection, guild: str, directory: Path, stem: str, 
             raise ExportTooBig(f"{part.path.name} is bigger than {max_bytes} bytes")
         files.append(part.path)
 
-    for entry_month, line in csv_lines(conn, guild):
+    for entry_month, line in csv_lines(conn, guild, upto):
         if part is not None and part._pending == 0 and entry_month == month and part.size >= budget:
             finish()
             part = None
