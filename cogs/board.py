@@ -22,8 +22,18 @@ from cogs.emoji import TileFormatter
 from kwx.engine.tiles import Tile, TileError, parse_tile
 from kwx.present.art import MeldArt, render_hand
 from kwx.present.i18n import catalog, join_names, pattern_name, t
-from kwx.table.views import MeldView, PlayerRef, PublicView, ResultView, RevealedHand, WinnerView
+from kwx.table.views import (
+    MeldView,
+    PlayerRef,
+    PublicView,
+    ResultView,
+    RevealedHand,
+    TableInfo,
+    TableSummary,
+    WinnerView,
+)
 
+MAX_LISTED = 15  # tables shown by /kwx tables (an embed holds 4096 characters)
 TEXT_TILES = TileFormatter()  # no emojis: the fallback when emojis would overflow an embed
 FIELD_MAX = 1024
 DESCRIPTION_MAX = 4096
@@ -246,6 +256,8 @@ def lobby_buttons(table_id: int, lang: str) -> discord.ui.View:
 
 # -- the board of a hand ---------------------------------------------------------------------------------
 def status_line(view: PublicView, lang: str, fmt: TileFormatter) -> str:
+    if view.paused is not None:
+        return t("board.paused", lang)
     deadline = timestamp(view.deadline)
     due = f" · {t('board.deadline', lang, time=deadline)}" if deadline else ""
     if view.phase == "turn":
@@ -314,13 +326,62 @@ def render_recent(lines: Sequence[str]) -> str:
 
 
 def board_buttons(view: PublicView, lang: str) -> discord.ui.View | None:
-    """The board's "My hand" button while a hand is in play (also for players whose DMs are closed)."""
-    if view.phase not in ("turn", "claim", "piao"):
+    """The board's "My hand" button while a hand is in play (also for players whose DMs are closed); Resume
+    while the table is paused; 取消托管 while a seat is in 托管 (only that player's press counts)."""
+    playing = view.phase in ("turn", "claim", "piao")
+    if not playing and view.paused is None:
         return None
     buttons = discord.ui.View(timeout=None)
-    buttons.add_item(TableButton(view.table_id, "hand", label=t("action.my_hand", lang),
-                                 style=discord.ButtonStyle.primary))
+    if view.paused is not None and view.phase != "closed":
+        buttons.add_item(TableButton(view.table_id, "resume", label=t("action.resume", lang),
+                                     style=discord.ButtonStyle.success))
+    if playing:
+        buttons.add_item(TableButton(view.table_id, "hand", label=t("action.my_hand", lang),
+                                     style=discord.ButtonStyle.primary))
+    if any(s.autoplay for s in view.seats) and view.paused is None:
+        buttons.add_item(TableButton(view.table_id, "unauto", label=t("action.autoplay_off", lang)))
     return buttons
+
+
+def tables_embed(infos: Sequence[TableInfo], lang: str) -> discord.Embed:
+    """`/kwx tables`: each open table of the server with its running totals."""
+    lines = []
+    for info in infos[:MAX_LISTED]:
+        where = f"<#{info.channel}>" if info.channel and info.channel.isdigit() else "—"
+        players = ", ".join(player_name(p, lang) for p in info.players) or "—"
+        status = t(f"tables.status.{info.status}", lang)
+        if info.paused:
+            status += f" ({t(f'tables.paused.{info.paused}', lang)})"
+        seen = timestamp(info.last_human_at)
+        head = t("tables.line", lang, table=info.table_id, channel=where, status=status, hands=info.hands,
+                 seen=seen or "—")
+        totals = " · ".join(f"{player_name(p, lang)} {n:+d}" for p, n in info.summary.net if n)
+        lines.append(f"{head}\n{players}" + (f"\n{totals}" if totals else ""))
+    if len(infos) > MAX_LISTED:
+        lines.append(t("tables.more", lang, n=len(infos) - MAX_LISTED))
+    return discord.Embed(title=t("tables.title", lang, n=len(infos)),
+                         description="\n\n".join(lines) or t("tables.none", lang),
+                         colour=discord.Colour.blurple())
+
+
+def summary_embed(summary: TableSummary, lang: str) -> discord.Embed:
+    """A table's close summary: hands, each player's net here, the biggest hand, the transfers that settle it."""
+    lines = [t("summary.hands", lang, n=summary.hands)]
+    for player, net in sorted(summary.net, key=lambda x: -x[1]):
+        lines.append(f"{player_name(player, lang)}: **{net:+d}**")
+    if summary.biggest is not None:
+        hand_no, winner, amount = summary.biggest
+        lines.append(t("summary.biggest", lang, hand=hand_no, player=player_name(winner, lang), amount=amount))
+    if summary.transfers:
+        lines.append(t("summary.settle", lang))
+        lines += [f"• {player_name(x.from_player, lang)} → {player_name(x.to_player, lang)}: {x.amount}"
+                  for x in summary.transfers]
+    elif summary.hands:
+        lines.append(t("summary.even", lang))
+    title_key = "summary.title" if summary.reason in ("stopped", "open") else f"summary.title_{summary.reason}"
+    embed = discord.Embed(title=t(title_key, lang, table=summary.table_id), description="\n".join(lines),
+                          colour=discord.Colour.dark_grey())
+    return embed
 
 
 # -- 亮倒 and results ------------------------------------------------------------------------------------

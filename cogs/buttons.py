@@ -5,7 +5,8 @@
               ld | back                                              (panel modes: show the 亮倒 picks / back)
         arg:  a tile in compact form (5p, 7z), a 漂 amount, or "-"
     kwx:tbl:<table>:<verb>                        a lobby or board button
-        verb: join | leave | addbot | start | hand (the "My hand" panel)
+        verb: join | leave | addbot | start | hand (the "My hand" panel) | resume (a paused table) |
+              unauto (取消托管: the presser is back from 托管)
 
 Nothing is kept in memory between a send and a press, so buttons keep working after a restart: `bot.py`
 registers both classes with `add_dynamic_items`. A press is handed to the Tables cog (`cogs/tables.py`), which
@@ -26,7 +27,7 @@ from kwx.present.i18n import t
 
 ACT_VERBS = ("discard", "liangdao", "gang", "peng", "hu", "pass", "piao")
 MODE_VERBS = ("ld", "back")
-TABLE_VERBS = ("join", "leave", "addbot", "start", "hand")
+TABLE_VERBS = ("join", "leave", "addbot", "start", "hand", "resume", "unauto")
 NO_ARG = "-"
 
 

@@ -1,4 +1,5 @@
-"""The Config cog: `/kwx config [rules] [base] [turn_seconds] [claim_seconds] [language]` (Manage Server).
+"""The Config cog: `/kwx config [rules] [base] [turn_seconds] [claim_seconds] [language] [max_tables]
+[max_hosted]` (Manage Server).
 
 Without options it shows the server's settings; with options it validates and stores them (guild settings, see
 kwx/table/defaults.py, which the table commands read when a table opens). The language goes through the
@@ -22,6 +23,8 @@ from kwx.table.defaults import (
     BASE,
     CLAIM_SECONDS,
     LANG,
+    MAX_HOSTED,
+    MAX_TABLES,
     RULES,
     SETTING_KEYS,
     TURN_SECONDS,
@@ -39,7 +42,8 @@ class Config(KwxGroupCog, name="Config"):
     @app_commands.command(name="config", description=text("cmd.config"))
     @app_commands.describe(rules=text("cmd.config.rules"), base=text("cmd.config.base"),
                            turn_seconds=text("cmd.config.turn_seconds"),
-                           claim_seconds=text("cmd.config.claim_seconds"), language=text("cmd.config.language"))
+                           claim_seconds=text("cmd.config.claim_seconds"), language=text("cmd.config.language"),
+                           max_tables=text("cmd.config.max_tables"), max_hosted=text("cmd.config.max_hosted"))
     @app_commands.choices(rules=[app_commands.Choice(name=p, value=p) for p in PRESETS],
                           language=[app_commands.Choice(name=LANGUAGE_NAMES[x], value=x) for x in LANGUAGES])
     @app_commands.default_permissions(manage_guild=True)
@@ -48,13 +52,16 @@ class Config(KwxGroupCog, name="Config"):
                      base: app_commands.Range[int, 1, 100_000] | None = None,  # kwx.table.defaults.BOUNDS
                      turn_seconds: app_commands.Range[int, 10, 600] | None = None,
                      claim_seconds: app_commands.Range[int, 5, 120] | None = None,
-                     language: str | None = None) -> None:
+                     language: str | None = None,
+                     max_tables: app_commands.Range[int, 1, 50] | None = None,
+                     max_hosted: app_commands.Range[int, 1, 10] | None = None) -> None:
         guild = str(interaction.guild_id)
         lang = self.lang(interaction)
         if not await self.require_manager(interaction):
             return
         given: dict[str, Any] = {RULES: rules, BASE: base, TURN_SECONDS: turn_seconds,
-                                 CLAIM_SECONDS: claim_seconds, LANG: language}
+                                 CLAIM_SECONDS: claim_seconds, LANG: language, MAX_TABLES: max_tables,
+                                 MAX_HOSTED: max_hosted}
         given = {k: v for k, v in given.items() if v is not None}
         try:  # check everything before storing anything
             for key, value in given.items():
@@ -84,7 +91,8 @@ class Config(KwxGroupCog, name="Config"):
         shown = {RULES: f"{t(f'choice.{values[RULES]}', lang)} ({values[RULES]})", BASE: str(values[BASE]),
                  TURN_SECONDS: t("config.seconds", lang, n=values[TURN_SECONDS]),
                  CLAIM_SECONDS: t("config.seconds", lang, n=values[CLAIM_SECONDS]),
-                 LANG: LANGUAGE_NAMES.get(values[LANG], values[LANG])}
+                 LANG: LANGUAGE_NAMES.get(values[LANG], values[LANG]), MAX_TABLES: str(values[MAX_TABLES]),
+                 MAX_HOSTED: str(values[MAX_HOSTED])}
         lines = [f"{'✅' if key in changed else '▫️'} **{t(f'config.{key}', lang)}**: {shown[key]}"
                  for key in SETTING_KEYS]
         embed = discord.Embed(title=t("config.title", lang), description="\n".join(lines),

@@ -17,6 +17,11 @@ only record what changed and wake a worker; the workers talk to Discord:
 Where the board and each player's panel are is kept in the store (message_refs), so a restarted bot edits the
 same messages, and an unchanged prompt is left as it is (its buttons still work: they are dynamic items).
 Every Discord call goes through cogs/operations.py, so a failure is logged and the table goes on.
+
+A lost channel: a board send or edit answered 10003/50001/50013 (`operations.channel_lost`), or
+MAX_CHANNEL_FAILURES failed channel requests in a row, and the table makes no more channel requests: the
+service pauses it ("channel_lost") and its host is told once by DM. When it closes, its summary goes to the
+channel, or to the host by DM when the channel is gone. A player in 托管 gets no new DM per move made for them.
 """
 
 from __future__ import annotations
@@ -37,6 +42,7 @@ from cogs.buttons import release
 from cogs.emoji import TileFormatter
 from cogs.languages import Languages
 from cogs.operations import (
+    channel_lost,
     dms_closed,
     last_failure,
     message_gone,
@@ -51,7 +57,7 @@ from cogs.panels import panel_buttons, panel_key, panel_message
 from kwx.present.i18n import t
 from kwx.store import NotFound, Store
 from kwx.store.settings import MessageRef
-from kwx.table.views import PlayerRef, PrivateView, PublicView, ResultView
+from kwx.table.views import PlayerRef, PrivateView, PublicView, ResultView, TableSummary
 
 logger = logging.getLogger(__name__)
 
@@ -60,6 +66,7 @@ DMS_CLOSED_REF = "dmclosed:"  # + player id: this table has said that player's D
 RETRY_LATER = 5.0  # seconds before a board edit, a post or a DM that failed for a passing reason is tried again
 HANDS_KEPT = 3  # boards and action lines of the last few hands, for late edits
 LINES_KEPT = 32  # recent events and notices kept per hand (the board shows the last few)
+MAX_CHANNEL_FAILURES = 3  # failed channel requests in a row after which a table stops trying (and pauses)
 
 
 @dataclass
@@ -121,6 +128,9 @@ class _Table:
     board_hand: int | None = None  # the newest hand that has a board message
     last_call: float = float("-inf")
     dm_notices: set[str] = field(default_factory=set)
+    failures: int = 0  # failed channel requests in a row
+    lost: bool = False  # the channel is gone or closed to the bot: no channel requests until a resume
+    host_told: bool = False  # the host was told by DM that the channel is lost
     closed: bool = False
     task: asyncio.Task[None] | None = None
 
@@ -150,6 +160,9 @@ class DiscordFrontEnd:
     # == the FrontEnd port ================================================================================
     async def board_changed(self, view: PublicView) -> None:
         tc = self._table(view.table_id)
+        if tc.lost and view.paused is None and view.phase != "closed":  # resumed: try the channel again
+            tc.lost = tc.host_told = False
+            tc.failures = 0
         self._take(tc, view)
 
     async def hand_changed(self, player: PlayerRef, view: PrivateView, *, prompt: bool) -> None:
@@ -182,6 +195,68 @@ class DiscordFrontEnd:
         else:
             tc.queue.append(("notice", key, fmt))
             self._kick_table(tc)
+
+    async def table_paused(self, view: PublicView, reason: str) -> None:
+        """The board shows the pause and its Resume button; a lost channel is told to the host once by DM."""
+        tc = self._table(view.table_id)
+        if reason == "channel_lost" and not tc.host_told:
+            tc.host_told = True
+            await self._locate(tc)
+            host = self._service_call("host", tc.id, None)
+            lang = self._lang(tc)
+            where = f"<#{tc.channel}>" if tc.channel else "?"
+            await self._dm_player(host, content=t("dm.channel_lost", lang, table=tc.id, channel=where))
+
+    async def table_closed(self, summary: TableSummary) -> None:
+        """The close summary: in the channel, or to the host by DM when the channel is gone."""
+        tc = self._table(summary.table_id)
+        await self._locate(tc)
+        tc.closed = True
+        if tc.lost or summary.reason == "channel_gone" or tc.channel is None:
+            tc.queue.clear()
+            lang = self._lang(tc)
+            host = summary.host.player_id if summary.host is not None else None
+            await self._dm_player(host, embeds=[boards.summary_embed(summary, lang)])
+            if tc.task is None or tc.task.done():
+                await self._forget(tc)
+            return
+        tc.queue.append(("summary", summary))
+        self._kick_table(tc)
+
+    async def _dm_player(self, player_id: str | None, **message: Any) -> None:
+        if player_id is None or not player_id.isdigit():
+            return
+        user = self.bot.get_user(int(player_id)) or await safe_fetch_user(self.bot, int(player_id))
+        if user is not None:
+            self.stats.dm_sends += 1
+            await safe_send_dm(user, **message)
+
+    def _channel_result(self, tc: _Table, ok: bool) -> bool:
+        """Count a channel request. False when the table has lost its channel: send nothing more there."""
+        if ok:
+            tc.failures = 0
+            return True
+        tc.failures += 1
+        if channel_lost(last_failure()) or tc.failures >= MAX_CHANNEL_FAILURES:
+            self._lose(tc)
+            return False
+        return True
+
+    def _lose(self, tc: _Table) -> None:
+        if tc.lost:
+            return
+        tc.lost = True
+        tc.queue.clear()
+        tc.marked.clear()
+        logger.warning("table %s: its channel %s is gone or closed to the bot; pausing it", tc.id, tc.channel)
+        if self.service is not None and not tc.closed:
+            asyncio.get_running_loop().create_task(self._pause_lost(tc.id))
+
+    async def _pause_lost(self, table_id: int) -> None:
+        try:
+            await self.service.pause(table_id, "channel_lost")
+        except Exception:  # closed meanwhile
+            logger.info("table %s: not paused after its channel was lost", table_id, exc_info=True)
 
     # == what the cogs tell the front end =================================================================
     @contextlib.asynccontextmanager
@@ -362,6 +437,10 @@ class DiscordFrontEnd:
     async def _run_table(self, tc: _Table) -> None:
         await self._locate(tc)
         while tc.queue:
+            if tc.lost:  # no more channel requests for a table whose channel is gone
+                tc.queue.clear()
+                tc.marked.clear()
+                break
             item = tc.queue[0]
             try:
                 if item[0] == "board":
@@ -408,6 +487,9 @@ class DiscordFrontEnd:
             tc.last_call = self.clock()
             self.stats.public_edits += 1
             edited = await safe_edit(channel.get_partial_message(message_id), **kwargs)
+            if not self._channel_result(tc, edited is not None):
+                release(kwargs["view"])
+                return
             if edited is not None:
                 release(kwargs["view"])
                 tc.boards[hand] = message_id
@@ -426,7 +508,7 @@ class DiscordFrontEnd:
         self.stats.public_sends += 1
         message = await safe_send_channel(channel, **kwargs)
         release(kwargs["view"])
-        if message is None:
+        if not self._channel_result(tc, message is not None) or message is None:
             return
         tc.boards[hand] = message.id
         tc.board_hand = hand
@@ -498,11 +580,14 @@ class DiscordFrontEnd:
             kwargs = {"content": boards.notice_line(key, fmt, None, lang)}
         elif kind == "text":
             kwargs = {"content": item[1], "allowed_mentions": discord.AllowedMentions(users=True)}
+        elif kind == "summary":
+            kwargs = {"embeds": [boards.summary_embed(item[1], lang)]}
         else:  # pragma: no cover - every kind is above
             return
         self.stats.public_sends += 1
         sent = await safe_send_channel(channel, **kwargs)
-        if sent is None and transient(last_failure()) and not tc.closed:
+        ok = self._channel_result(tc, sent is not None)
+        if sent is None and ok and transient(last_failure()) and not tc.closed:
             # Discord had a bad moment (5xx, timeout, already retried): a result or notice is never lost, it goes
             # out again, before anything after it
             tc.queue.appendleft(item)

@@ -1,5 +1,11 @@
-"""The Tables cog: `/kwx new | join | leave | addbot | start | stop | hand | spectate | language` and every
-button press (lobby buttons, the board's My hand, the hand panels' actions).
+"""The Tables cog: `/kwx new | join | leave | addbot | start | stop [table_id] | tables | hand | spectate |
+language` and every button press (lobby buttons, the board's My hand / Resume / 取消托管, the hand panels'
+actions), and the listeners that close the tables of a channel, thread or server that went away.
+
+Presence: any press of a player's own panel, `/kwx hand` and the board's 取消托管 end that player's 托管; the
+board's Resume (a seated player) resumes a paused table. `/kwx leave` in a started game leaves at the end of
+the hand. `/kwx stop [table_id]`: the host, a member with Manage Server (that server's tables), or the bot's
+owner (KWX_OWNER_ID, every server) may stop a table, also one whose channel is gone.
 
 A table lives in one channel or thread (`TableService.table_in_channel`); a server may have many. The cog only
 translates Discord into service calls and answers the person who asked; everything the table shows (lobby,
@@ -13,6 +19,7 @@ step check (`stale` for a past step or a second press of the same button).
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from typing import Any
 
@@ -20,6 +27,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from cogs import board as boards
 from cogs.buttons import MODE_VERBS, ActId, release
 from cogs.group import KwxGroupCog, text
 from cogs.operations import safe_defer, safe_respond, safe_update_message
@@ -91,8 +99,37 @@ class Tables(KwxGroupCog, name="Tables"):
         return t("cmd.joined", self.lang(interaction), table=table_id)
 
     async def do_leave(self, interaction: discord.Interaction, table_id: int) -> str:
+        started = self.rt.service.public_view(table_id).phase != "lobby"
         await self.rt.service.leave(table_id, str(interaction.user.id))
-        return t("cmd.left", self.lang(interaction), table=table_id)
+        return t("cmd.left_game" if started else "cmd.left", self.lang(interaction), table=table_id)
+
+    async def do_resume(self, interaction: discord.Interaction, table_id: int) -> str:
+        await self.rt.service.resume(table_id, str(interaction.user.id))
+        return t("table.resumed", self.lang(interaction), player=interaction.user.display_name)
+
+    async def back_from_autoplay(self, table_id: int, player_id: str) -> None:
+        """The player is here (pressed their panel, asked for their hand, pressed 取消托管): 托管 ends."""
+        service = self.rt.service
+        try:
+            seats = service.public_view(table_id).seats
+        except TableError:
+            return
+        if any(s.player.player_id == player_id and s.autoplay for s in seats):
+            with contextlib.suppress(TableError):
+                await service.set_autoplay(table_id, player_id, False)
+
+    def may_stop(self, interaction: discord.Interaction, table_id: int) -> bool:
+        """The host, a manager of the table's server, or the bot's owner."""
+        uid = str(interaction.user.id)
+        owner = getattr(getattr(self.bot, "settings", None), "owner_id", None)
+        if owner is not None and uid == str(owner):
+            return True
+        info = self.rt.service.table_of(table_id)
+        if info is None:
+            return False
+        if info.host is not None and info.host.player_id == uid:
+            return True
+        return str(interaction.guild_id) == info.guild and self.is_manager(interaction)
 
     async def do_addbot(self, interaction: discord.Interaction, table_id: int, level: str = "standard") -> str:
         player = await self.rt.service.add_ai(table_id, level, by=str(interaction.user.id))
@@ -158,7 +195,8 @@ class Tables(KwxGroupCog, name="Tables"):
         try:
             table_id = await rt.service.open_table(
                 str(interaction.guild_id), str(interaction.channel_id), self.me(interaction), rules=ruleset,
-                turn_seconds=turn, claim_seconds=min(float(defaults["claim_seconds"]), turn), seed=rt.table_seed)
+                turn_seconds=turn, claim_seconds=min(float(defaults["claim_seconds"]), turn), seed=rt.table_seed,
+                max_open=defaults["max_tables"], max_hosted=defaults["max_hosted"])
         except TableError as err:
             await self.refuse(interaction, err)
             return
@@ -183,14 +221,29 @@ class Tables(KwxGroupCog, name="Tables"):
         await self.run(interaction, self.do_start)
 
     @app_commands.command(name="stop", description=text("cmd.stop"))
-    async def stop(self, interaction: discord.Interaction) -> None:
+    @app_commands.describe(table_id=text("cmd.stop.table_id"))
+    async def stop(self, interaction: discord.Interaction,
+                   table_id: app_commands.Range[int, 1, 2**53] | None = None) -> None:
         try:
-            table = self.table_here(interaction)
-            await self.rt.service.stop(table, str(interaction.user.id), force=self.is_manager(interaction))
+            table = table_id if table_id is not None else self.table_here(interaction)
+            info = self.rt.service.table_of(table)
+            owner = getattr(getattr(self.bot, "settings", None), "owner_id", None)
+            if info is None or (info.guild != str(interaction.guild_id) and str(interaction.user.id) != str(owner)):
+                raise TableError("no_table", f"there is no open table {table} in this server")
+            if not self.may_stop(interaction, table):
+                raise TableError("not_host", "only the host (or a manager) can stop the table")
+            await self.rt.service.stop(table, str(interaction.user.id), force=True)
         except TableError as err:
             await self.refuse(interaction, err)
             return
         await self.say(interaction, t("cmd.stopped", self.lang(interaction), table=table))
+
+    @app_commands.command(name="tables", description=text("cmd.tables"))
+    async def tables(self, interaction: discord.Interaction) -> None:
+        """The server's open tables: id, channel, players, status, hands, last human action, running totals."""
+        lang = self.lang(interaction)
+        infos = self.rt.service.table_infos(str(interaction.guild_id))
+        await safe_respond(interaction, embed=boards.tables_embed(infos, lang), ephemeral=True)
 
     @app_commands.command(name="hand", description=text("cmd.hand"))
     async def hand(self, interaction: discord.Interaction) -> None:
@@ -199,6 +252,7 @@ class Tables(KwxGroupCog, name="Tables"):
         except TableError as err:
             await self.refuse(interaction, err)
             return
+        await self.back_from_autoplay(table, str(interaction.user.id))
         await self.show_hand(interaction, table)
 
     @app_commands.command(name="spectate", description=text("cmd.spectate"))
@@ -228,9 +282,24 @@ class Tables(KwxGroupCog, name="Tables"):
     # == button presses ===================================================================================
     async def on_table_press(self, interaction: discord.Interaction, table_id: int, verb: str) -> None:
         if verb == "hand":
+            await self.back_from_autoplay(table_id, str(interaction.user.id))
             await self.show_hand(interaction, table_id)
             return
-        ops = {"join": self.do_join, "leave": self.do_leave, "addbot": self.do_addbot, "start": self.do_start}
+        if verb == "unauto":
+            pid = str(interaction.user.id)
+            try:
+                seats = self.rt.service.public_view(table_id).seats
+            except TableError as err:
+                await self.refuse(interaction, err, table_id)
+                return
+            if not any(s.player.player_id == pid and s.autoplay for s in seats):
+                await self.refuse(interaction, "not_autoplay", table_id)
+                return
+            await self.back_from_autoplay(table_id, pid)
+            await safe_defer(interaction)
+            return
+        ops = {"join": self.do_join, "leave": self.do_leave, "addbot": self.do_addbot, "start": self.do_start,
+               "resume": self.do_resume}
         op = ops.get(verb)
         if op is None:
             await self.refuse(interaction, "generic")
@@ -262,6 +331,7 @@ class Tables(KwxGroupCog, name="Tables"):
             return
         lang = self.lang(interaction, act.table)
         piao_max = rt.frontend.piao_max(act.table)
+        await self.back_from_autoplay(act.table, pid)  # any press of one's own panel ends 托管
         if act.verb in MODE_VERBS:  # 亮倒 picks / back: only the panel changes
             view = rt.service.private_view(act.table, pid)
             if view.step != act.step or not view.choices:
@@ -290,6 +360,34 @@ class Tables(KwxGroupCog, name="Tables"):
             if await safe_update_message(interaction, **message):
                 rt.frontend.shown_by_interaction(interaction, view, live=bool(view.choices))
             release(message["view"])
+
+
+    # == channels, threads and servers that go away =======================================================
+    async def close_gone(self, guild: int | str | None, channel: int | str | None = None) -> None:
+        if guild is None or self.bot.kwx is None:  # type: ignore[attr-defined]
+            return
+        closed = await self.rt.service.close_where(str(guild), None if channel is None else str(channel),
+                                                   reason="channel_gone")
+        if closed:
+            logger.info("closed table(s) %s: %s %s went away", closed, "channel" if channel else "server",
+                        channel or guild)
+
+    @commands.Cog.listener()
+    async def on_guild_remove(self, guild: discord.Guild) -> None:
+        await self.close_gone(guild.id)
+
+    @commands.Cog.listener()
+    async def on_guild_channel_delete(self, channel: discord.abc.GuildChannel) -> None:
+        await self.close_gone(channel.guild.id, channel.id)
+
+    @commands.Cog.listener()
+    async def on_raw_thread_delete(self, payload: discord.RawThreadDeleteEvent) -> None:
+        await self.close_gone(payload.guild_id, payload.thread_id)
+
+    @commands.Cog.listener()
+    async def on_thread_update(self, before: discord.Thread, after: discord.Thread) -> None:
+        if after.archived and not before.archived:
+            await self.close_gone(after.guild.id, after.id)
 
 
 async def setup(bot: commands.Bot) -> None:

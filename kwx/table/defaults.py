@@ -4,7 +4,8 @@
     defaults["rules"]          # RuleSet: the server's preset with its base
     defaults["preset"], defaults["base"], defaults["turn_seconds"], defaults["claim_seconds"], defaults["lang"]
 
-Keys in guild_settings: rules (a preset name), base, turn_seconds, claim_seconds, lang. A missing or unusable
+Keys in guild_settings: rules (a preset name), base, turn_seconds, claim_seconds, lang, max_tables (open
+tables in the server), max_hosted (open tables one member may host). A missing or unusable
 stored value falls back to the default, so a bad row can never stop a table from opening. Nothing here imports
 discord.
 """
@@ -18,10 +19,13 @@ from kwx.engine.rules import PRESETS, RuleSet
 from kwx.present.i18n import DEFAULT_LANG, LANGUAGES
 
 RULES, BASE, TURN_SECONDS, CLAIM_SECONDS, LANG = "rules", "base", "turn_seconds", "claim_seconds", "lang"
-SETTING_KEYS = (RULES, BASE, TURN_SECONDS, CLAIM_SECONDS, LANG)
-DEFAULTS: dict[str, Any] = {RULES: "standard", BASE: 1, TURN_SECONDS: 30, CLAIM_SECONDS: 12, LANG: DEFAULT_LANG}
+MAX_TABLES, MAX_HOSTED = "max_tables", "max_hosted"  # caps: open tables per server, hosted per member
+SETTING_KEYS = (RULES, BASE, TURN_SECONDS, CLAIM_SECONDS, LANG, MAX_TABLES, MAX_HOSTED)
+DEFAULTS: dict[str, Any] = {RULES: "standard", BASE: 1, TURN_SECONDS: 30, CLAIM_SECONDS: 12, LANG: DEFAULT_LANG,
+                            MAX_TABLES: 10, MAX_HOSTED: 2}
 # Inclusive bounds of the numeric settings.
-BOUNDS: dict[str, tuple[int, int]] = {BASE: (1, 100_000), TURN_SECONDS: (10, 600), CLAIM_SECONDS: (5, 120)}
+BOUNDS: dict[str, tuple[int, int]] = {BASE: (1, 100_000), TURN_SECONDS: (10, 600), CLAIM_SECONDS: (5, 120),
+                                      MAX_TABLES: (1, 50), MAX_HOSTED: (1, 10)}
 
 
 class SettingsStore(Protocol):
@@ -92,4 +96,6 @@ async def table_defaults(store: SettingsStore, guild: str) -> dict[str, Any]:
         "turn_seconds": float(values[TURN_SECONDS]),
         "claim_seconds": float(values[CLAIM_SECONDS]),
         "lang": values[LANG],
+        "max_tables": values[MAX_TABLES],
+        "max_hosted": values[MAX_HOSTED],
     }
