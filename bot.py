@@ -15,6 +15,7 @@ import logging
 import os
 import signal
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import aiohttp
@@ -114,7 +115,7 @@ class KwxBot(commands.Bot):
                  table_seed: str | None = None, freeze_gc: bool = False,
                  rate_limit: float | None = None, sync_global: bool = False, api_base: str | None = None,
                  handle_signals: bool = False, claim_pause: float | None = None,
-                 **shards: object) -> None:
+                 table_clock: Callable[[], float] | None = None, **shards: object) -> None:
         # shards (ShardedKwxBot only): shard_ids, shard_count for discord.py's AutoShardedClient.
         super().__init__(command_prefix=commands.when_mentioned, intents=bot_intents(), help_command=None,
                          allowed_mentions=discord.AllowedMentions.none(), **shards)
@@ -135,6 +136,7 @@ class KwxBot(commands.Bot):
         self.table_seed = table_seed
         self.freeze_gc = freeze_gc
         self.rate_limit = rate_limit  # REST calls/s for the whole bot (cogs.ratelimit); None = no limiting
+        self.table_clock = table_clock  # the table service's unix clock (tests and benchmarks move a fake one)
         self.kwx = None  # cogs.runtime.Runtime, built in setup_hook
 
     async def setup_hook(self) -> None:
@@ -171,6 +173,8 @@ class KwxBot(commands.Bot):
             frontend = DiscordFrontEnd(self, store, tiles=tiles, languages=languages,
                                        board_interval=self.board_interval, ai_board_interval=self.ai_board_interval)
             pause = {} if self.claim_pause is None else {"claim_pause": self.claim_pause}
+            if self.table_clock is not None:
+                pause["clock"] = self.table_clock
             service = TableService(store, frontend, ai_delay=self.ai_delay, between_hands=self.between_hands, **pause)
             frontend.service = service
             self.kwx = Runtime(store, service, frontend, tiles, languages, table_seed=self.table_seed)
