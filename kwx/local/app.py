@@ -51,7 +51,8 @@ from kwx.local.tables import (
     paused_clock,
 )
 from kwx.local.text import say, tile_markup, tile_text, verb_label
-from kwx.local.widgets import ActionView, CommandLine, ResultScreen, RulesScreen, TileView
+from kwx.local.warnings import confirm_setting, danger_line, hint_suffix, set_confirm_setting, warning
+from kwx.local.widgets import ActionView, CommandLine, ConfirmScreen, ResultScreen, RulesScreen, TileView
 from kwx.present.i18n import resolve_lang, t
 from kwx.store import Store
 from kwx.table.errors import TableError
@@ -147,8 +148,8 @@ class KwxApp(App[int]):
     .tile { width: 4; height: 2; }
     .tile.drawn { margin-left: 2; }
     .tile.selected { background: $accent; }
-    .tile.danger { color: red; text-style: bold; }
-    #info { height: auto; max-height: 2; }
+    .tile.danger { background: $error 40%; }
+    #info { height: auto; max-height: 3; }
     #actions { height: 1; }
     .action { width: auto; margin-right: 2; }
     #cmd { height: 1; border: none; padding: 0 1; }
@@ -323,7 +324,7 @@ class KwxApp(App[int]):
             view.display = True
             tile = tiles[i]
             label = tile_text(tile, self.lang)
-            key = Text(TILE_KEYS[i], style="dim")
+            key = Text(f"{TILE_KEYS[i]}⚠", style="bold red") if tile in danger else Text(TILE_KEYS[i], style="dim")
             view.update(Text.assemble(label, "\n", key))
             view.set_class(hand is not None and hand.drawn is not None and i == len(tiles) - 1, "drawn")
             view.set_class(i == self.selected, "selected")
@@ -354,11 +355,14 @@ class KwxApp(App[int]):
                 sep = "；" if self.lang != "en" else "; "
                 items = sep.join(say("ready_discard", self.lang, tile=tile_markup(d, self.lang),
                                      waits=" ".join(tile_markup(x, self.lang) for x in w))
-                                 for d, w in sorted(hand.discard_waits.items()))
+                                 + hint_suffix(hand, d, self.lang) for d, w in sorted(hand.discard_waits.items()))
                 lines.append(say("ready_discards", self.lang, list=items))
+            warn = danger_line(fe, hand)
+            if warn:
+                lines.insert(1, warn)
         if hand is not None and hand.waits:
             lines.append(f"[bold green]{say('waits', self.lang, tiles=' '.join(tile_markup(x, self.lang) for x in hand.waits))}[/]")
-        self.base.query_one("#info", Static).update(Text.from_markup("\n".join(lines[:2])))
+        self.base.query_one("#info", Static).update(Text.from_markup("\n".join(lines[:3])))
 
     def show_result(self, lines: list[Any]) -> None:
         if isinstance(self.screen, ResultScreen):
@@ -444,7 +448,7 @@ class KwxApp(App[int]):
         except CommandError as exc:
             self.refuse(exc.text)
             return
-        await self.submit(cmd)
+        self.run_worker(self.submit(cmd), group="input")
 
     def refuse(self, text: str) -> None:
         self.log_line(f"[red]✗[/] {text}")
@@ -471,6 +475,12 @@ class KwxApp(App[int]):
         if cmd.verb == "help":
             self.log_line(escape(say("help", self.lang)))
             return
+        if cmd.verb in ("confirm_on", "confirm_off"):
+            on = cmd.verb == "confirm_on"
+            if self.store is not None:
+                await set_confirm_setting(self.store, LOCAL_GUILD, YOU_ID, on)
+            self.log_line(escape(say("confirm_on" if on else "confirm_off", self.lang)))
+            return
         try:
             choice = resolve_command(cmd, fe.hand, self.lang)
         except CommandError as exc:
@@ -489,8 +499,26 @@ class KwxApp(App[int]):
         self.redraw(hand=True)
 
     async def confirmed(self, choice: ActionChoice) -> bool:
-        """Asks before a costly move (see kwx.local.warnings); True to go ahead."""
-        return True
+        """Asks once before a costly move (kwx.local.warnings): feeding a 亮倒 hand, declaring 亮倒."""
+        fe = self.fe
+        assert fe is not None and fe.hand is not None
+        confirm = await confirm_setting(self.store, LOCAL_GUILD, YOU_ID) if self.store is not None else True
+        question = warning(fe, fe.hand, choice, confirm_danger=confirm)
+        if not question:
+            return True
+        step = fe.hand.step
+        answer: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+        self.push_screen(ConfirmScreen(question, self.lang),
+                         callback=lambda ok: None if answer.done() else answer.set_result(bool(ok)))
+        ok = await answer
+        self._refresh_views()
+        if ok and (fe.hand is None or fe.hand.step != step):
+            ok = False  # the decision passed while you read
+        if not ok:
+            self.log_line(f"[dim]{escape(say('cancelled', self.lang))}[/]")
+            self.selected = None
+            self.redraw(hand=True)
+        return ok
 
 
 def run_app(settings: Any, *, db: str | None = None, seed: str | None = None, delay: float | None = None,

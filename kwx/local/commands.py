@@ -39,7 +39,9 @@ _VERB_WORDS: dict[str, tuple[str, ...]] = {
     "hand": ("hand", "手牌", "board", "show", "看", "牌桌"),
     "quit": ("quit", "exit", "q", "退出", "离开", "bye"),
     "back": ("back", "回来", "取消托管", "接管", "b"),
+    "confirm": ("confirm", "确认"),
 }
+_ON_OFF = {"on": True, "开": True, "yes": True, "off": False, "关": False, "no": False}
 _WORD_VERB = {w.lower(): verb for verb, words in _VERB_WORDS.items() for w in words}
 # Chinese verbs may be written straight onto the tile: 杠5p, 亮倒五筒, 打红中. Longest first (亮倒 before 亮).
 _CN_PREFIXES = sorted((w for w in _WORD_VERB if not w.isascii()), key=len, reverse=True)
@@ -74,6 +76,11 @@ def parse_command(line: str, lang: str = "zh-CN") -> Command | None:
     rest = rest.strip()
     if verb in ("help", "hand", "quit", "back"):
         return Command(verb)
+    if verb == "confirm":  # confirm on / off: the question before discarding a 胡口牌
+        on = _ON_OFF.get(rest.lower(), True if not rest else None)
+        if on is None:
+            raise CommandError(say("unknown", lang, text=text[:40]))
+        return Command("confirm_on" if on else "confirm_off")
     if not rest:
         if verb == "discard":
             raise CommandError(say("discard_needs_tile", lang))

@@ -41,12 +41,13 @@ from kwx.local.tables import (
     paused_clock,
 )
 from kwx.local.text import say, tiles_markup
+from kwx.local.warnings import confirm_setting, is_yes, set_confirm_setting, warning
 from kwx.present.i18n import resolve_lang, t
 from kwx.store import Store
 from kwx.table.errors import TableError
 from kwx.table.live import CLAIM_PAUSE
 from kwx.table.service import TableService
-from kwx.table.views import PlayerRef, PrivateView, PublicView, ResultView
+from kwx.table.views import ActionChoice, PlayerRef, PrivateView, PublicView, ResultView
 
 
 class BalanceSource(Protocol):
@@ -310,10 +311,13 @@ class TableActions(Protocol):
 class TerminalTable:
     """The input loop: one line at a time, checked against your private view, then passed to the service."""
 
-    def __init__(self, service: TableActions, frontend: ConsoleFrontEnd, table_id: int) -> None:
+    def __init__(self, service: TableActions, frontend: ConsoleFrontEnd, table_id: int, *,
+                 settings: Any = None) -> None:
         self.service = service
         self.frontend = frontend
         self.table_id = table_id
+        self.settings = settings  # the store: the player's own settings (the 胡口牌 confirmation)
+        self.pending: tuple[ActionChoice, int] | None = None  # a costly move waiting for its yes, and its step
 
     @property
     def lang(self) -> str:
@@ -338,6 +342,18 @@ class TerminalTable:
     async def handle_line(self, line: str) -> bool:
         """Act on one line; False when the player leaves. Mistakes are explained, never fatal."""
         fe = self.frontend
+        if self.pending is not None:
+            pending, self.pending = self.pending, None
+            if is_yes(line) or self._same_move(line, pending[0]):
+                self.refresh()
+                if fe.hand is not None and fe.hand.step == pending[1]:
+                    await self._act(pending[0])
+                    return True
+            fe.print(f"[dim]{say('cancelled', self.lang)}[/]")
+            if not line.strip() or is_yes(line) or self._same_move(line, pending[0]):
+                if fe.must_act:
+                    fe.print(fe.prompt_text(), end="")
+                return True
         try:
             cmd = parse_command(line, self.lang)
         except CommandError as exc:
@@ -362,6 +378,12 @@ class TerminalTable:
         if cmd.verb == "hand":
             self.show()
             return True
+        if cmd.verb in ("confirm_on", "confirm_off"):
+            on = cmd.verb == "confirm_on"
+            if self.settings is not None:
+                await set_confirm_setting(self.settings, fe.guild, fe.player_id, on)
+            fe.print(say("confirm_on" if on else "confirm_off", self.lang))
+            return True
         self.refresh()
         try:
             choice = resolve_command(cmd, fe.hand, self.lang)
@@ -369,11 +391,31 @@ class TerminalTable:
             self._refuse(exc.text)
             return True
         assert fe.hand is not None
+        confirm = await confirm_setting(self.settings, fe.guild, fe.player_id) if self.settings else True
+        question = warning(fe, fe.hand, choice, confirm_danger=confirm)
+        if question:  # a costly move: ask once
+            self.pending = (choice, fe.hand.step)
+            fe.print(question)
+            fe.print(f"[bold]{say('confirm_again', self.lang)}[/]")
+            fe.print(fe.prompt_text(), end="")
+            return True
+        await self._act(choice)
+        return True
+
+    async def _act(self, choice: ActionChoice) -> None:
+        fe = self.frontend
+        assert fe.hand is not None
         try:
             await self.service.act(self.table_id, fe.player_id, choice.verb, choice.tile, step=fe.hand.step)
         except TableError as exc:  # a refusal: the table is unchanged
             self._refuse(error_text(exc, self.lang))
-        return True
+
+    def _same_move(self, line: str, choice: ActionChoice) -> bool:
+        try:
+            cmd = parse_command(line, self.lang)
+            return cmd is not None and resolve_command(cmd, self.frontend.hand, self.lang) == choice
+        except CommandError:
+            return False
 
     async def end_autoplay(self) -> bool:
         """Any line you type while in 托管 (or while the table is paused) takes your seat back; True when it did."""
@@ -437,7 +479,7 @@ async def play_terminal(db_path: str | Path, *, lang: str = "zh-CN", seed: str |
         else:
             console.print(say("new_table", lang, table=table_id), highlight=False)
         frontend.table_id = table_id
-        table = TerminalTable(service, frontend, table_id)
+        table = TerminalTable(service, frontend, table_id, settings=store)
         flush = getattr(service, "flush", None)
         if flush is not None:  # let the views of the resume / the deal reach the screen first
             await flush()

@@ -30,6 +30,7 @@ from kwx.local.text import (
     tiles_markup,
     tiles_text,
 )
+from kwx.local.warnings import danger_line, hint_suffix
 from kwx.present.i18n import pattern_name, resolve_lang, t
 from kwx.table.views import PlayerRef, PrivateView, PublicView, ResultView
 
@@ -186,8 +187,11 @@ class Renderer:
         row = Text()
         codes = Text(style="dim")
         width = 4 if resolve_lang(lang) != "en" else 3
+        danger = getattr(view, "danger", {})
         for x in tiles:
             label = tile_text(x, lang)
+            if x in danger:  # 胡口牌: wins for a 亮倒 hand
+                label.stylize("reverse underline")
             row.append_text(label)
             row.append(" " * (width - cell_len(label.plain)))
             codes.append(x.compact + " " * (width - 2))
@@ -195,7 +199,10 @@ class Renderer:
             row.append(f"  {say('drew', lang)} ", style="dim")
             pad = cell_len(say("drew", lang)) + 3
             codes.append(" " * pad)
-            row.append_text(tile_text(view.drawn, lang))
+            drawn = tile_text(view.drawn, lang)
+            if view.drawn in danger:
+                drawn.stylize("reverse underline")
+            row.append_text(drawn)
             codes.append(view.drawn.compact)
         melds = self.meld_text(view.melds)
         if view.melds:
@@ -215,8 +222,11 @@ class Renderer:
         if view.discard_waits:
             sep = "；" if resolve_lang(lang) != "en" else "; "
             items = sep.join(say("ready_discard", lang, tile=tile_markup(d, lang), waits=tiles_markup(w, lang))
-                             for d, w in sorted(view.discard_waits.items()))
+                             + hint_suffix(view, d, lang) for d, w in sorted(view.discard_waits.items()))
             out.append(say("ready_discards", lang, list=items))
+        warn = danger_line(self, view) if view.choices else None
+        if warn:
+            out.append(warn)
         if view.choices:
             out.append(say("choices", lang, list=describe_choices(view, lang)))
         return out

@@ -53,6 +53,14 @@ class SettingsMixin(StoreBase):
                     " ON CONFLICT(guild, key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at",
                     (guild, key, str(value), self._stamp()))
 
+    # A player's own settings live with their server's settings, one key per player: `player:<id>:<key>`.
+    async def player_setting(self, guild: str, player: str, key: str) -> str | None:
+        return await self.guild_setting(guild, f"player:{player}:{key}")
+
+    async def set_player_setting(self, guild: str, player: str, key: str, value: str | None) -> None:
+        """Set (or with None, remove) one setting of a player in a server."""
+        await self.set_guild_setting(guild, f"player:{player}:{key}", value)
+
     async def message_refs(self, table_id: int) -> dict[str, MessageRef]:
         rows = await self._all("SELECT * FROM message_refs WHERE table_id = ?", (table_id,))
         return {r["ref"]: MessageRef(r["ref"], r["channel_id"], r["message_id"], load_json(r["data"]) or {})

@@ -151,3 +151,39 @@ async def test_resuming_between_hands_shows_the_last_result(tmp_path) -> None:
         await pilot.pause(0.05)
         assert "Result of hand 1" in screen_text(again) and "Press any key" in screen_text(again)
         await again.shutdown()
+
+
+async def test_a_tile_that_wins_for_a_liangdao_hand_is_marked_and_asks_first(tmp_path) -> None:
+    from dataclasses import replace
+
+    from kwx.local.widgets import ConfirmScreen
+    from kwx.table.service import TableService
+
+    class LaidDown(TableService):  # as if AI 2 had declared 亮倒 waiting on whatever you drew
+        def private_view(self, table_id: int, player_id: str):
+            view = super().private_view(table_id, player_id)
+            return replace(view, danger={view.drawn: (2,)}) if view.drawn is not None else view
+
+    app = make_app(tmp_path, seed="danger", service_factory=LaidDown)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: my_turn(app))
+        app._refresh_views()
+        app.redraw(hand=True)
+        await pilot.pause(0.05)
+        text = screen_text(app)
+        assert "win for the laid-down hand of AI 2" in text and "⚠" in text
+        n = len(app.held())
+        key = "abcdefghijklmn"[n - 1]  # the drawn tile, last
+        drawn = app.held()[-1]
+        await pilot.press(key, key)
+        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await pilot.pause(0.05)
+        assert "包胡" in screen_text(app)
+        await pilot.press("n")
+        await pilot.pause(0.1)
+        assert not discards(app)  # cancelled: nothing played
+        await pilot.press(key, key)
+        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await pilot.press("y")
+        await until(pilot, lambda: discards(app)[:1] == (drawn,))
+        await app.shutdown()

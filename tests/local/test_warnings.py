@@ -1,0 +1,85 @@
+"""Warnings before costly moves at the terminal: 胡口牌 marked with what feeding one costs (包胡), a discard of
+one asks once (a per-player setting turns that off), and 亮倒 shows what it reveals and its waits, then asks."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from kwx.engine.tiles import Tile
+from kwx.table.views import ActionChoice
+from tests.local.test_plain import YOU, my_turn, table_for
+
+DANGER = {Tile.S9: (2,), Tile.RED: (2,)}  # AI 2 laid down waiting on 9s and 7z
+
+
+class Settings:
+    def __init__(self) -> None:
+        self.values: dict[tuple[str, str, str], str] = {}
+
+    async def player_setting(self, guild: str, player: str, key: str) -> str | None:
+        return self.values.get((guild, player, key))
+
+    async def set_player_setting(self, guild: str, player: str, key: str, value: str | None) -> None:
+        if value is None:
+            self.values.pop((guild, player, key), None)
+        else:
+            self.values[(guild, player, key)] = value
+
+
+async def test_the_board_marks_tiles_that_win_for_a_liangdao_hand_and_the_hint_says_the_cost() -> None:
+    table, _, console = table_for(my_turn(danger=DANGER), lang="en")
+    table.show()
+    text = console.export_text()
+    assert "⚠ 9s 7z win for the laid-down hand of 电脑2." in text
+    assert "That is 包胡: you alone pay, double." in text
+    assert "7z → 5s 8s ⚠ feeds a laid-down hand." in text  # the ready hint is not silent about it
+
+
+async def test_discarding_a_danger_tile_asks_once_and_y_plays_it() -> None:
+    table, service, console = table_for(my_turn(danger=DANGER), lang="en")
+    await table.handle_line("9s")
+    assert service.acts == []
+    shown = console.export_text()
+    assert "Discarding 9s lets 电脑2 win" in shown and "包胡" in shown and "Type y" in shown
+    await table.handle_line("y")
+    assert service.acts == [("discard", Tile.S9, 7)]
+    await table.handle_line("5p")  # a safe tile: no question
+    assert service.acts[-1] == ("discard", Tile.P5, 7)
+
+
+async def test_anything_else_cancels_and_is_acted_on() -> None:
+    table, service, console = table_for(my_turn(danger=DANGER), lang="en")
+    await table.handle_line("7z")
+    await table.handle_line("5p")
+    assert service.acts == [("discard", Tile.P5, 7)] and "Cancelled" in console.export_text()
+
+
+async def test_the_confirmation_can_be_turned_off_per_player() -> None:
+    table, service, console = table_for(my_turn(danger=DANGER), lang="en")
+    table.settings = Settings()
+    await table.handle_line("confirm off")
+    assert table.settings.values == {("local", YOU.player_id, "confirm_danger"): "off"}
+    await table.handle_line("9s")
+    assert service.acts == [("discard", Tile.S9, 7)]
+    await table.handle_line("confirm on")
+    assert table.settings.values == {}
+
+
+async def test_liangdao_shows_the_hand_and_waits_and_asks_once() -> None:
+    view = my_turn(choices=(*my_turn().choices, ActionChoice("liangdao", Tile.RED)))
+    table, service, console = table_for(view, lang="en")
+    await table.handle_line("liangdao 7z")
+    assert service.acts == []
+    shown = console.export_text()
+    assert "Lay down and discard 7z" in shown and "waiting on 5s 8s" in shown
+    assert "1p 1p 2p 3p 4p 5p 6p 5s 7s 7s 8s 9s 9s" in shown  # what everybody will see
+    await table.handle_line("liangdao 7z")  # the same command again goes ahead
+    assert service.acts == [("liangdao", Tile.RED, 7)]
+
+
+async def test_a_confirmation_for_a_passed_decision_plays_nothing() -> None:
+    table, service, console = table_for(my_turn(danger=DANGER), lang="en")
+    await table.handle_line("9s")
+    service.hand = replace(service.hand, step=9)  # the decision moved on meanwhile
+    await table.handle_line("y")
+    assert service.acts == [] and "Cancelled" in console.export_text()
