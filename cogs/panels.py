@@ -6,6 +6,9 @@ the hand ready). Buttons — at most 25, five to a row, sized for a phone:
 - then 胡 / 杠 (one per kong tile) / 碰 / 亮倒 / 过 when legal, or the 漂 amounts in the 漂 phase.
 亮倒 always names the tile it discards. Rather than a second row of tiles, the 亮倒 button switches the panel to
 a "亮倒 mode" showing only the tiles whose discard allows 亮倒 (and a Back button): two taps, no clutter.
+Costly moves ask once ("confirm mode"): picking the 亮倒 tile shows the hand it reveals and its waits; a tile that
+wins for another seat's 亮倒 hand (胡口牌, from the private view's public facts) is a red ⚠ button, and pressing
+it says what it costs (包胡) unless the player turned that question off.
 
 Every button's custom id names the table, hand and step (cogs/buttons.py), so a press on an old panel is
 refused by the service as stale.
@@ -23,9 +26,11 @@ from cogs.buttons import NO_ARG, ActButton, ActId, act_arg
 from cogs.emoji import TileFormatter
 from kwx.engine.tiles import Tile
 from kwx.present.i18n import t
-from kwx.table.views import PrivateView
+from kwx.table.views import ActionChoice, PrivateView
 
-NORMAL, LIANGDAO = "normal", "liangdao"
+NORMAL, LIANGDAO, CONFIRM = "normal", "liangdao", "confirm"
+# Confirmed moves (a second press after the warning): the verb sent to the service for each.
+CONFIRMED_VERBS = {"dok": "discard", "dnc": "discard", "lok": "liangdao"}  # dnc: and never ask again
 MAX_BUTTONS = 25
 PER_ROW = 5
 READY_HINTS = 5  # at most this many "discard X → waiting on Y" lines
@@ -34,7 +39,7 @@ READY_HINTS = 5  # at most this many "discard X → waiting on Y" lines
 def panel_key(view: PrivateView) -> str:
     """A stable digest of everything the panel shows (to skip sending what the player already sees)."""
     parts = (view.table_id, view.hand_no, view.step, view.concealed, view.drawn, view.melds, view.choices,
-             view.deadline, view.waits, view.claim_tile, view.liangdao, view.autoplay)
+             view.deadline, view.waits, view.claim_tile, view.liangdao, view.autoplay, sorted(view.danger))
     return hashlib.sha1(repr(parts).encode()).hexdigest()[:16]
 
 
@@ -42,8 +47,27 @@ def _verbs(view: PrivateView) -> set[str]:
     return {c.verb for c in view.choices}
 
 
+def confirm_text(view: PrivateView, choice: ActionChoice, lang: str, fmt: TileFormatter) -> str:
+    """The question before a costly move: 亮倒 (what is revealed, the waits) and feeding a 亮倒 hand (包胡)."""
+    tile = choice.tile
+    assert tile is not None
+    parts: list[str] = []
+    if choice.verb == "liangdao":
+        held = list(view.concealed) + ([view.drawn] if view.drawn is not None else [])
+        held.remove(tile)
+        parts.append(t("panel.confirm_liangdao", lang, tile=fmt.tile(tile), hand=fmt.tiles(sorted(held)),
+                       waits=fmt.tiles(view.discard_waits.get(tile, ()))))
+    if tile in view.danger:
+        parts.append(t("panel.confirm_discard", lang, tile=fmt.tile(tile), cost=_cost(view, lang)))
+    return "\n".join(parts)
+
+
+def _cost(view: PrivateView, lang: str) -> str:
+    return t("panel.baohu_cost" if view.baohu_risk else "panel.feed_cost", lang)
+
+
 def panel_embed(view: PrivateView, lang: str, fmt: TileFormatter, *, mode: str = NORMAL,
-                piao_max: int = 0) -> discord.Embed:
+                piao_max: int = 0, confirm: ActionChoice | None = None) -> discord.Embed:
     lines: list[str] = []
     hand = fmt.tiles(view.concealed) if view.concealed else ""
     if view.drawn is not None:
@@ -62,7 +86,14 @@ def panel_embed(view: PrivateView, lang: str, fmt: TileFormatter, *, mode: str =
         lines.append(f"**{prompt}**" + (f" · {t('board.deadline', lang, time=due)}" if due else ""))
     if mode == NORMAL and view.discard_waits and "discard" in _verbs(view):
         hints = sorted(view.discard_waits.items(), key=lambda kv: -len(kv[1]))[:READY_HINTS]
-        lines += [t("panel.ready_discard", lang, tile=fmt.tile(tile), waits=fmt.tiles(ws)) for tile, ws in hints]
+        lines += [t("panel.ready_discard", lang, tile=fmt.tile(tile), waits=fmt.tiles(ws))
+                  + (f" **{t('panel.hint_danger', lang)}**" if tile in view.danger else "") for tile, ws in hints]
+    held = set(view.concealed) | ({view.drawn} if view.drawn is not None else set())
+    danger = sorted(x for x in view.danger if x in held)
+    if mode == NORMAL and danger and "discard" in _verbs(view):
+        lines.append(f"{t('panel.danger', lang, tiles=fmt.tiles(danger))} {_cost(view, lang)}")
+    if mode == CONFIRM and confirm is not None:
+        lines.append(f"**{confirm_text(view, confirm, lang, fmt)}**")
     if view.autoplay:
         lines.append(t("panel.autoplay", lang))
     embed = discord.Embed(title=t("panel.title", lang, hand=view.hand_no), description="\n".join(lines) or "\u200b",
@@ -100,7 +131,7 @@ def _tile_button(view: PrivateView, verb: str, tile: Tile, fmt: TileFormatter, *
 
 
 def panel_buttons(view: PrivateView, lang: str, fmt: TileFormatter, *, mode: str = NORMAL, piao_max: int = 0,
-                  disabled: bool = False) -> discord.ui.View | None:
+                  disabled: bool = False, confirm: ActionChoice | None = None) -> discord.ui.View | None:
     """The panel's buttons, or None when nothing is asked of the player."""
     if not view.choices:
         return None
@@ -116,6 +147,16 @@ def panel_buttons(view: PrivateView, lang: str, fmt: TileFormatter, *, mode: str
             actions.append(ActButton(act("piao", str(amount)), label=f"{t('term.piao', lang)} {amount}",
                                      style=discord.ButtonStyle.primary if amount else discord.ButtonStyle.secondary,
                                      disabled=disabled))
+    elif mode == CONFIRM and confirm is not None and confirm.tile is not None:
+        if confirm.verb == "liangdao":
+            actions.append(_tile_button(view, "lok", confirm.tile, fmt, label=t("panel.liangdao_go", lang),
+                                        style=discord.ButtonStyle.danger, disabled=disabled))
+        else:
+            actions.append(_tile_button(view, "dok", confirm.tile, fmt, label=t("panel.confirm_go", lang),
+                                        style=discord.ButtonStyle.danger, disabled=disabled))
+            actions.append(_tile_button(view, "dnc", confirm.tile, fmt, label=t("panel.confirm_never", lang),
+                                        style=discord.ButtonStyle.secondary, disabled=disabled))
+        actions.append(ActButton(act("back"), label=t("panel.back", lang), disabled=disabled))
     elif mode == LIANGDAO:
         for tile in sorted({c.tile for c in view.choices if c.verb == "liangdao" and c.tile is not None}):
             tiles_row.append(_tile_button(view, "liangdao", tile, fmt, label=t("action.liangdao", lang),
@@ -124,7 +165,10 @@ def panel_buttons(view: PrivateView, lang: str, fmt: TileFormatter, *, mode: str
     else:
         for tile in sorted({c.tile for c in view.choices if c.verb == "discard" and c.tile is not None}):
             style = discord.ButtonStyle.primary if tile == view.drawn else discord.ButtonStyle.secondary
-            tiles_row.append(_tile_button(view, "discard", tile, fmt, label=None, style=style, disabled=disabled))
+            label = None
+            if tile in view.danger:  # 胡口牌: red and flagged
+                style, label = discord.ButtonStyle.danger, "⚠"
+            tiles_row.append(_tile_button(view, "discard", tile, fmt, label=label, style=style, disabled=disabled))
         if "hu" in verbs:
             label = t("action.zimo" if view.claim_tile is None else "action.hu", lang)
             actions.append(ActButton(act("hu"), label=label, style=discord.ButtonStyle.success, disabled=disabled))
@@ -163,7 +207,8 @@ def _layout(tiles: Sequence[ActButton], actions: Sequence[ActButton]) -> discord
 
 
 def panel_message(view: PrivateView, lang: str, fmt: TileFormatter, *, mode: str = NORMAL, piao_max: int = 0,
-                  disabled: bool = False) -> dict[str, object]:
-    """Keyword arguments for send / edit: the embed and the buttons (view=None removes old buttons)."""
-    return {"embed": panel_embed(view, lang, fmt, mode=mode, piao_max=piao_max),
-            "view": panel_buttons(view, lang, fmt, mode=mode, piao_max=piao_max, disabled=disabled)}
+                  disabled: bool = False, confirm: ActionChoice | None = None) -> dict[str, object]:
+    """Keyword arguments for send / edit: the embed and the buttons (view=None removes old buttons). `mode`
+    CONFIRM with `confirm` asks before that move (亮倒, or a discard that feeds a 亮倒 hand)."""
+    return {"embed": panel_embed(view, lang, fmt, mode=mode, piao_max=piao_max, confirm=confirm),
+            "view": panel_buttons(view, lang, fmt, mode=mode, piao_max=piao_max, disabled=disabled, confirm=confirm)}

@@ -31,14 +31,15 @@ from cogs import board as boards
 from cogs.buttons import MODE_VERBS, ActId, release
 from cogs.group import KwxGroupCog, text
 from cogs.operations import safe_defer, safe_respond, safe_update_message
-from cogs.panels import LIANGDAO, NORMAL, panel_message
+from cogs.panels import CONFIRM, CONFIRMED_VERBS, LIANGDAO, NORMAL, panel_message
 from cogs.permissions import missing_permissions, missing_text
 from kwx.engine.ai import AI_LEVELS
 from kwx.engine.rules import PRESETS, RulesError, RuleSet
 from kwx.present.i18n import LANGUAGES, catalog, t
+from kwx.store.settings import CONFIRM_DANGER
 from kwx.table.defaults import table_defaults
 from kwx.table.errors import TableError
-from kwx.table.views import PlayerRef
+from kwx.table.views import ActionChoice, PlayerRef
 
 logger = logging.getLogger(__name__)
 
@@ -342,12 +343,20 @@ class Tables(KwxGroupCog, name="Tables"):
             await safe_update_message(interaction, **message)
             release(message["view"])
             return
+        if act.verb in ("discard", "liangdao") and act.tile is not None and await self.ask_first(
+                interaction, act, pid, lang, piao_max):
+            return
+        verb = CONFIRMED_VERBS.get(act.verb, act.verb)
+        if act.verb == "dnc":  # "discard, don't ask again"
+            guild = rt.frontend.table_guild(act.table)
+            if guild is not None:
+                await rt.store.set_player_setting(str(guild), pid, CONFIRM_DANGER, "off")
         async with rt.frontend.pressing(act.table, pid):
             try:
                 if act.verb == "piao":
                     await rt.service.act(act.table, pid, "piao", step=act.step, amount=act.amount)
                 else:
-                    await rt.service.act(act.table, pid, act.verb, act.tile, step=act.step)
+                    await rt.service.act(act.table, pid, verb, act.tile, step=act.step)
             except TableError as err:
                 await self.refuse(interaction, err, act.table)
                 return
@@ -360,6 +369,29 @@ class Tables(KwxGroupCog, name="Tables"):
             if await safe_update_message(interaction, **message):
                 rt.frontend.shown_by_interaction(interaction, view, live=bool(view.choices))
             release(message["view"])
+
+    async def ask_first(self, interaction: discord.Interaction, act: ActId, pid: str, lang: str,
+                        piao_max: int) -> bool:
+        """Before a costly move the panel asks once: 亮倒 (the hand it reveals, its waits) and a discard that
+        feeds another seat's 亮倒 hand (包胡), unless the player turned that question off. True when it asked."""
+        rt = self.rt
+        try:
+            view = rt.service.private_view(act.table, pid)
+        except TableError:
+            return False  # the service refuses the press itself
+        if view.step != act.step or ActionChoice(act.verb, act.tile) not in view.choices:
+            return False
+        if act.verb == "discard":
+            if act.tile not in view.danger:
+                return False
+            guild = rt.frontend.table_guild(act.table)
+            if guild is not None and await rt.store.player_setting(str(guild), pid, CONFIRM_DANGER) == "off":
+                return False
+        message = panel_message(view, lang, rt.tiles, mode=CONFIRM, piao_max=piao_max,
+                                confirm=ActionChoice(act.verb, act.tile))
+        await safe_update_message(interaction, **message)
+        release(message["view"])
+        return True
 
 
     # == channels, threads and servers that go away =======================================================

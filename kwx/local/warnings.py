@@ -13,12 +13,13 @@ from typing import TYPE_CHECKING, Any
 from kwx.engine.tiles import Tile
 from kwx.local.text import say, tile_markup, tiles_markup
 from kwx.present.i18n import join_names
+from kwx.store.settings import CONFIRM_DANGER
 from kwx.table.views import ActionChoice, PrivateView
 
 if TYPE_CHECKING:
     from kwx.local.render import Renderer
 
-CONFIRM_SETTING = "confirm_danger"  # "off" turns the confirmation before discarding a 胡口牌 off
+CONFIRM_SETTING = CONFIRM_DANGER  # "off" turns the confirmation before discarding a 胡口牌 off
 YES_WORDS = frozenset({"y", "yes", "ok", "是", "确定", "确认", "好"})
 
 

@@ -32,6 +32,9 @@ class MessageRef:
     data: dict[str, Any] = field(default_factory=dict)
 
 
+CONFIRM_DANGER = "confirm_danger"  # a player setting: "off" turns the question before feeding a 亮倒 hand off
+
+
 class SettingsMixin(StoreBase):
     async def guild_setting(self, guild: str, key: str) -> str | None:
         row = await self._one("SELECT value FROM guild_settings WHERE guild = ? AND key = ?", (guild, key))
@@ -53,7 +56,8 @@ class SettingsMixin(StoreBase):
                     " ON CONFLICT(guild, key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at",
                     (guild, key, str(value), self._stamp()))
 
-    # A player's own settings live with their server's settings, one key per player: `player:<id>:<key>`.
+    # A player's own settings live with their server's settings, one key per player: `player:<id>:<key>`
+    # (CONFIRM_DANGER "off": no question before discarding a tile that wins for a 亮倒 hand).
     async def player_setting(self, guild: str, player: str, key: str) -> str | None:
         return await self.guild_setting(guild, f"player:{player}:{key}")
 

@@ -156,6 +156,7 @@ class Kit:
         if discards:
             drawn = [a for a, c in discards if c.style == discord.ButtonStyle.primary.value]
             await self.press(member, message, "discard", drawn[0] if drawn else discards[0][0])
+            await self.confirm_if_asked(member, message)
             return "discard"
         verb = acts[0][0]
         await self.press(member, message, verb, acts[0][1])
@@ -181,7 +182,16 @@ class Kit:
         elif verb == "piao" and not any(v == "piao" and a == arg for v, a, _ in acts):
             arg = "0"
         await self.press(member, message, verb, arg)
+        await self.confirm_if_asked(member, message)
         return verb
+
+    async def confirm_if_asked(self, member: discord.abc.User, message: StoredMessage) -> None:
+        """The panel asks once before 亮倒 and before feeding a 亮倒 hand: go ahead."""
+        asked = self.acts(self.fake.message(message.id))
+        for verb in ("lok", "dok"):
+            if any(v == verb for v, _, _ in asked):
+                await self.press(member, self.fake.message(message.id), verb)
+                return
 
     async def play_hand(self, players: Iterable[discord.abc.User], *, max_presses: int = 400,
                         ephemeral_for: Iterable[discord.abc.User] = (), smart: bool = True) -> int:
