@@ -1,7 +1,7 @@
 """The local front end: the game at the terminal and the headless autoplay runner, on the same table service,
 store and ledger as Discord (guild `local`).
 
-    app.py       the game screen (Textual): `python bot.py` at a terminal without a Discord token, or `--local`
+    app.py       the game screen (Textual; app_port.py its FrontEnd port, widgets.py its screens): `python bot.py` at a terminal without a Discord token, or `--local`
     plain.py     the line-by-line mode (`--plain`): pipes, screen readers, scripted runs
     autoplay.py  three AI players play N hands headless (`--autoplay N`)
     tables.py    the local tables: finding, seating, the clock that stands still while nobody runs them

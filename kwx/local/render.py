@@ -280,6 +280,9 @@ class Renderer:
         if self.player_id in ledger:
             amount = ledger[self.player_id]
             out.append(say("ledger_you", lang, amount=f"[{money_style(amount)}]{signed(amount)}[/]"))
+        seed = getattr(result, "seed", None) or getattr(result, "hand_seed", None)
+        if seed:  # the shuffle can be checked once the hand is over
+            out.append(f"[dim]{escape(say('hand_seed', lang, seed=seed))}[/]")
         if result.next_dealer is not None:
             out.append(f"[dim]{t('result.next_dealer', lang, player=seat_name(result.next_dealer))}[/]")
         return out

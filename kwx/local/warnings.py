@@ -8,7 +8,7 @@ confirmation before discarding a 胡口牌 off; 亮倒 always asks once.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from kwx.engine.tiles import Tile
 from kwx.local.text import say, tile_markup, tiles_markup
@@ -16,11 +16,16 @@ from kwx.present.i18n import join_names
 from kwx.store.settings import CONFIRM_DANGER
 from kwx.table.views import ActionChoice, PrivateView
 
-if TYPE_CHECKING:
-    from kwx.local.render import Renderer
-
 CONFIRM_SETTING = CONFIRM_DANGER  # "off" turns the confirmation before discarding a 胡口牌 off
 YES_WORDS = frozenset({"y", "yes", "ok", "是", "确定", "确认", "好"})
+
+
+class Renderer(Protocol):
+    """What the warnings need of a front end's renderer (kwx.local.render.Renderer)."""
+
+    lang: str
+
+    def name(self, seat: int | None) -> str: ...
 
 
 def feeds(view: PrivateView, tile: Tile) -> tuple[int, ...]:

@@ -187,6 +187,8 @@ async def test_liangdao_declares_and_discards_the_named_tile() -> None:
     assert service.acts == []
     assert "lay down with one of: 7z" in output(console)
     await table.handle_line("liangdao 红中")
+    assert service.acts == []  # 亮倒 shows what it reveals and asks once
+    await table.handle_line("y")
     assert service.acts == [("liangdao", Tile.RED, 7)]
 
 

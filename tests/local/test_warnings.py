@@ -83,3 +83,22 @@ async def test_a_confirmation_for_a_passed_decision_plays_nothing() -> None:
     service.hand = replace(service.hand, step=9)  # the decision moved on meanwhile
     await table.handle_line("y")
     assert service.acts == [] and "Cancelled" in console.export_text()
+
+
+async def test_the_result_shows_the_hand_seed_when_the_result_carries_it() -> None:
+    from dataclasses import dataclass
+
+    from kwx.local.plain import ConsoleFrontEnd
+    from kwx.table.views import ResultView
+    from tests.local.test_plain import board, make_console
+
+    @dataclass(frozen=True)
+    class WithSeed(ResultView):
+        seed: str = ""
+
+    console = make_console()
+    fe = ConsoleFrontEnd(console, lang="en")
+    result = WithSeed(table_id=1, hand_no=3, outcome="draw", winners=(), payments=(), net=(0, 0, 0),
+                      scores=(0, 0, 0), hands=(), seed="c0ffee")
+    await fe.hand_finished(result, board(phase="finished"))
+    assert "This hand's shuffle seed: c0ffee" in console.export_text()
