@@ -82,6 +82,15 @@ class AppFrontEnd(Renderer):
         self.app.show_result(self.result_lines(result, view, ledger))
         self.app.redraw()
 
+    async def table_paused(self, view: PublicView, reason: str) -> None:
+        if self._mine(view.table_id):
+            self.board = view
+            self.app.redraw()
+
+    async def table_closed(self, summary: Any) -> None:
+        if self._mine(summary.table_id):
+            self.app.show_result(self.summary_lines(summary))
+
     async def notice(self, table_id: int, key: str, **fmt: object) -> None:
         if not self._mine(table_id) or not self.shows_notice(key):
             return

@@ -145,6 +145,16 @@ class ConsoleFrontEnd(Renderer):
             self.print(line)
         self.print(f"[dim]{say('between_hands', self.lang)}[/]")
 
+    async def table_paused(self, view: PublicView, reason: str) -> None:
+        """The service paused the table (its notice says why); the prompt now says how to play on."""
+        if self._mine(view.table_id):
+            self.board = view
+
+    async def table_closed(self, summary: Any) -> None:
+        if self._mine(summary.table_id):
+            for line in self.summary_lines(summary):
+                self.print(line)
+
     async def notice(self, table_id: int, key: str, **fmt: object) -> None:
         if not self._mine(table_id) or not self.shows_notice(key):
             return

@@ -327,3 +327,14 @@ class Renderer:
         if "action" in values and isinstance(values["action"], str) and values["action"] in VERB_LABELS:
             values["action"] = t(f"action.{values['action']}", self.lang)  # one language: 出牌 / Discard
         return t(key, self.lang, **values)
+
+    def summary_lines(self, summary: Any) -> list[str]:
+        """A closed table's sitting (TableSummary): hands played, each player's net here, the biggest hand."""
+        lang = self.lang
+        out = [f"[bold reverse] {escape(say('summary_title', lang, hands=summary.hands))} [/]"]
+        for player, net in summary.net:
+            out.append(f"  {self.player_name(player)}  [{money_style(net)}]{signed(net)}[/]")
+        if summary.biggest is not None:
+            hand, player, amount = summary.biggest
+            out.append(say("summary_biggest", lang, hand=hand, player=self.player_name(player), amount=amount))
+        return out

@@ -102,3 +102,17 @@ async def test_the_result_shows_the_hand_seed_when_the_result_carries_it() -> No
                       scores=(0, 0, 0), hands=(), seed="c0ffee")
     await fe.hand_finished(result, board(phase="finished"))
     assert "This hand's shuffle seed: c0ffee" in console.export_text()
+
+
+async def test_a_closed_table_shows_its_sitting() -> None:
+    from kwx.local.plain import ConsoleFrontEnd
+    from kwx.table.views import TableSummary
+    from tests.local.test_plain import AI1, make_console
+
+    console = make_console()
+    fe = ConsoleFrontEnd(console, lang="en", table_id=4)
+    await fe.table_closed(TableSummary(table_id=4, guild="local", channel="terminal", host=YOU, hands=5,
+                                       net=((YOU, 12), (AI1, -12)), biggest=(3, YOU, 16), transfers=()))
+    text = console.export_text()
+    assert "The table closed after 5 hands" in text and "+12" in text and "-12" in text
+    assert "Biggest hand: hand 3, Player won 16" in text
