@@ -27,7 +27,7 @@ def test_a_danger_tile_is_a_red_flagged_button_and_the_panel_says_what_it_costs(
     plain = next(b for b in buttons.children if b.act.arg == "5s")  # type: ignore[attr-defined]
     assert plain.item.style != discord.ButtonStyle.danger
     text = panel_embed(view, "en", EMOJIS).description
-    assert "Red buttons win for a laid-down hand" in text and "包胡: you alone pay, double" in text
+    assert "Red buttons win for a laid-down hand" in text and "Sole payer: you alone pay, double" in text
     assert "feeds a laid-down hand" in text  # the ready hint for 7z is not silent about it
 
 

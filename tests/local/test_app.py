@@ -178,7 +178,7 @@ async def test_a_tile_that_wins_for_a_liangdao_hand_is_marked_and_asks_first(tmp
         await pilot.press(key, key)
         await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
         await pilot.pause(0.05)
-        assert "包胡" in screen_text(app)
+        assert "Sole payer" in screen_text(app)
         await pilot.press("n")
         await pilot.pause(0.1)
         assert not discards(app)  # cancelled: nothing played

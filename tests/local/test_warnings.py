@@ -31,7 +31,7 @@ async def test_the_board_marks_tiles_that_win_for_a_liangdao_hand_and_the_hint_s
     table.show()
     text = console.export_text()
     assert "⚠ 9s 7z win for the laid-down hand of 电脑2." in text
-    assert "That is 包胡: you alone pay, double." in text
+    assert "Sole payer: you alone pay, double." in text
     assert "7z → 5s 8s ⚠ feeds a laid-down hand." in text  # the ready hint is not silent about it
 
 
@@ -40,7 +40,7 @@ async def test_discarding_a_danger_tile_asks_once_and_y_plays_it() -> None:
     await table.handle_line("9s")
     assert service.acts == []
     shown = console.export_text()
-    assert "Discarding 9s lets 电脑2 win" in shown and "包胡" in shown and "Type y" in shown
+    assert "Discarding 9s lets 电脑2 win" in shown and "Sole payer" in shown and "Type y" in shown
     await table.handle_line("y")
     assert service.acts == [("discard", Tile.S9, 7)]
     await table.handle_line("5p")  # a safe tile: no question
