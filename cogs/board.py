@@ -146,6 +146,11 @@ def add_lines_field(embed: discord.Embed, name: str, lines: Sequence[str], *, in
     embed.add_field(name=name if first else "\u200b", value="\n".join(chunk) or "\u200b", inline=inline)
 
 
+def short_ref(ref: str | None) -> str:
+    """A commitment as people compare it: its first 16 hex digits (the ledger keeps all of it)."""
+    return (ref or "").removeprefix("sha256:")[:16]
+
+
 def footer(table_id: int, hand_no: int, lang: str) -> str:
     return t("board.footer", lang, table=table_id, hand=hand_no)
 
@@ -315,7 +320,10 @@ def board_embeds(view: PublicView, lang: str, fmt: TileFormatter, lines: Sequenc
         recent = render_recent(lines)
         if recent:
             embed.add_field(name=t("board.recent", lang), value=recent, inline=False)
-        embed.set_footer(text=footer(view.table_id, view.hand_no, lang))
+        text = footer(view.table_id, view.hand_no, lang)
+        if view.seed_ref:  # committed before the deal; the result reveals the seed
+            text += " · " + t("board.commitment", lang, ref=short_ref(view.seed_ref))
+        embed.set_footer(text=text)
         return [embed]
 
     return fitted(build, fmt)
@@ -447,7 +455,10 @@ def result_embeds(result: ResultView, view: PublicView, lang: str, fmt: TileForm
         if result.next_dealer is not None and result.next_dealer in players:
             embed.add_field(name="\u200b", value=t("result.next_dealer", lang, player=name(result.next_dealer)),
                             inline=False)
-        embed.set_footer(text=footer(result.table_id, result.hand_no, lang))
+        text = footer(result.table_id, result.hand_no, lang)
+        if result.seed:  # the shuffle, checkable by anyone: python -m kwx verify SEED --ref SEED_REF
+            text += "\n" + t("result.seed", lang, seed=result.seed, ref=short_ref(result.seed_ref))
+        embed.set_footer(text=text)
         embeds = [embed]
         for i, filename in enumerate(image_names):
             target = embed if i == 0 else discord.Embed(colour=COLOR_WIN)

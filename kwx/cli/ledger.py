@@ -36,7 +36,7 @@ from kwx.present.i18n import DEFAULT_LANG, pattern_name, resolve_lang, t
 from kwx.store import PERIODS, Store, StoreError, as_dict, default_db_path
 from kwx.store.db import database_url
 
-COMMANDS = ("balances", "leaderboard", "history", "stats", "settleup", "export", "migrate")
+COMMANDS = ("balances", "leaderboard", "history", "stats", "settleup", "export", "migrate", "hand")
 MAX_ROWS = 10_000  # --limit
 MAX_OFFSET = 10**12  # --offset (SQLite takes up to 2^63)
 
@@ -59,6 +59,7 @@ def add_parser(subparsers: Any) -> None:
         "settleup": "the fewest cash transfers that square everyone",
         "export": "the ledger as CSV",
         "migrate": "copy every server's history to another database (e.g. SQLite to PostgreSQL)",
+        "hand": "one hand played at a table: its commitment, result and (--actions) its action log",
     }
     parsers = {name: commands.add_parser(name, help=text, description=text) for name, text in helps.items()}
     for parser in parsers.values():
@@ -76,6 +77,9 @@ def add_parser(subparsers: Any) -> None:
     parsers["migrate"].add_argument("--from", dest="source", required=True, help="database file or URL to copy")
     parsers["migrate"].add_argument("--to", dest="target", required=True,
                                     help="an empty database to fill (postgresql://… or a new file)")
+    parsers["hand"].add_argument("hand_id", type=bounded_int(1, 2**62), metavar="ID", help="the hand's id (history)")
+    parsers["hand"].add_argument("--actions", action="store_true",
+                                 help="print the hand's action log as JSON, for python -m kwx verify --actions")
     ledger.set_defaults(func=run)
 
 
@@ -262,8 +266,18 @@ async def _export(store: Store, server: str, args: argparse.Namespace, as_json: 
     return None
 
 
+async def _hand(store: Store, server: str, args: argparse.Namespace, as_json: bool) -> str:
+    log = await store.hand_log(server, args.hand_id)
+    if args.actions or as_json:
+        return json.dumps(log, ensure_ascii=False)
+    return (f"hand {log['hand_id']}: table {log['table_id']} hand {log['hand_no']} · {log['outcome']} · net "
+            f"{' '.join(f'{p} {_money(n)}' for p, n in zip(log['players'], log['net']))}\n"
+            f"commitment {log['seed_ref']} · {len(log['actions'])} actions (--actions prints them; the result "
+            f"post shows the seed: python -m kwx verify SEED --ref {log['seed_ref']} --actions FILE)")
+
+
 _COMMANDS = {"balances": _balances, "leaderboard": _leaderboard, "history": _history, "stats": _stats,
-             "settleup": _settleup, "export": _export}
+             "settleup": _settleup, "export": _export, "hand": _hand}
 
 
 # ---------------------------------------------------------------------------------------------- formatting

@@ -138,6 +138,32 @@ class TablesMixin(StoreBase):
                     raise NotFound("an event names an unknown table") from None
                 raise DuplicateEvent(f"a batch repeats an event seq: {exc}") from None
 
+    async def hand_log(self, guild: str, hand_id: int) -> dict[str, Any]:
+        """What it takes to replay a table's hand: its table's rules, its deal (`hand_start`: setup, 漂), its
+        actions in order ([seat, verb, tile]), its commitment `seed_ref` and each seat's recorded net.
+        NotFound for an unknown hand or a hand recorded by hand (no table)."""
+        hand = await self._one("SELECT table_id, hand_no, seed_ref, outcome FROM hands WHERE id = ? AND guild = ?",
+                               (hand_id, guild))
+        if hand is None or hand["table_id"] is None:
+            raise NotFound(f"no hand {hand_id} played at a table in {guild}")
+        table = await self.get_table(hand["table_id"])
+        rows = await self._all("SELECT kind, payload FROM events WHERE table_id = ? AND hand_no = ? "
+                               "AND kind IN ('hand_start', 'action') ORDER BY seq", (hand["table_id"], hand["hand_no"]))
+        seats = await self._all("SELECT seat, player_id, net FROM hand_seats WHERE hand_id = ? ORDER BY seat",
+                                (hand_id,))
+        deal = next((load_json(r["payload"]) for r in rows if r["kind"] == "hand_start"), None)
+        if deal is None:
+            raise NotFound(f"hand {hand_id}: its table's event log has no deal")
+        actions = [[p["seat"], p["verb"], *([p["tile"]] if p.get("tile") else [])]
+                   for p in (load_json(r["payload"]) for r in rows if r["kind"] == "action")]
+        setup = deal["setup"]
+        return {"hand_id": hand_id, "table_id": hand["table_id"], "hand_no": hand["hand_no"],
+                "seed_ref": hand["seed_ref"], "rules": table.rules, "dealer": setup["dealer"],
+                "piao": list(deal["piao"]), "base_multiplier": setup.get("base_multiplier", 1),
+                "dice": setup.get("dice"), "seating": setup["seating"], "actions": actions,
+                "outcome": hand["outcome"], "net": [r["net"] for r in seats],
+                "players": [r["player_id"] for r in seats]}
+
     async def load_events(self, table_id: int, *, after_seq: int = 0) -> list[EventRow]:
         """The table's events with seq > after_seq, in seq order."""
         rows = await self._all(

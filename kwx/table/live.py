@@ -32,7 +32,7 @@ from kwx.engine.actions import Action, Event
 from kwx.engine.ai import choose, decide, observe
 from kwx.engine.hand import CLAIM, ROB, TURN, HandResult, HandState
 from kwx.engine.rules import RuleSet
-from kwx.engine.seeds import ai_piao, hand_seed, seed_ref
+from kwx.engine.seeds import ai_piao, hand_seed, reveal, seed_ref
 from kwx.engine.table import TableState
 from kwx.engine.tiles import Tile, parse_tile
 from kwx.engine.wall import wall_from_seed
@@ -72,12 +72,15 @@ class LiveTable:
 
     def __init__(self, table_id: int, guild: str, channel: str | None, rules: RuleSet, seed: str, host: str,
                  lobby: Iterable[PlayerRef] = (), spectators: Iterable[PlayerRef] = (), *,
-                 turn_seconds: float = 30.0, claim_seconds: float = 12.0, claim_pause: float = CLAIM_PAUSE) -> None:
+                 turn_seconds: float = 30.0, claim_seconds: float = 12.0, claim_pause: float = CLAIM_PAUSE,
+                 seed_salt: str | None = None) -> None:
         self.id = table_id
         self.guild = guild
         self.channel = channel
         self.rules = rules
         self._seed = seed  # secret: never shown, never logged
+        self._salt = seed_salt  # secret too: salts the commitments when a person chose the seed (kwx.engine.seeds)
+        self._ref: tuple[int, str] | None = None  # (hand no, seed_ref), cached
         self.host = host
         self.lobby: list[PlayerRef] = list(lobby)
         self.spectators: dict[str, PlayerRef] = {p.player_id: p for p in spectators}
@@ -613,7 +616,7 @@ class LiveTable:
                    "next_dealer": result.next_dealer, "from_seat": result.from_seat}
         return HandRecord(guild=self.guild, table_id=self.id, hand_no=setup.hand_no, seats=seats,
                           payments=payments_from_seats(result.payments, ids), dealer=ids[setup.dealer],
-                          seed_ref=seed_ref(self._seed, setup.hand_no), outcome=result.outcome,  # type: ignore[arg-type]
+                          seed_ref=seed_ref(self._seed, setup.hand_no, self._salt), outcome=result.outcome,  # type: ignore[arg-type]
                           summary=summary)
 
     # == persistence of the lobby (the tables row) ==========================================================
@@ -623,7 +626,24 @@ class LiveTable:
     def options_json(self) -> dict[str, Any]:
         return {"host": self.host, "turn_seconds": self.turn_seconds, "claim_seconds": self.claim_seconds,
                 "claim_pause": self.claim_pause,
-                "spectators": [{"player_id": p.player_id, "name": p.name} for p in self.spectators.values()]}
+                "spectators": [{"player_id": p.player_id, "name": p.name} for p in self.spectators.values()],
+                **({"seed_salt": self._salt} if self._salt else {})}
+
+    @property
+    def seed_ref(self) -> str | None:
+        """The commitment to the seed of the hand dealt (None before the first deal); public from the deal."""
+        if self.setup is None:
+            return None
+        if self._ref is None or self._ref[0] != self.setup.hand_no:
+            self._ref = (self.setup.hand_no, seed_ref(self._seed, self.setup.hand_no, self._salt))
+        return self._ref[1]
+
+    def revealed_seed(self) -> tuple[str, str]:
+        """(seed, seed_ref) of the hand in play or just finished: shown only once the hand is over, so anyone
+        can check the shuffle (`python -m kwx verify`); later hands' seeds stay unknowable."""
+        assert self.setup is not None and self.hand is not None and self.hand.finished
+        return (reveal(self._seed, self.setup.hand_no, self._salt),
+                seed_ref(self._seed, self.setup.hand_no, self._salt))
 
 
 class _Showing:

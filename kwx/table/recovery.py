@@ -24,7 +24,7 @@ def rebuild(row: TableRow, events: list[EventRow]) -> LiveTable:
     t = LiveTable(row.id, row.guild, row.channel, RuleSet.from_json(row.rules), row.seed,
                   options.get("host") or (lobby[0].player_id if lobby else ""), lobby, spectators,
                   turn_seconds=options.get("turn_seconds", 30.0), claim_seconds=options.get("claim_seconds", 12.0),
-                  claim_pause=options.get("claim_pause", CLAIM_PAUSE))
+                  claim_pause=options.get("claim_pause", CLAIM_PAUSE), seed_salt=options.get("seed_salt"))
     for e in events:
         if e.kind in ("action", "piao") and e.payload.get("step") != t.step:
             raise ValueError(f"table {row.id}: record {e.seq} was made at step {e.payload.get('step')}, "

@@ -248,9 +248,11 @@ class TableService:
             if channel is not None and self.table_in_channel(guild, channel) is not None:
                 raise TableError("table_exists", "this channel already has an open table")
             self._check_caps(guild, host.player_id, max_open, max_hosted)
+            # A seed a person chose may be guessed: its commitments are salted (kwx.engine.seeds).
+            salt = new_seed() if seed else None
             seed = seed or new_seed()
-            t = LiveTable(0, guild, channel, rules, seed, host.player_id, [host],
-                          turn_seconds=turn_seconds, claim_seconds=claim_seconds, claim_pause=claim_pause)
+            t = LiveTable(0, guild, channel, rules, seed, host.player_id, [host], turn_seconds=turn_seconds,
+                          claim_seconds=claim_seconds, claim_pause=claim_pause, seed_salt=salt)
             t.id = await self._store.create_table(guild, rules=rules, seed=seed, seats=t.seats_json(),
                                                   channel=channel, options=t.options_json())
             self._tables[t.id] = t

@@ -121,7 +121,8 @@ def public_view(t: LiveTable, last_events: Iterable[dict[str, Any]] = ()) -> Pub
     return PublicView(table_id=t.id, hand_no=t.hand_no, step=t.public_step, phase=phase, seats=tuple(seats),
                       wall_remaining=wall, turn_seat=turn_seat, claim_tile=claim_tile, deadline=deadline,
                       base=base, rules_name=t.rules.preset_name, last_events=tuple(last_events),
-                      waiting_player=waiting, paused=t.paused, claim_kind=claim_kind)
+                      waiting_player=waiting, paused=t.paused, claim_kind=claim_kind,
+                      seed_ref=t.seed_ref if hand is not None else None)
 
 
 def public_events(events: Iterable[Any]) -> list[dict[str, Any]]:
@@ -209,6 +210,7 @@ def result_view(t: LiveTable) -> ResultView:
                           for s in range(3))
     payments = tuple(PaymentView(player[p.from_seat], player[p.to_seat], p.amount, p.reason)
                      for p in result.payments)
+    seed, ref = t.revealed_seed()
     return ResultView(table_id=t.id, hand_no=t.hand_no, outcome=result.outcome, winners=tuple(winners),
                       payments=payments, net=tuple(result.net), scores=tuple(t.scores[pid] for pid in ids),
-                      hands=hands, next_dealer=result.next_dealer)
+                      hands=hands, next_dealer=result.next_dealer, seed=seed, seed_ref=ref)

@@ -67,6 +67,7 @@ class PublicView:
     waiting_player: PlayerRef | None = None  # rotation: the fourth player sitting out
     paused: str | None = None  # why the table is paused (kwx.table.live.PAUSE_REASONS), None while it plays
     claim_kind: str | None = None  # phase claim: "discard" (X 打出 T) or "bugang" (X 补杠 T)
+    seed_ref: str | None = None  # the commitment to this hand's seed (revealed in its ResultView)
 
 
 @dataclass(frozen=True)
@@ -146,6 +147,8 @@ class ResultView:
     scores: tuple[int, ...]  # per seat, running at this table
     hands: tuple[RevealedHand, ...]
     next_dealer: int | None = None
+    seed: str | None = None  # the hand's seed, revealed: `python -m kwx verify SEED --ref SEED_REF`
+    seed_ref: str | None = None  # the commitment to it the ledger kept from before the deal
 
 
 @dataclass(frozen=True)

@@ -42,7 +42,9 @@ def _untabled(arg: Any) -> Any:
     """The two plays share a store: their table ids differ, and nothing else may."""
     if isinstance(arg, int):
         return 0
-    return replace(arg, table_id=0) if hasattr(arg, "table_id") else arg
+    if not hasattr(arg, "table_id"):
+        return arg
+    return replace(arg, table_id=0, **({"seed_ref": None} if hasattr(arg, "seed_ref") else {}))  # their seeds too
 
 
 async def play_discard(make_service, script, ann_hand: str) -> tuple[StampedFrontEnd, float]:
