@@ -164,7 +164,7 @@ class KwxBot(commands.Bot):
             for sig in (signal.SIGTERM, signal.SIGINT):
                 loop.add_signal_handler(sig, self._on_signal, sig)
         # Before anything sends: resumed tables post boards and DMs at once.
-        set_rate_limiter(GlobalRateLimiter(self.rate_limit) if self.rate_limit else None)
+        set_rate_limiter(GlobalRateLimiter.for_discord(self.rate_limit) if self.rate_limit else None)
         store = await Store.open(self.db_path)
         try:
             languages = Languages(store, self.settings.lang)
@@ -243,7 +243,7 @@ class KwxBot(commands.Bot):
         shard_ids, count = set(self.shard_ids or ()), int(self.shard_count or 1)
         owner = f"{socket.gethostname()}:{os.getpid()}:shards-{min(shard_ids)}-{max(shard_ids)}"
         if self.rate_limit:
-            # a burst of 5 on top of 45/s: never more than 50 calls in any second, across every process
+            # a burst of 50 - rate on top of rate/s: never more than 50 calls in any second, across every process
             burst = max(1, 50 - int(self.rate_limit))
             bucket = SharedBucket(store, "discord-global", rate=self.rate_limit, burst=burst)
             set_rate_limiter(SharedRateLimiter(bucket))
@@ -311,7 +311,7 @@ def run_discord(args: argparse.Namespace, settings: Settings) -> int:
             return 2
         cls = ShardedKwxBot
     bot = cls(settings, db_path=args.db, sync=args.sync, sync_guild=args.guild or settings.test_guild,
-              ai_delay=args.delay if args.delay is not None else 0.8, freeze_gc=True, rate_limit=45,
+              ai_delay=args.delay if args.delay is not None else 0.8, freeze_gc=True, rate_limit=40,
               sync_global=args.sync_global, api_base=settings.api_base, handle_signals=True,
               claim_pause=args.claim_pause, **shards)
     try:

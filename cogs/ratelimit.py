@@ -14,15 +14,29 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable
+from typing import Any
 
 # Refill arithmetic in floats: a sleep of exactly the computed time may come back a rounding error short.
 _EPSILON = 1e-9
+
+
+DISCORD_GLOBAL_LIMIT = 50  # requests per second per bot token (interaction callbacks exempt)
 
 
 class GlobalRateLimiter:
     """Token bucket shared by every table. `waited` counts acquires that had to wait, `acquired` all of them.
 
     `sleep` is for tests that drive a fake `clock`; it must let at least that much clock time pass."""
+
+    @classmethod
+    def for_discord(cls, rate: float = 40.0, *, limit: int = DISCORD_GLOBAL_LIMIT, **options: Any) -> GlobalRateLimiter:
+        """A bucket that never lets `limit` calls be exceeded in any one second: a full bucket (`limit - rate`
+        tokens) plus a second's refill (`rate`) is exactly `limit`. A burst as large as the rate would allow
+        nearly twice the limit in one second, which is what Discord answers with global 429s."""
+        if not 0 < rate < limit - 1:
+            raise ValueError(f"rate must be in (0, {limit - 1}), not {rate}")
+        burst = int(limit - rate)
+        return cls(rate, burst=burst, reserve=burst * 2 // 5, **options)
 
     def __init__(self, rate: float = 45.0, burst: int = 45, reserve: int = 10,
                  clock: Callable[[], float] = time.monotonic, *,

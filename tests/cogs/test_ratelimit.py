@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from cogs import operations as ops
-from cogs.ratelimit import GlobalRateLimiter
+from cogs.ratelimit import DISCORD_GLOBAL_LIMIT, GlobalRateLimiter
 from tests.cogs.fakes import World, make_world
 from tests.cogs.kit import start_kit, stop_kit
 
@@ -101,6 +101,20 @@ async def test_never_more_than_burst_plus_rate_times_t_in_any_window(seed: int) 
     assert times[-1] <= (60 - burst + reserve + 1) / rate + 1e-6
     # Sleeps are computed, not polled: a bounded number per caller.
     assert len(vt.sleeps) <= 3 * limiter.waited
+
+
+async def test_the_bots_bucket_never_passes_discords_50_in_any_second() -> None:
+    # A burst as large as the rate let nearly twice the limit through in one second: global 429s under load.
+    vt = VirtualTime()
+    limiter = GlobalRateLimiter.for_discord(40.0, clock=vt.clock, sleep=vt.sleep)
+    times = sorted(t for t, _ in await grant_times(limiter, vt, [i % 3 == 0 for i in range(300)]))
+    assert limiter.acquired == 300
+    for i, start in enumerate(times):
+        inside = sum(1 for t in times[i:] if t < start + 1.0)
+        assert inside <= DISCORD_GLOBAL_LIMIT, (start, inside)
+    assert (limiter.burst, limiter.rate) == (10, 40.0)
+    with pytest.raises(ValueError):
+        GlobalRateLimiter.for_discord(50.0)
 
 
 async def test_a_burst_is_served_at_once_then_the_rate_holds() -> None:
@@ -225,6 +239,7 @@ async def test_the_bot_installs_the_limiter_it_is_given(tmp_path: Path) -> None:
     kit = await start_kit(tmp_path, rate_limit=45)
     try:
         assert isinstance(ops._rate_limiter, GlobalRateLimiter) and ops._rate_limiter.rate == 45
+        assert ops._rate_limiter.burst + ops._rate_limiter.rate <= DISCORD_GLOBAL_LIMIT
     finally:
         await stop_kit(kit)
     kit = await start_kit(tmp_path, db_name="other.sqlite3")
