@@ -31,6 +31,8 @@ bench: $(STAMP)
 	$(PY) -m benchmarks.ledger --json
 	$(PY) -m benchmarks.tables --json
 	$(PY) -m benchmarks.discord_load --json
+	$(PY) -m benchmarks.lifecycle --json
+	$(PY) -m benchmarks.discord_e2e --json
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache
