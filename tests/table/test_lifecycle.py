@@ -145,7 +145,7 @@ async def test_leave_takes_effect_at_the_end_of_the_hand(make_service, frontend,
     assert frontend.notices("table.leaving")
 
     async def ann_plays() -> None:  # Ann is there: she plays every decision she gets
-        for _ in range(2000):
+        for _ in range(20000):  # returns as soon as the hand is over
             await svc.flush()
             await asyncio.sleep(0.002)
             if frontend.results(table):
@@ -159,7 +159,11 @@ async def test_leave_takes_effect_at_the_end_of_the_hand(make_service, frontend,
 
     await ann_plays()
     await finished_hands(frontend, table, 1)
-    await svc.flush()
+    for _ in range(1000):  # the result is shown first; the pause is written right after it
+        await svc.flush()
+        if svc.public_view(table).paused is not None:
+            break
+        await asyncio.sleep(0.01)
     board = svc.public_view(table)
     assert board.paused == "seat_empty"
     assert await store.hand_numbers(table) == [1]  # the hand he left was played out and paid
