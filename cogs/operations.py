@@ -67,9 +67,10 @@ def message_gone(exc: BaseException | None) -> bool:
 
 
 def transient(exc: BaseException | None) -> bool:
-    """A failure that may pass: Discord's 5xx, a timeout, a dropped or refused connection. Worth retrying."""
+    """A failure that may pass: Discord's 5xx, a timeout, a dropped or refused connection, or a 429 that
+    outlasted discord.py's own retries (a storm of them). Worth retrying; never "DMs closed"."""
     if isinstance(exc, discord.HTTPException):
-        return exc.status >= 500
+        return exc.status >= 500 or exc.status == 429
     return isinstance(exc, (aiohttp.ClientError, TimeoutError, ConnectionError))
 
 
