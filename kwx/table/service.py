@@ -192,10 +192,8 @@ class TableService:
                 self._show(t, Applied("resume", new_window=True), everyone=True)
                 if restarted:
                     self._send(t, self._frontend.notice, t.id, "table.restarted")
-                if t.status == BETWEEN and t.hand is not None and t.hand.finished and not t.ledger_done:
-                    await self._finish_ledger(t, resumed=True)
                 if t.status == BETWEEN and t.hand is not None and t.hand.finished:
-                    await self._after_hand(t)
+                    await self._end_hand(t, resumed=True)
                 self._arm(t)
         return rebuilt
 
@@ -534,8 +532,11 @@ class TableService:
             return True
         return False
 
-    async def _pause(self, t: LiveTable, reason: str) -> None:
+    async def _pause(self, t: LiveTable, reason: str, *, before: Callable[[], None] | None = None) -> None:
+        """`before`: a call to queue once the pause is written, ahead of what shows it (a hand's result)."""
         applied = await self._commit(t, "pause", {"reason": reason, "at": self._clock()})
+        if before is not None:
+            before()
         self._send(t, self._frontend.board_changed, public_view(t))
         for key, fmt in applied.notices:
             self._send(t, self._frontend.notice, t.id, key, **fmt)
@@ -548,22 +549,39 @@ class TableService:
         applied = await self._commit(t, "resume", {"by": by, "at": self._clock()})
         self._show(t, applied)
 
-    async def _after_hand(self, t: LiveTable) -> None:
+    async def _end_hand(self, t: LiveTable, *, resumed: bool = False) -> None:
+        """A finished hand: to the ledger (unless it is there), then what the end of a hand decides
+        (`_after_hand`) is written before the result goes out, so a front end told the result finds the table
+        paused or closed. After a restart the result is told only when this wrote the hand."""
+        tell = None
+        if not t.ledger_done:
+            written = await self._write_hand(t)
+            if written or (written is not None and not resumed):
+                views = (result_view(t), public_view(t))
+
+                def tell() -> None:
+                    self._send(t, self._frontend.hand_finished, *views)
+        await self._after_hand(t, tell)
+
+    async def _after_hand(self, t: LiveTable, tell_result: Callable[[], None] | None = None) -> None:
         """At the end of a hand: empty the seats of those who left (pause for someone to take them, or close
-        when no human is left), pause when nobody played this hand, close a demo at its hand limit."""
-        if t.status != BETWEEN or t.paused is not None:
-            return
-        humans = t.humans_seated()
-        if t.vacant:
-            if not humans:
-                await self._close(t, "", reason="empty")
-            else:
-                await self._pause(t, "seat_empty")
-            return
-        if humans and t.human_asked and not t.human_moved:
-            await self._pause(t, "nobody")
-        elif not humans and self.demo_hands is not None and t.hands_done >= self.demo_hands:
-            await self._close(t, "", reason="hand_limit")
+        when no human is left), pause when nobody played this hand, close a demo at its hand limit.
+        `tell_result` queues the hand's result: after the pause or close is written, before it shows."""
+        pause = close = None
+        if t.status == BETWEEN and t.paused is None:
+            humans = t.humans_seated()
+            if t.vacant:
+                pause, close = ("seat_empty", None) if humans else (None, "empty")
+            elif humans and t.human_asked and not t.human_moved:
+                pause = "nobody"
+            elif not humans and self.demo_hands is not None and t.hands_done >= self.demo_hands:
+                close = "hand_limit"
+        if pause is not None:
+            await self._pause(t, pause, before=tell_result)
+        elif close is not None:
+            await self._close(t, "", reason=close, before=tell_result)
+        elif tell_result is not None:
+            tell_result()
 
     async def _leave_game(self, t: LiveTable, player_id: str) -> None:
         if player_id not in t.player_ids or player_id in t.vacant:
@@ -750,8 +768,7 @@ class TableService:
             self._measured(received)
             if applied.finished:
                 self.stats.hands += 1
-                await self._finish_ledger(t)
-                await self._after_hand(t)
+                await self._end_hand(t)
         finally:
             t.send_due = None
             self._arm(t)  # the table keeps its timers whatever happened to the write
@@ -775,9 +792,10 @@ class TableService:
         finally:
             self._arm(t)
 
-    async def _finish_ledger(self, t: LiveTable, *, resumed: bool = False) -> bool:
-        """Write the finished hand to the ledger (idempotent), then tell the front end. After a restart the
-        front end is told only when this wrote the hand (the crash came before the ledger write)."""
+    async def _write_hand(self, t: LiveTable) -> bool | None:
+        """Write the finished hand to the ledger (idempotent): True when this wrote it, False when it was
+        there already (the crash came after the ledger write), None when the write failed for good (it is
+        tried again before the next hand)."""
         try:
             record = t.hand_record()
             written = await self._durably(t, f"hand {t.hand_no} to the ledger",
@@ -785,15 +803,24 @@ class TableService:
         except Exception:
             logger.exception("table %s: the ledger write of hand %s failed; will retry", t.id, t.hand_no)
             self.stats.errors += 1
-            return False
+            return None
         t.ledger_done = True
-        if written or not resumed:
-            self._send(t, self._frontend.hand_finished, result_view(t), public_view(t))
+        return bool(written)
+
+    async def _finish_ledger(self, t: LiveTable) -> bool:
+        """The ledger write tried again before the next hand; the front end is told once it worked."""
+        if await self._write_hand(t) is None:
+            return False
+        self._send(t, self._frontend.hand_finished, result_view(t), public_view(t))
         return True
 
-    async def _close(self, t: LiveTable, by: str, *, reason: str = "stopped") -> None:
+    async def _close(self, t: LiveTable, by: str, *, reason: str = "stopped",
+                     before: Callable[[], None] | None = None) -> None:
+        """`before`: a call to queue once the close is written, ahead of what shows it (a hand's result)."""
         applied = await self._commit(t, "stop", {"by": by, "at": self._clock(), "reason": reason})
         await self._durably(t, "the closing of the table", lambda: self._store.close_table(t.id))
+        if before is not None:
+            before()
         _cancel(t)
         self._flush_held(t, everything=True)
         self._show(t, applied)
