@@ -109,17 +109,32 @@ def _pump(stream: Any, lines: queue.Queue[str | None]) -> None:
     lines.put(None)
 
 
-def _first_line(lines: queue.Queue[str | None], timeout: float) -> None:
-    with contextlib.suppress(queue.Empty):
-        lines.get(timeout=timeout)
-
-
-def _wait_or_kill(proc: subprocess.Popen[str], delay: float) -> None:
-    try:
-        proc.wait(timeout=delay)
-    except subprocess.TimeoutExpired:
+def _kill_at(proc: subprocess.Popen[str], lines: queue.Queue[str | None], *, first_line: float | None,
+             delay: float, last_line: int) -> None:
+    """SIGKILL `proc` `delay` seconds after its first hand line (after its start with first_line=None; with a
+    number, how long to wait for that line), or at once when it prints its `last_line`-th hand line, whichever
+    comes first: the kill lands by the run's own progress however the machine's pace varies, and before the
+    run could finish its hands (a run that ended by itself cannot be killed)."""
+    seen = 0
+    if first_line is not None:
+        with contextlib.suppress(queue.Empty):
+            if lines.get(timeout=first_line) is None:  # the run ended by itself
+                proc.wait()
+                return
+            seen = 1
+    end = time.monotonic() + delay
+    while seen < last_line and (left := end - time.monotonic()) > 0:
+        try:
+            line = lines.get(timeout=left)
+        except queue.Empty:
+            break
+        if line is None:
+            proc.wait()
+            return
+        seen += 1
+    if proc.poll() is None:
         proc.send_signal(signal.SIGKILL)
-        proc.wait()
+    proc.wait()
 
 
 async def replayed_state(db: Path) -> dict[str, Any]:
@@ -161,11 +176,14 @@ async def test_sigkill_at_random_moments_loses_and_doubles_nothing(tmp_path: Pat
                                 stderr=errors, text=True)
         lines: queue.Queue[str | None] = queue.Queue()
         threading.Thread(target=_pump, args=(proc.stdout, lines), daemon=True).start()
+        # Never later than the run's third hand line (nor its last): each killed run plays at most 3 hands,
+        # so the TARGET hands leave room for at least TARGET / 3 kills however the machine's pace varies.
+        last_line = max(1, min(3, TARGET - done - 1))
         if rng.random() < 0.3:  # during start-up: the recovery itself must survive a kill
-            _wait_or_kill(proc, rng.uniform(0.2, 1.0) * startup)
+            _kill_at(proc, lines, first_line=None, delay=rng.uniform(0.2, 1.0) * startup, last_line=last_line)
         else:  # in the middle of play: after the run's first hand, at a random point of the next ones
-            _first_line(lines, timeout=startup * 3 + per_hand * 4)
-            _wait_or_kill(proc, rng.uniform(0.0, 2.5) * per_hand)
+            _kill_at(proc, lines, first_line=startup * 3 + per_hand * 4, delay=rng.uniform(0.0, 2.5) * per_hand,
+                     last_line=last_line)
         errors.close()
         if proc.returncode == -signal.SIGKILL:
             kills += 1
