@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.cogs.fakes import discord_error
-from tests.cogs.kit import Kit, restart, seat_table, start_kit, stop_kit
+from tests.cogs.kit import Kit, count_failures, dispatch, restart, seat_table, start_kit, stop_kit
 
 
 class Clock:
@@ -63,23 +63,6 @@ async def run_clock(kit: Kit, clock: Clock, seconds: float, step: float = 31.0) 
         await kit.settle()
 
 
-def count_failures(kit: Kit, channel_id: int) -> list[int]:
-    """From now on, count (in the returned one-item list) the refused requests to a channel's routes."""
-    failed = [0]
-    serve = kit.fake._serve
-
-    async def counting(route, *args, **kwargs):
-        try:
-            return await serve(route, *args, **kwargs)
-        except Exception:
-            if str(channel_id) in route.url:
-                failed[0] += 1
-            raise
-
-    kit.fake._serve = counting
-    return failed
-
-
 def count_calls(kit: Kit) -> list[int]:
     """From now on, count every REST request the bot makes."""
     calls = [0]
@@ -96,13 +79,6 @@ def count_calls(kit: Kit) -> list[int]:
 async def hands_at(kit: Kit, tables: Any) -> int:
     """Hands written to the ledger by these tables."""
     return sum([len(await kit.rt.store.hand_numbers(t)) for t in tables])
-
-
-async def dispatch(kit: Kit, event: str, *args: Any) -> None:
-    kit.bot.dispatch(event, *args)
-    for _ in range(5):
-        await asyncio.sleep(0.01)
-        await kit.settle()
 
 
 def lose_channel(kit: Kit, channel_id: int, code: int) -> None:

@@ -286,3 +286,29 @@ async def restart(kit: Kit, **bot_options: Any) -> Kit:
     fake.channel_guild |= old.channel_guild
     await new_bot.setup_hook()
     return Kit(new_bot, World(fake, guild, channel, members))
+
+
+async def dispatch(kit: Kit, event: str, *args: Any) -> None:
+    """A gateway event, as discord.py delivers it: each listener runs as its own task."""
+    kit.bot.dispatch(event, *args)
+    for _ in range(5):
+        await asyncio.sleep(0.01)
+        await kit.settle()
+
+
+def count_failures(kit: Kit, channel_id: int) -> list[int]:
+    """From now on, count (in the returned one-item list) the requests to a channel's routes that Discord
+    refused, including the ones a test injected."""
+    failed = [0]
+    serve = kit.fake._serve
+
+    async def counting(route: Any, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return await serve(route, *args, **kwargs)
+        except Exception:
+            if str(channel_id) in route.url:
+                failed[0] += 1
+            raise
+
+    kit.fake._serve = counting
+    return failed

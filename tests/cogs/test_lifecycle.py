@@ -4,12 +4,10 @@ that go away (fake Discord, real service and store, a fake clock for the table t
 
 from __future__ import annotations
 
-import asyncio
-
 import pytest
 
 from tests.cogs.fakes import discord_error
-from tests.cogs.kit import Kit, seat_table, start_kit, stop_kit
+from tests.cogs.kit import Kit, count_failures, dispatch, seat_table, start_kit, stop_kit
 from tests.table.conftest import FakeClock
 
 
@@ -31,32 +29,6 @@ async def until_paused(kit: Kit, table: int, rounds: int = 200) -> None:
         kit.clock.advance(31)
         await kit.service.tick()
     raise AssertionError("the table never paused")
-
-
-async def dispatch(kit: Kit, event: str, *args) -> None:
-    """A gateway event, as discord.py delivers it: each listener runs as its own task."""
-    kit.bot.dispatch(event, *args)
-    for _ in range(5):
-        await asyncio.sleep(0.01)
-        await kit.settle()
-
-
-def count_failures(kit: Kit, channel_id: int) -> list[int]:
-    """Counts (in the returned one-item list) requests to the channel's routes that Discord refused,
-    including the ones a test injected."""
-    failed = [0]
-    serve = kit.fake._serve
-
-    async def counting(route, *args, **kwargs):
-        try:
-            return await serve(route, *args, **kwargs)
-        except Exception:
-            if str(channel_id) in route.url:
-                failed[0] += 1
-            raise
-
-    kit.fake._serve = counting
-    return failed
 
 
 async def test_an_abandoned_table_pauses_after_one_hand_and_resumes_by_its_button(kit: Kit) -> None:
