@@ -122,7 +122,6 @@ class LiveTable:
         self.vacant: list[str] = []  # player ids whose seats are empty (they left), until someone takes them
         self.hands_done = 0
         self.biggest: tuple[int, str, int] | None = None  # (amount won, player id, hand no) of the biggest hand
-        self.close_reason: str | None = None
         self.hold_until: float | None = None  # the board holds a discard or 补杠 until then (see `pause_s`)
         self.hidden_answers = 0  # claim answers applied: steps the public board does not count
 
@@ -466,11 +465,11 @@ class LiveTable:
 
     def _on_stop(self, p: dict[str, Any]) -> Applied:
         self.status = CLOSED
-        self.close_reason = p.get("reason", "stopped")
         self.paused = None
         self.wait_started = None
-        if self.close_reason != "stopped":
-            return Applied("stop", notices=[(f"table.closed.{self.close_reason}", {})])
+        reason = p.get("reason", "stopped")
+        if reason != "stopped":
+            return Applied("stop", notices=[(f"table.closed.{reason}", {})])
         by = self.players.get(p.get("by", ""))
         name = by.name if by else p.get("by", "")
         return Applied("stop", notices=[("lobby.stopped", {"player": name, "player_id": p.get("by")})])

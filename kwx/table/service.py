@@ -485,23 +485,22 @@ class TableService:
 
     def table_infos(self, guild: str | None = None) -> list[TableInfo]:
         """The open tables (of one guild), oldest first: for listing and finding them by id."""
-        out = []
-        for t in sorted(self._tables.values(), key=lambda x: x.id):
-            if t.status == CLOSED or (guild is not None and t.guild != guild):
-                continue
-            ids = t.player_ids or tuple(p.player_id for p in t.lobby)
-            out.append(TableInfo(t.id, t.guild, t.channel, t.players.get(t.host),
-                                 tuple(t.players[x] for x in ids if x not in t.vacant),
-                                 "paused" if t.paused else t.status, t.paused, t.hands_done, t.last_human_at,
-                                 self._summary(t, "open")))
-        return out
+        return [self._info(t) for t in sorted(self._tables.values(), key=lambda x: x.id)
+                if t.status != CLOSED and (guild is None or t.guild == guild)]
 
     def table_of(self, table_id: int) -> TableInfo | None:
         """One open table's listing line (None when there is no such open table)."""
         t = self._tables.get(table_id)
         if t is None or t.status == CLOSED:
             return None
-        return next(i for i in self.table_infos(t.guild) if i.table_id == table_id)
+        return self._info(t)
+
+    def _info(self, t: LiveTable) -> TableInfo:
+        ids = t.player_ids or tuple(p.player_id for p in t.lobby)
+        return TableInfo(t.id, t.guild, t.channel, t.players.get(t.host),
+                         tuple(t.players[x] for x in ids if x not in t.vacant),
+                         "paused" if t.paused else t.status, t.paused, t.hands_done, t.last_human_at,
+                         self._summary(t, "open"))
 
     def _check_caps(self, guild: str, host: str, max_open: int | None, max_hosted: int | None) -> None:
         open_tables = [t for t in self._tables.values() if t.status != CLOSED]
