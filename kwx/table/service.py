@@ -37,11 +37,12 @@ Choices where the brief is silent:
 - Leaving a started game takes effect at the end of the hand in play (the AI plays the seat until then);
   the table then pauses until someone takes the seat (`join`, or the host's `add_ai`), and closes when no
   human is left.
-- Presence (issue 9): a hand in which a human was asked to decide but no human made a move of their own is
-  the last one: the table pauses ("nobody") and makes no move and writes nothing until a seated player
-  resumes it (`resume`, or `set_autoplay(…, False)`); a paused table closes after `idle_close_minutes`. A
-  table with no human seat (a demo) closes after `demo_hands` hands (None: no limit, for a runner that stops
-  by itself, like `--autoplay N`). Pause and resume are event-log records, so a restart keeps a table paused.
+- Presence (issue 9; kwx/table/lifecycle.py): a hand in which a human was asked to decide but no human made
+  a move of their own is the last one: the table pauses ("nobody") and makes no move and writes nothing
+  until a seated player resumes it (`resume`, or `set_autoplay(…, False)`); a paused table closes after
+  `idle_close_minutes`. A table with no human seat (a demo) closes after `demo_hands` hands (None: no limit,
+  for a runner that stops by itself, like `--autoplay N`). Pause and resume are event-log records, so a
+  restart keeps a table paused.
 - A restart costs nobody anything: every open turn, claim and 漂 window gets a full fresh deadline on
   `start()`, and the board is told the table resumed.
 - Closing (stop, idle, channel gone, everyone left) tells the front end the table's summary
@@ -51,7 +52,7 @@ Choices where the brief is silent:
   board update: the board only changes when the window resolves.
 - No tell: at a table with a human, the board holds every discard and 补杠 for `claim_pause` seconds (1.5 by
   default; 0 for benchmarks and tests) whether or not anyone may claim it; the public board shows neither
-  the claim deadline nor a count of claim answers (PublicView.step). See "the pause" below.
+  the claim deadline nor a count of claim answers (PublicView.step). See kwx/table/held.py.
 """
 
 from __future__ import annotations
@@ -65,13 +66,15 @@ from typing import Any, TypeVar
 
 from kwx.engine.actions import VERBS, Action, IllegalAction
 from kwx.engine.ai import AI_LEVELS
-from kwx.engine.hand import CLAIM, ROB, TURN
+from kwx.engine.hand import CLAIM, ROB
 from kwx.engine.rules import STANDARD, RuleSet
 from kwx.engine.tiles import Tile, TileError
 from kwx.engine.wall import new_seed
-from kwx.store import Store, TableRow, is_transient, settle_up
+from kwx.store import Store, TableRow, is_transient
 from kwx.table.errors import TableError
+from kwx.table.held import HeldBoard
 from kwx.table.journal import Journal
+from kwx.table.lifecycle import Lifecycle
 from kwx.table.live import CLAIM_PAUSE, Applied, LiveTable, parse_tile_arg
 from kwx.table.outbox import Outbox
 from kwx.table.phases import BETWEEN, CLOSED, LOBBY, PIAO, PLAYING
@@ -83,9 +86,6 @@ from kwx.table.views import (
     PrivateView,
     PublicView,
     ResultView,
-    TableInfo,
-    TableSummary,
-    TransferView,
 )
 
 logger = logging.getLogger(__name__)
@@ -112,19 +112,13 @@ class ServiceStats:
 
 
 @dataclass
-class _Frames:
-    moments: list[list[tuple[Any, ...]]]  # per held moment: its front-end calls (call, args, kwargs)
-    tail: list[Any]  # the record's events after the last held moment
-
-
-@dataclass
 class _Move:
     seat: int
     move: Action | int  # an action, or a 漂 amount
     by: str
 
 
-class TableService:
+class TableService(Lifecycle, HeldBoard):
     def __init__(self, store: Store, frontend: FrontEnd, *, ai_delay: float = 0.8, between_hands: float = 4.0,
                  clock: Callable[[], float] = time.time, group_commit: bool = True,
                  record_latency: bool = False, max_in_flight: int = 1,
@@ -437,203 +431,6 @@ class TableService:
             elif t.status == BETWEEN and self._clock() >= self._next_due(t):
                 await self._next_hand(t.id, t.step)
 
-    # == presence, leaving and the end of a table's life =================================================
-    async def pause(self, table_id: int, reason: str) -> bool:
-        """Pause a table (e.g. "channel_lost" from a front end that can no longer post there): no move, no
-        timeout and no write until `resume`; it closes after `idle_close_minutes`. False when it was already
-        paused (or is in its lobby, where nothing is played)."""
-        t = self._table(table_id)
-        async with t.lock:
-            self._check_open(t)
-            if t.paused is not None or t.status == LOBBY:
-                return False
-            await self._pause(t, reason)
-            return True
-
-    async def resume(self, table_id: int, by: str, *, force: bool = False) -> None:
-        """A seated player (or the host; anyone with `force`) resumes a paused table: an open decision gets a
-        full fresh deadline, a player of theirs in 托管 is back. Refused while a left seat is empty."""
-        t = self._table(table_id)
-        async with t.lock:
-            self._check_open(t)
-            if t.paused is None:
-                raise TableError("not_paused", "the table is not paused")
-            if not force and by != t.host and by not in t.humans_seated():
-                raise TableError("not_seated", "only a player of this table can resume it")
-            if t.vacant:
-                raise TableError("seat_empty", "a seat is empty: someone must /kwx join (or the host adds an AI)")
-            await self._resume(t, by)
-            self._arm(t)
-
-    async def close_where(self, guild: str, channel: str | None = None, *, reason: str = "channel_gone") -> list[int]:
-        """Close at once every open table of the guild (or of one channel/thread of it): the channel, thread or
-        server went away. A hand in play is abandoned as `stop` abandons it. Returns the ids closed."""
-        closed: list[int] = []
-        for t in list(self._tables.values()):
-            if t.guild != guild or (channel is not None and t.channel != channel):
-                continue
-            async with t.lock:
-                if t.status == CLOSED or t.id not in self._tables:
-                    continue
-                await self._close(t, "", reason=reason)
-                closed.append(t.id)
-        return closed
-
-    def summary(self, table_id: int) -> TableSummary:
-        """The running totals of an open table (hands, nets, biggest hand, transfers that would settle it)."""
-        return self._summary(self._table(table_id), "open")
-
-    def table_infos(self, guild: str | None = None) -> list[TableInfo]:
-        """The open tables (of one guild), oldest first: for listing and finding them by id."""
-        return [self._info(t) for t in sorted(self._tables.values(), key=lambda x: x.id)
-                if t.status != CLOSED and (guild is None or t.guild == guild)]
-
-    def table_of(self, table_id: int) -> TableInfo | None:
-        """One open table's listing line (None when there is no such open table)."""
-        t = self._tables.get(table_id)
-        if t is None or t.status == CLOSED:
-            return None
-        return self._info(t)
-
-    def _info(self, t: LiveTable) -> TableInfo:
-        ids = t.player_ids or tuple(p.player_id for p in t.lobby)
-        return TableInfo(t.id, t.guild, t.channel, t.players.get(t.host),
-                         tuple(t.players[x] for x in ids if x not in t.vacant),
-                         "paused" if t.paused else t.status, t.paused, t.hands_done, t.last_human_at,
-                         self._summary(t, "open"))
-
-    def _check_caps(self, guild: str, host: str, max_open: int | None, max_hosted: int | None) -> None:
-        open_tables = [t for t in self._tables.values() if t.status != CLOSED]
-        if max_open is not None and sum(t.guild == guild for t in open_tables) >= max_open:
-            raise TableError("too_many_tables", f"this server has {max_open} open tables, its limit: "
-                                                "stop one first (/kwx tables lists them)")
-        if max_hosted is not None and sum(t.host == host for t in open_tables) >= max_hosted:
-            raise TableError("too_many_hosted", f"you host {max_hosted} open tables, the limit: stop one first")
-
-    @staticmethod
-    def _new_ai(t: LiveTable, level: str) -> PlayerRef:
-        taken = {pid.rsplit(":", 1)[-1] for pid in t.players if pid.startswith("ai:")}
-        n = next(i for i in range(1, 100) if str(i) not in taken)
-        return PlayerRef(f"ai:{level}:{n}", f"AI {n}", level)
-
-    def _idle_due(self, t: LiveTable) -> float:
-        return (t.paused_at or self._clock()) + self.idle_close_minutes * 60
-
-    def _fresh_deadlines(self, t: LiveTable) -> bool:
-        """On start-up: the open decision waits a full turn/claim/漂 time from now (the downtime is nobody's
-        timeout). In memory only; True when a decision was open."""
-        if t.paused is not None:
-            t.paused_at = max(t.paused_at or 0.0, self._clock())  # the downtime does not count as idle either
-            return False
-        if t.status in (PIAO, PLAYING) and t.wait_started is not None:
-            t.wait_started = self._clock()
-            t.window += 1
-            return True
-        return False
-
-    async def _pause(self, t: LiveTable, reason: str, *, before: Callable[[], None] | None = None) -> None:
-        """`before`: a call to queue once the pause is written, ahead of what shows it (a hand's result)."""
-        applied = await self._commit(t, "pause", {"reason": reason, "at": self._clock()})
-        if before is not None:
-            before()
-        self._send(t, self._frontend.board_changed, public_view(t))
-        for key, fmt in applied.notices:
-            self._send(t, self._frontend.notice, t.id, key, **fmt)
-        paused = getattr(self._frontend, "table_paused", None)  # optional in the FrontEnd port
-        if paused is not None:
-            self._send(t, paused, public_view(t), reason)
-        self._arm(t)
-
-    async def _resume(self, t: LiveTable, by: str) -> None:
-        applied = await self._commit(t, "resume", {"by": by, "at": self._clock()})
-        self._show(t, applied)
-
-    async def _end_hand(self, t: LiveTable, *, resumed: bool = False) -> None:
-        """A finished hand: to the ledger (unless it is there), then what the end of a hand decides
-        (`_after_hand`) is written before the result goes out, so a front end told the result finds the table
-        paused or closed. After a restart the result is told only when this wrote the hand."""
-        tell = None
-        if not t.ledger_done:
-            written = await self._write_hand(t)
-            if written or (written is not None and not resumed):
-                views = (result_view(t), public_view(t))
-
-                def tell() -> None:
-                    self._send(t, self._frontend.hand_finished, *views)
-        await self._after_hand(t, tell)
-
-    async def _after_hand(self, t: LiveTable, tell_result: Callable[[], None] | None = None) -> None:
-        """At the end of a hand: empty the seats of those who left (pause for someone to take them, or close
-        when no human is left), pause when nobody played this hand, close a demo at its hand limit.
-        `tell_result` queues the hand's result: after the pause or close is written, before it shows."""
-        pause = close = None
-        if t.status == BETWEEN and t.paused is None:
-            humans = t.humans_seated()
-            if t.vacant:
-                pause, close = ("seat_empty", None) if humans else (None, "empty")
-            elif humans and t.human_asked and not t.human_moved:
-                pause = "nobody"
-            elif not humans and self.demo_hands is not None and t.hands_done >= self.demo_hands:
-                close = "hand_limit"
-        if pause is not None:
-            await self._pause(t, pause, before=tell_result)
-        elif close is not None:
-            await self._close(t, "", reason=close, before=tell_result)
-        elif tell_result is not None:
-            tell_result()
-
-    async def _leave_game(self, t: LiveTable, player_id: str) -> None:
-        if player_id not in t.player_ids or player_id in t.vacant:
-            raise TableError("not_seated", "you are not at this table")
-        if player_id in t.leaving:
-            return
-        applied = await self._commit(t, "leave", {"player_id": player_id, "at": self._clock()})
-        self._show(t, applied)
-        if t.status == BETWEEN:  # no hand in play: the seat is empty now
-            if not t.humans_seated():
-                await self._close(t, "", reason="empty")
-                return
-            if t.paused != "seat_empty":
-                await self._pause(t, "seat_empty")
-        self._arm(t)
-
-    async def _take_seat(self, t: LiveTable, player: PlayerRef) -> PlayerRef:
-        """`player` takes the first empty seat; with none left empty, a table paused for it plays on."""
-        if player.player_id in t.player_ids and player.player_id not in t.vacant:
-            raise TableError("already_seated", "you already have a seat at this table")
-        old = player.player_id if player.player_id in t.vacant else t.vacant[0]
-        applied = await self._commit(t, "seat", {"replaces": old, "at": self._clock(), "player": {
-            "player_id": player.player_id, "name": player.name, "ai_level": player.ai_level}})
-        self._show(t, applied)
-        if not t.vacant and t.paused == "seat_empty":
-            await self._resume(t, player.player_id)
-        self._arm(t)
-        return player
-
-    async def _idle_close(self, table_id: int, paused_at: float | None) -> None:
-        t = self._tables.get(table_id)
-        if t is None:
-            return
-        async with t.lock:
-            if t.paused is None or t.paused_at != paused_at or t.status == CLOSED:
-                return
-            if self._clock() < self._idle_due(t):  # the timer ran early by the injected clock
-                self._arm(t)
-                return
-            await self._close(t, "", reason="idle")
-
-    def _summary(self, t: LiveTable, reason: str) -> TableSummary:
-        ids = [x for x in t.summary_players() if x in t.players]
-        nets = {x: t.scores[x] for x in ids}
-        transfers = tuple(TransferView(t.players[x.from_player], t.players[x.to_player], x.amount)
-                          for x in settle_up({k: v for k, v in nets.items() if v}))
-        biggest = None
-        if t.biggest is not None:
-            amount, pid, hand_no = t.biggest
-            biggest = (hand_no, t.players[pid], amount)
-        return TableSummary(t.id, t.guild, t.channel, t.players.get(t.host), t.hands_done,
-                            tuple((t.players[x], nets[x]) for x in ids), biggest, transfers, reason)
-
     # == reading =========================================================================================
     def public_view(self, table_id: int) -> PublicView:
         return public_view(self._table(table_id))
@@ -926,79 +723,6 @@ class TableService:
             prompt = bool(view.choices) and player.player_id not in t.autoplay and (
                 everyone or t.prompt_step.get(seat) == t.step)
             self._send(t, fe.hand_changed, player, view, prompt=prompt)
-
-    # == internals: the pause after each discard (the board tells nothing concealed) =========================
-    # At a table with a human, every discard and 补杠 is held on the board for the same `pause_s` seconds
-    # whether or not anyone may claim it (LiveTable.pause_s). When nobody may, the engine has already moved on
-    # (the next draw is part of the same record): the moments in between are shown from a clone of the hand
-    # that stops at each of them (HandState.apply(pause=True)), exactly as a claim window would show, and what
-    # follows is sent when the pause ends. AI claim answers come within the pause and show at its end; a human
-    # who answers during the pause is shown at its end too; nobody may act on a turn the pause still hides.
-    def _pause_frames(self, t: LiveTable, action: Action) -> _Frames | None:
-        """The front-end calls of each moment the record will hold before its last one, and the events after
-        them; None when the board holds nothing more than the record's own show."""
-        if t.pause_s <= 0 or t.status != PLAYING or t.hand is None:
-            return None
-        hand = t.hand.clone()
-        events = hand.apply(action, pause=True)
-        moments: list[list[tuple[Any, ...]]] = []
-        while hand.held:
-            self._capturing = []
-            try:
-                with t.showing(hand, t.step + 1):
-                    self._show(t, Applied("action", events=events, new_window=True, liangdao_seats=[
-                        e.seat for e in events if e.kind == "liangdao"]))  # type: ignore[attr-defined]
-                moments.append(self._capturing)
-            finally:
-                self._capturing = None
-            events = hand.resume()
-        return _Frames(moments, events) if moments else None
-
-    def _send_frames(self, t: LiveTable, applied: Applied, frames: _Frames) -> None:
-        """Queue the held moments a pause apart; the record's own show (the events after them) comes last.
-        The record's notices go with its first moment, as they would with a claim window."""
-        assert applied.base is not None
-        pause = t.pause_s
-        for i, calls in enumerate(frames.moments):
-            t.send_due = applied.base + i * pause
-            notices = [(self._frontend.notice, (t.id, key), fmt) for key, fmt in applied.notices] if i == 0 else []
-            boards = [c for c in calls if c[0] != self._frontend.hand_changed]
-            panels = [c for c in calls if c[0] == self._frontend.hand_changed]
-            for call, args, kwargs in [*boards, *notices, *panels]:
-                self._send(t, call, *args, **kwargs)
-        t.send_due = None
-        applied.events = frames.tail
-        applied.notices = []
-        applied.liangdao_seats = [e.seat for e in frames.tail if e.kind == "liangdao"]  # type: ignore[attr-defined]
-
-    def _check_not_held(self, t: LiveTable) -> None:
-        """During the pause after a discard nobody claimed, the next turn is not open yet (it is not shown)."""
-        if t.hand is not None and t.hand.phase == TURN and t.holding(self._clock()):
-            raise TableError("not_your_turn", "nothing is asked of you now")
-
-    def _arm_flush(self, t: LiveTable) -> None:
-        if t.flush_timer is None and t.delayed:
-            delay = max(0.0, t.delayed[0][0] - self._clock())
-            t.flush_timer = asyncio.get_running_loop().call_later(delay, self._flush_held, t)
-
-    def _flush_held(self, t: LiveTable, *, everything: bool = False) -> None:
-        """Send the front-end calls that are due (all of them with everything=True)."""
-        if t.flush_timer is not None:
-            t.flush_timer.cancel()
-            t.flush_timer = None
-        now = self._clock()
-        while t.delayed and (everything or t.delayed[0][0] <= now):
-            _, call, args, kwargs = t.delayed.pop(0)
-            self._put(t, call, *args, **kwargs)
-        self._arm_flush(t)
-
-    def _ai_due(self, t: LiveTable) -> float:
-        """When the AI decides: `ai_delay` after the decision showed; a claim answer within the pause."""
-        opened = t.wait_started if t.wait_started is not None else self._clock()
-        due = opened + self.ai_delay
-        if t.hold_until is not None and t.hand is not None and t.hand.phase in (CLAIM, ROB):
-            due = min(due, t.hold_until)
-        return due
 
     def _measured(self, received: float) -> None:
         self.stats.actions += 1

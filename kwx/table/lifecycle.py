@@ -1,0 +1,215 @@
+"""Presence, leaving and the end of a table's life (issue 9), for TableService: pause and resume, leaving a
+running game and taking a left seat, closing (idle, channel gone, empty, a demo's hand limit) and the summary
+of a sitting, caps, listings, and the fresh deadlines of a restart.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from kwx.store import settle_up
+from kwx.table.errors import TableError
+from kwx.table.live import LiveTable
+from kwx.table.phases import BETWEEN, CLOSED, LOBBY, PIAO, PLAYING
+from kwx.table.viewbuild import public_view, result_view
+from kwx.table.views import PlayerRef, TableInfo, TableSummary, TransferView
+
+
+class Lifecycle:
+    """TableService's presence and end-of-life methods (a mixin: `self` is the service)."""
+
+    async def pause(self, table_id: int, reason: str) -> bool:
+        """Pause a table (e.g. "channel_lost" from a front end that can no longer post there): no move, no
+        timeout and no write until `resume`; it closes after `idle_close_minutes`. False when it was already
+        paused (or is in its lobby, where nothing is played)."""
+        t = self._table(table_id)
+        async with t.lock:
+            self._check_open(t)
+            if t.paused is not None or t.status == LOBBY:
+                return False
+            await self._pause(t, reason)
+            return True
+
+    async def resume(self, table_id: int, by: str, *, force: bool = False) -> None:
+        """A seated player (or the host; anyone with `force`) resumes a paused table: an open decision gets a
+        full fresh deadline, a player of theirs in 托管 is back. Refused while a left seat is empty."""
+        t = self._table(table_id)
+        async with t.lock:
+            self._check_open(t)
+            if t.paused is None:
+                raise TableError("not_paused", "the table is not paused")
+            if not force and by != t.host and by not in t.humans_seated():
+                raise TableError("not_seated", "only a player of this table can resume it")
+            if t.vacant:
+                raise TableError("seat_empty", "a seat is empty: someone must /kwx join (or the host adds an AI)")
+            await self._resume(t, by)
+            self._arm(t)
+
+    async def close_where(self, guild: str, channel: str | None = None, *, reason: str = "channel_gone") -> list[int]:
+        """Close at once every open table of the guild (or of one channel/thread of it): the channel, thread or
+        server went away. A hand in play is abandoned as `stop` abandons it. Returns the ids closed."""
+        closed: list[int] = []
+        for t in list(self._tables.values()):
+            if t.guild != guild or (channel is not None and t.channel != channel):
+                continue
+            async with t.lock:
+                if t.status == CLOSED or t.id not in self._tables:
+                    continue
+                await self._close(t, "", reason=reason)
+                closed.append(t.id)
+        return closed
+
+    def summary(self, table_id: int) -> TableSummary:
+        """The running totals of an open table (hands, nets, biggest hand, transfers that would settle it)."""
+        return self._summary(self._table(table_id), "open")
+
+    def table_infos(self, guild: str | None = None) -> list[TableInfo]:
+        """The open tables (of one guild), oldest first: for listing and finding them by id."""
+        return [self._info(t) for t in sorted(self._tables.values(), key=lambda x: x.id)
+                if t.status != CLOSED and (guild is None or t.guild == guild)]
+
+    def table_of(self, table_id: int) -> TableInfo | None:
+        """One open table's listing line (None when there is no such open table)."""
+        t = self._tables.get(table_id)
+        if t is None or t.status == CLOSED:
+            return None
+        return self._info(t)
+
+    def _info(self, t: LiveTable) -> TableInfo:
+        ids = t.player_ids or tuple(p.player_id for p in t.lobby)
+        return TableInfo(t.id, t.guild, t.channel, t.players.get(t.host),
+                         tuple(t.players[x] for x in ids if x not in t.vacant),
+                         "paused" if t.paused else t.status, t.paused, t.hands_done, t.last_human_at,
+                         self._summary(t, "open"))
+
+    def _check_caps(self, guild: str, host: str, max_open: int | None, max_hosted: int | None) -> None:
+        open_tables = [t for t in self._tables.values() if t.status != CLOSED]
+        if max_open is not None and sum(t.guild == guild for t in open_tables) >= max_open:
+            raise TableError("too_many_tables", f"this server has {max_open} open tables, its limit: "
+                                                "stop one first (/kwx tables lists them)")
+        if max_hosted is not None and sum(t.host == host for t in open_tables) >= max_hosted:
+            raise TableError("too_many_hosted", f"you host {max_hosted} open tables, the limit: stop one first")
+
+    @staticmethod
+    def _new_ai(t: LiveTable, level: str) -> PlayerRef:
+        taken = {pid.rsplit(":", 1)[-1] for pid in t.players if pid.startswith("ai:")}
+        n = next(i for i in range(1, 100) if str(i) not in taken)
+        return PlayerRef(f"ai:{level}:{n}", f"AI {n}", level)
+
+    def _idle_due(self, t: LiveTable) -> float:
+        return (t.paused_at or self._clock()) + self.idle_close_minutes * 60
+
+    def _fresh_deadlines(self, t: LiveTable) -> bool:
+        """On start-up: the open decision waits a full turn/claim/漂 time from now (the downtime is nobody's
+        timeout). In memory only; True when a decision was open."""
+        if t.paused is not None:
+            t.paused_at = max(t.paused_at or 0.0, self._clock())  # the downtime does not count as idle either
+            return False
+        if t.status in (PIAO, PLAYING) and t.wait_started is not None:
+            t.wait_started = self._clock()
+            t.window += 1
+            return True
+        return False
+
+    async def _pause(self, t: LiveTable, reason: str, *, before: Callable[[], None] | None = None) -> None:
+        """`before`: a call to queue once the pause is written, ahead of what shows it (a hand's result)."""
+        applied = await self._commit(t, "pause", {"reason": reason, "at": self._clock()})
+        if before is not None:
+            before()
+        self._send(t, self._frontend.board_changed, public_view(t))
+        for key, fmt in applied.notices:
+            self._send(t, self._frontend.notice, t.id, key, **fmt)
+        paused = getattr(self._frontend, "table_paused", None)  # optional in the FrontEnd port
+        if paused is not None:
+            self._send(t, paused, public_view(t), reason)
+        self._arm(t)
+
+    async def _resume(self, t: LiveTable, by: str) -> None:
+        applied = await self._commit(t, "resume", {"by": by, "at": self._clock()})
+        self._show(t, applied)
+
+    async def _end_hand(self, t: LiveTable, *, resumed: bool = False) -> None:
+        """A finished hand: to the ledger (unless it is there), then what the end of a hand decides
+        (`_after_hand`) is written before the result goes out, so a front end told the result finds the table
+        paused or closed. After a restart the result is told only when this wrote the hand."""
+        tell = None
+        if not t.ledger_done:
+            written = await self._write_hand(t)
+            if written or (written is not None and not resumed):
+                views = (result_view(t), public_view(t))
+
+                def tell() -> None:
+                    self._send(t, self._frontend.hand_finished, *views)
+        await self._after_hand(t, tell)
+
+    async def _after_hand(self, t: LiveTable, tell_result: Callable[[], None] | None = None) -> None:
+        """At the end of a hand: empty the seats of those who left (pause for someone to take them, or close
+        when no human is left), pause when nobody played this hand, close a demo at its hand limit.
+        `tell_result` queues the hand's result: after the pause or close is written, before it shows."""
+        pause = close = None
+        if t.status == BETWEEN and t.paused is None:
+            humans = t.humans_seated()
+            if t.vacant:
+                pause, close = ("seat_empty", None) if humans else (None, "empty")
+            elif humans and t.human_asked and not t.human_moved:
+                pause = "nobody"
+            elif not humans and self.demo_hands is not None and t.hands_done >= self.demo_hands:
+                close = "hand_limit"
+        if pause is not None:
+            await self._pause(t, pause, before=tell_result)
+        elif close is not None:
+            await self._close(t, "", reason=close, before=tell_result)
+        elif tell_result is not None:
+            tell_result()
+
+    async def _leave_game(self, t: LiveTable, player_id: str) -> None:
+        if player_id not in t.player_ids or player_id in t.vacant:
+            raise TableError("not_seated", "you are not at this table")
+        if player_id in t.leaving:
+            return
+        applied = await self._commit(t, "leave", {"player_id": player_id, "at": self._clock()})
+        self._show(t, applied)
+        if t.status == BETWEEN:  # no hand in play: the seat is empty now
+            if not t.humans_seated():
+                await self._close(t, "", reason="empty")
+                return
+            if t.paused != "seat_empty":
+                await self._pause(t, "seat_empty")
+        self._arm(t)
+
+    async def _take_seat(self, t: LiveTable, player: PlayerRef) -> PlayerRef:
+        """`player` takes the first empty seat; with none left empty, a table paused for it plays on."""
+        if player.player_id in t.player_ids and player.player_id not in t.vacant:
+            raise TableError("already_seated", "you already have a seat at this table")
+        old = player.player_id if player.player_id in t.vacant else t.vacant[0]
+        applied = await self._commit(t, "seat", {"replaces": old, "at": self._clock(), "player": {
+            "player_id": player.player_id, "name": player.name, "ai_level": player.ai_level}})
+        self._show(t, applied)
+        if not t.vacant and t.paused == "seat_empty":
+            await self._resume(t, player.player_id)
+        self._arm(t)
+        return player
+
+    async def _idle_close(self, table_id: int, paused_at: float | None) -> None:
+        t = self._tables.get(table_id)
+        if t is None:
+            return
+        async with t.lock:
+            if t.paused is None or t.paused_at != paused_at or t.status == CLOSED:
+                return
+            if self._clock() < self._idle_due(t):  # the timer ran early by the injected clock
+                self._arm(t)
+                return
+            await self._close(t, "", reason="idle")
+
+    def _summary(self, t: LiveTable, reason: str) -> TableSummary:
+        ids = [x for x in t.summary_players() if x in t.players]
+        nets = {x: t.scores[x] for x in ids}
+        transfers = tuple(TransferView(t.players[x.from_player], t.players[x.to_player], x.amount)
+                          for x in settle_up({k: v for k, v in nets.items() if v}))
+        biggest = None
+        if t.biggest is not None:
+            amount, pid, hand_no = t.biggest
+            biggest = (hand_no, t.players[pid], amount)
+        return TableSummary(t.id, t.guild, t.channel, t.players.get(t.host), t.hands_done,
+                            tuple((t.players[x], nets[x]) for x in ids), biggest, transfers, reason)
