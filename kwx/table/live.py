@@ -120,7 +120,6 @@ class LiveTable:
         self.last_human_at: float | None = None  # the last record a human made themselves
         self.leaving: set[str] = set()  # seated players whose seats empty at the end of the hand
         self.vacant: list[str] = []  # player ids whose seats are empty (they left), until someone takes them
-        self.hands_done = 0
         self.biggest: tuple[int, str, int] | None = None  # (amount won, player id, hand no) of the biggest hand
         self.hold_until: float | None = None  # the board holds a discard or 补杠 until then (see `pause_s`)
         self.hidden_answers = 0  # claim answers applied: steps the public board does not count
@@ -192,6 +191,11 @@ class LiveTable:
         """The step the board shows: claim answers are not counted (their number would tell how many seats
         could claim)."""
         return self.step - self.hidden_answers
+
+    @property
+    def hands_done(self) -> int:
+        """Hands finished at this table (the engine's count)."""
+        return self.state.hands_played if self.state is not None else 0
 
     @property
     def hand_no(self) -> int:
@@ -544,9 +548,8 @@ class LiveTable:
         self.wait_started = None
         self.prompt_step = {}
         self.ledger_done = False
-        self.hands_done += 1
-        best = max(range(len(result.net)), key=lambda s: result.net[s])
-        if result.net[best] > 0 and (self.biggest is None or result.net[best] > self.biggest[0]):
+        best = max(result.winners, key=lambda s: result.net[s], default=None)  # a drawn hand is nobody's win
+        if best is not None and result.net[best] > 0 and (self.biggest is None or result.net[best] > self.biggest[0]):
             self.biggest = (result.net[best], self.setup.seating[best], self.setup.hand_no)
         assert self.state is not None
         self.state.finish_hand(hand)
