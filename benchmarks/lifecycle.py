@@ -105,8 +105,8 @@ async def abandoned(tmp: Path) -> dict[str, Any]:
     kit = await new_kit(tmp, "abandoned", clock)
     try:
         table = await seat_table(kit, [kit.alice, kit.bob], ais=1)
+        dms_before = {m.id: len(kit.fake.log.dms(m.id)) for m in (kit.alice, kit.bob)}  # the deal's DMs count
         await kit.slash(kit.alice, "kwx start")
-        dms_before = {m.id: len(kit.fake.log.dms(m.id)) for m in (kit.alice, kit.bob)}
         paused_at_hands = None
         ledger_at_pause = 0
         dms_at_autoplay = None
