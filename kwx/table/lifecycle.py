@@ -59,10 +59,6 @@ class Lifecycle:
                 closed.append(t.id)
         return closed
 
-    def summary(self, table_id: int) -> TableSummary:
-        """The running totals of an open table (hands, nets, biggest hand, transfers that would settle it)."""
-        return self._summary(self._table(table_id), "open")
-
     def table_infos(self, guild: str | None = None) -> list[TableInfo]:
         """The open tables (of one guild), oldest first: for listing and finding them by id."""
         return [self._info(t) for t in sorted(self._tables.values(), key=lambda x: x.id)

@@ -176,7 +176,7 @@ async def test_leave_takes_effect_at_the_end_of_the_hand(make_service, frontend,
     await svc.flush()
     assert CY.player_id in [s.player.player_id for s in svc.public_view(table).seats]
     assert BOB.player_id not in [s.player.player_id for s in svc.public_view(table).seats]
-    names = {p.player_id for p, _ in svc.summary(table).net}
+    names = {p.player_id for p, _ in svc.table_of(table).summary.net}
     assert {BOB.player_id, CY.player_id} <= names  # the leaver keeps his line in the table's totals
 
 
