@@ -87,7 +87,8 @@ async def set_setting(store: SettingsStore, guild: str, key: str, value: Any) ->
 
 async def table_defaults(store: SettingsStore, guild: str) -> dict[str, Any]:
     """What a new table in this server starts with: {rules: RuleSet, preset, base, turn_seconds,
-    claim_seconds, lang}. Options a table command gives explicitly should override these."""
+    claim_seconds, lang, max_tables, max_hosted}. Options a table command gives explicitly should override
+    these."""
     values = await guild_settings(store, guild)
     return {
         "rules": RuleSet.preset(values[RULES], base=values[BASE]),
