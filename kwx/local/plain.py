@@ -26,7 +26,7 @@ from rich.markup import escape
 
 from kwx.engine.tiles import Tile
 from kwx.local.commands import CommandError, error_text, parse_command, resolve_command
-from kwx.local.render import Renderer
+from kwx.local.port import BalanceSource, LocalPort
 from kwx.local.tables import (
     AI_DELAY,
     BETWEEN_HANDS,
@@ -50,36 +50,23 @@ from kwx.table.service import TableService
 from kwx.table.views import ActionChoice, PlayerRef, PrivateView, PublicView, ResultView
 
 
-class BalanceSource(Protocol):
-    async def balance(self, guild: str, player: str) -> Any: ...
-
-
-class ConsoleFrontEnd(Renderer):
+class ConsoleFrontEnd(LocalPort):
     """The FrontEnd port for one terminal player. Prints log lines for public events, the full board when the
     player must act, and a result block after every hand. `table_id` (when set) filters other tables out."""
 
     def __init__(self, console: Console | None = None, *, player_id: str = YOU_ID, lang: str = "zh-CN",
                  clock: Callable[[], float] = time.time, ledger: BalanceSource | None = None,
                  guild: str = LOCAL_GUILD, table_id: int | None = None) -> None:
-        super().__init__(player_id=player_id, lang=lang, clock=clock)
+        super().__init__(player_id=player_id, lang=lang, clock=clock, ledger=ledger, guild=guild, table_id=table_id)
         self.console = console or Console(highlight=False)
-        self.ledger = ledger
-        self.guild = guild
-        self.table_id = table_id
-        self._last_logged: tuple[int, int, int] | None = None  # (table, hand, step) of the last events logged
-        self.results_shown: set[tuple[int, int]] = set()  # (table, hand) whose result block was printed
         self.prompted: tuple[int, int] | None = None  # (hand, step) of the last decision the board was shown for
         self._prompt_task: asyncio.Task[None] | None = None
         self._warning: asyncio.TimerHandle | None = None
         self.warn_seconds = WARN_SECONDS
         self.header_for: int | None = None  # the hand whose header was printed last (printed once per deal)
         self.resuming = False  # the first prompt after a resume shows the whole board, a claim's too
-        self.closed = False  # after quit: the service's last calls print nothing
 
     # -- helpers ------------------------------------------------------------------------------------------
-    def _mine(self, table_id: int) -> bool:
-        return not self.closed and (self.table_id is None or table_id == self.table_id)
-
     def print(self, what: Any = "", **kw: Any) -> None:
         """Print console markup (or any rich renderable)."""
         self.console.print(what, highlight=False, **kw)
@@ -90,16 +77,13 @@ class ConsoleFrontEnd(Renderer):
             return
         previous = self.board
         self.board = view
-        key = (view.table_id, view.hand_no, view.step)
-        if view.last_events and key != self._last_logged:  # the same view twice is logged once
-            self._last_logged = key
-            for event in view.last_events:
-                if event.get("kind") == "deal":
-                    self.print_header(view)
-                    continue
-                line = self.event_line(event, view)
-                if line:
-                    self.print(line)
+        for event in self.new_events(view):
+            if event.get("kind") == "deal":
+                self.print_header(view)
+                continue
+            line = self.event_line(event, view)
+            if line:
+                self.print(line)
         new_hand = previous is not None and previous.hand_no != view.hand_no and view.phase in ("turn", "claim")
         if new_hand:
             self.print_header(view)
@@ -128,20 +112,11 @@ class ConsoleFrontEnd(Renderer):
         self.print(f"[bold magenta]★[/] {line}  [bold]{say('waits', self.lang, tiles=waits)}[/]")
 
     async def hand_finished(self, result: ResultView, view: PublicView) -> None:
-        if not self._mine(result.table_id):
+        lines = await self.result_block(result, view)
+        if lines is None:
             return
-        self.board = view
-        key = (result.table_id, result.hand_no)
-        if key in self.results_shown:
-            return
-        self.results_shown.add(key)
         self._clear_prompt()
-        ledger: dict[str, int] = {}
-        if self.ledger is not None:
-            with contextlib.suppress(Exception):  # the ledger line is a courtesy; never break the table over it
-                row = await self.ledger.balance(self.guild, self.player_id)
-                ledger[self.player_id] = int(row.balance)
-        for line in self.result_lines(result, view, ledger):
+        for line in lines:
             self.print(line)
         self.print(f"[dim]{say('between_hands', self.lang)}[/]")
 

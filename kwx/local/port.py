@@ -1,0 +1,58 @@
+"""What both local front ends (the line mode in kwx.local.plain and the game screen's kwx.local.app_port) do
+with the service's calls before drawing anything: keep to their own table, stop after quit, log a board's new
+events once, show each hand's result once, and read your balance for the result block."""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Callable
+from typing import Any, Protocol
+
+from kwx.local.render import Renderer
+from kwx.local.tables import LOCAL_GUILD, YOU_ID
+from kwx.table.views import PublicView, ResultView
+
+
+class BalanceSource(Protocol):
+    async def balance(self, guild: str, player: str) -> Any: ...
+
+
+class LocalPort(Renderer):
+    def __init__(self, *, player_id: str = YOU_ID, lang: str = "zh-CN", clock: Callable[[], float] = time.time,
+                 ledger: BalanceSource | None = None, guild: str = LOCAL_GUILD,
+                 table_id: int | None = None) -> None:
+        super().__init__(player_id=player_id, lang=lang, clock=clock)
+        self.ledger = ledger
+        self.guild = guild
+        self.table_id = table_id  # when set, other tables' calls are ignored
+        self.closed = False  # after quit: the service's last calls show nothing
+        self.results_shown: set[tuple[int, int]] = set()  # (table, hand) whose result block was shown
+        self._last_logged: tuple[int, int, int] | None = None  # (table, hand, step) of the last events logged
+
+    def _mine(self, table_id: int) -> bool:
+        return not self.closed and (self.table_id is None or table_id == self.table_id)
+
+    def new_events(self, view: PublicView) -> list[dict]:
+        """The view's events unless this (table, hand, step) was logged already: the same view twice logs once."""
+        key = (view.table_id, view.hand_no, view.step)
+        if not view.last_events or key == self._last_logged:
+            return []
+        self._last_logged = key
+        return list(view.last_events)
+
+    async def result_block(self, result: ResultView, view: PublicView) -> list[Any] | None:
+        """The result's lines the first time this hand's result arrives, None for a repeat or another table."""
+        if not self._mine(result.table_id):
+            return None
+        self.board = view
+        key = (result.table_id, result.hand_no)
+        if key in self.results_shown:
+            return None
+        self.results_shown.add(key)
+        ledger: dict[str, int] = {}
+        if self.ledger is not None:
+            with contextlib.suppress(Exception):  # the ledger line is a courtesy; never break the table over it
+                row = await self.ledger.balance(self.guild, self.player_id)
+                ledger[self.player_id] = int(row.balance)
+        return self.result_lines(result, view, ledger)
