@@ -1,4 +1,4 @@
-"""The pause after each discard: the board tells nothing concealed (issue 11), for TableService.
+"""The pause after each discard: the board tells nothing concealed, for TableService.
 
 At a table with a human, every discard and 补杠 is held on the board for the same `pause_s` seconds
 whether or not anyone may claim it (LiveTable.pause_s). When nobody may, the engine has already moved on

@@ -1,4 +1,4 @@
-"""Presence, leaving and the end of a table's life (issue 9), for TableService: pause and resume, leaving a
+"""Presence, leaving and the end of a table's life, for TableService: pause and resume, leaving a
 running game and taking a left seat, closing (idle, channel gone, empty, a demo's hand limit) and the summary
 of a sitting, caps, listings, and the fresh deadlines of a restart.
 """

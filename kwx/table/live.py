@@ -111,7 +111,7 @@ class LiveTable:
         self.meld_from: dict[tuple[int, int], int] = {}  # (seat, tile) -> whose discard made that meld
         self.held_notices: list[tuple[str, dict[str, Any]]] = []  # from claim answers, until the window closes
         self.ledger_done = True
-        # Presence and the end of a table's life (issue 9): see PAUSE_REASONS / the pause, resume, leave and
+        # Presence and the end of a table's life: see PAUSE_REASONS / the pause, resume, leave and
         # seat records.
         self.paused: str | None = None  # a PAUSE_REASONS id while paused
         self.paused_at: float | None = None

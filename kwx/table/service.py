@@ -37,7 +37,7 @@ Choices where the brief is silent:
 - Leaving a started game takes effect at the end of the hand in play (the AI plays the seat until then);
   the table then pauses until someone takes the seat (`join`, or the host's `add_ai`), and closes when no
   human is left.
-- Presence (issue 9; kwx/table/lifecycle.py): a hand in which a human was asked to decide but no human made
+- Presence (kwx/table/lifecycle.py): a hand in which a human was asked to decide but no human made
   a move of their own is the last one: the table pauses ("nobody") and makes no move and writes nothing
   until a seated player resumes it (`resume`, or `set_autoplay(…, False)`); a paused table closes after
   `idle_close_minutes`. A table with no human seat (a demo) closes after `demo_hands` hands (None: no limit,
