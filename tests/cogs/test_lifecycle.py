@@ -25,6 +25,7 @@ async def until_paused(kit: Kit, table: int, rounds: int = 200) -> None:
         await kit.settle()
         view = kit.service.public_view(table)
         if view.paused is not None:
+            await kit.settle()  # the pause is written before the hand's result is sent: let that go out too
             return
         kit.clock.advance(31)
         await kit.service.tick()
