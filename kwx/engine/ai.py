@@ -194,6 +194,7 @@ def observe(hand, seat: int) -> Observation:
         piao=tuple(hand.piao),
         discards={s: tuple(t for t, _ in hand.discards(s)) for s in range(3)},
         meld_counts={s: len(hand.melds(s)) for s in range(3)},
+        shown_hands={s: tuple(hand.counts(s)) for s in range(3) if s != seat and hand.declared(s)},
     )
 
 

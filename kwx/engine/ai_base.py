@@ -27,6 +27,7 @@ class Observation:
     piao: Sequence[int] = (0, 0, 0)  # every seat's 漂 pick (public once the hand is dealt)
     discards: dict[int, Sequence[int]] = field(default_factory=dict)  # every seat → its discards, in order
     meld_counts: dict[int, int] = field(default_factory=dict)  # every seat → how many melds it has declared
+    shown_hands: dict[int, Sequence[int]] = field(default_factory=dict)  # other declared seats → their shown tiles
 
 
 def _by_verb(legal: Sequence) -> dict[str, list]:

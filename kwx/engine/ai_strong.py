@@ -18,7 +18,7 @@ expected points of the hands it can keep:
 - **亮倒** is the same formula twice: declared (fan ×2, 包胡 from a feeder, but opponents stop feeding the
   waits, a locked hand, the 荒庄 penalty) against concealed (every discard may feed it). The larger wins.
 - **Defence**: a tile that wins for a declared hand is never discarded while another tile is legal (包胡 pays
-  double). Against an undeclared opponent a discard costs P(ready) × P(that tile) × what a win costs; a weak
+  double); a tile a declared hand shows three of costs the 直杠 money and the free draw it gives that hand. Against an undeclared opponent a discard costs P(ready) × P(that tile) × what a win costs; a weak
   hand then gives way to the safest tile (it folds), a strong one pushes.
 - **Claims and kongs**: 碰 and 杠 are taken when the hand after them (plus the kong money and a 杠上开花 chance)
   is worth more than the hand without; a 补杠 is not made into a declared hand's wait (robbing it is 包胡).
@@ -61,6 +61,8 @@ DECLARE_WEIGHT = 1.0  # (for experiments) scales the declared hand's value again
 DECLARED_WIN_COST = 2.5  # what feeding a declared opponent's wait costs a declared hand (fan ×2, no 包胡)
 LOUHU_DISCOUNT = 0.85  # a passed win blocks discard wins until our next draw
 LOUHU_MARGIN = 1.6  # and the hand must be worth this much more than the win to pass it
+DECLARED_SD_COST = 3.0  # what a declared opponent's 自摸 costs us (fan ×2 on a typical hand)
+KONG_FEED_WEIGHT = 1.0  # (for experiments) scales the cost of a discard a declared opponent can 直杠
 NEVER = 1000.0  # the cost of feeding a declared hand while another tile is legal
 
 _SD = WinContext(self_draw=True)
@@ -192,6 +194,19 @@ class _Table:
         self.feeds = set()
         for ws in obs.liangdao_waits.values():
             self.feeds.update(int(w) for w in ws)
+        # a declared opponent's chance to win on any one draw of its own
+        self.draw_win = {s: sum(self.live[w] for w in ws) / self.unseen for s, ws in obs.liangdao_waits.items()}
+        # tiles a declared opponent holds three of and may 直杠 off our discard (kong money and a free draw)
+        self.kong_feed: dict[int, float] = {}
+        for s, shown in obs.shown_hands.items():
+            ws = tuple(obs.liangdao_waits.get(s, ()))
+            for t, c in enumerate(shown):
+                if c == 3:
+                    after = list(shown)
+                    after[t] = 0
+                    if tuple(waits(after, (Meld("kong", t),))) == ws:
+                        cost = rules.zhigang_pay + self.draw_win.get(s, 0.0) * (2 * DECLARED_SD_COST + SPARED_LOSS)
+                        self.kong_feed[t] = self.kong_feed.get(t, 0.0) + cost * KONG_FEED_WEIGHT
 
     # -- winning chances ------------------------------------------------------------------------------
     def win_prob(self, p: float, rounds: float) -> float:
@@ -373,10 +388,10 @@ class _Table:
         """The expected cost of discarding `t` now."""
         if t in self.feeds:
             return NEVER
-        cost = 0.0
+        cost = self.kong_feed.get(t, 0.0)
         visible = self.obs.visible
         if visible[t] >= 4:
-            return 0.0
+            return cost
         if t >= 18:
             shape = 0.35 if visible[t] <= 2 else 0.12
         else:

@@ -38,6 +38,18 @@ def test_does_not_feed_a_declared_wait_when_a_safe_tile_exists():
     assert choose(obs, "strong").tile != parse_tile("5s")
 
 
+def test_does_not_give_a_declared_hand_its_kong():
+    # Two dead dragons to throw: 发 and 白 are equally useless here (every other copy is out). Seat 1's shown
+    # hand holds three 发: our 发 would be its 直杠 (2 from us) and a free replacement draw at its 3s/6s.
+    hand = "12p45p78p23s67s1s1s5z6z"
+    shown = to_counts(parse_tiles("6z6z6z234p789p4s5s7z7z"))
+    obs = _obs(hand, _discards(hand), seen="5z5z5z6z6z6z7z7z234p789p4s5s", wall_remaining=30,
+               liangdao_waits={1: (parse_tile("3s"), parse_tile("6s"))}, shown_hands={1: shown})
+    assert choose(obs, "strong").tile == parse_tile("5z")
+    obs.shown_hands = {}  # without the shown hand the two are alike, and 发 (first in tile order) goes
+    assert choose(obs, "strong").tile == parse_tile("6z")
+
+
 def test_feeds_only_when_nothing_else_is_legal():
     obs = _obs("5s", _discards("5s"), liangdao_waits={1: (parse_tile("5s"),)})
     assert choose(obs, "strong") == Action(0, "discard", parse_tile("5s"))
@@ -130,6 +142,7 @@ def test_observation_shows_nothing_hidden():
     mine = hand.counts(1)
     assert obs.visible == list(mine)  # nothing discarded yet: only our own tiles are seen
     assert set(obs.discards) == {0, 1, 2} and obs.meld_counts == {0: 0, 1: 0, 2: 0}
+    assert obs.shown_hands == {}  # nobody has declared: no other hand is shown
 
 
 def test_strong_is_deterministic():
