@@ -9,7 +9,7 @@ the real service and the real store (a temporary SQLite file) until each has fin
 - unless --skip-ledger: the leaderboard and balance query times on a ledger of --entries entries (default one
   million), built and timed by benchmarks/ledger.py.
 - unless --skip-reads: `p99_ms_under_reads`, the same per-action p99 while 10 `/kwx chart` loads (six players
-  each, rendered to PNG) and one `/kwx export` (gzip CSV) run again and again on a ledger of --entries entries,
+  each, rendered to PNG) and one `/kwx-admin export` (gzip CSV) run again and again on a ledger of --entries entries,
   with the tables writing to that same database (the ledger is built once and shared with the queries above).
 `--no-group-commit` writes one transaction per record instead of group commit; `--compare` runs both.
 `--max-in-flight N` lets the AI decide while up to N actions are still being committed (default 1).

@@ -1,5 +1,5 @@
-"""The Config cog: `/kwx config [rules] [base] [turn_seconds] [claim_seconds] [language] [max_tables]
-[max_hosted]` (Manage Server).
+"""The Config cog: `/kwx-admin config [rules] [base] [turn_seconds] [claim_seconds] [language] [max_tables]
+[max_hosted]` (Manage Server, see cogs/group.py).
 
 Without options it shows the server's settings; with options it validates and stores them (guild settings, see
 kwx/table/defaults.py, which the table commands read when a table opens). The language goes through the
@@ -14,7 +14,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from cogs.group import KwxGroupCog, text
+from cogs.group import KwxGroupCog, managers_only, text
 from cogs.inputs import checks_itself
 from cogs.operations import safe_respond
 from kwx.engine.rules import PRESETS
@@ -46,7 +46,7 @@ class Config(KwxGroupCog, name="Config"):
                            max_tables=text("cmd.config.max_tables"), max_hosted=text("cmd.config.max_hosted"))
     @app_commands.choices(rules=[app_commands.Choice(name=p, value=p) for p in PRESETS],
                           language=[app_commands.Choice(name=LANGUAGE_NAMES[x], value=x) for x in LANGUAGES])
-    @app_commands.default_permissions(manage_guild=True)
+    @managers_only
     @checks_itself(RULES, BASE, TURN_SECONDS, CLAIM_SECONDS, LANG)  # parse_setting, in the settings' own words
     async def config(self, interaction: discord.Interaction, rules: str | None = None,
                      base: app_commands.Range[int, 1, 100_000] | None = None,  # kwx.table.defaults.BOUNDS
@@ -57,8 +57,6 @@ class Config(KwxGroupCog, name="Config"):
                      max_hosted: app_commands.Range[int, 1, 10] | None = None) -> None:
         guild = str(interaction.guild_id)
         lang = self.lang(interaction)
-        if not await self.require_manager(interaction):
-            return
         given: dict[str, Any] = {RULES: rules, BASE: base, TURN_SECONDS: turn_seconds,
                                  CLAIM_SECONDS: claim_seconds, LANG: language, MAX_TABLES: max_tables,
                                  MAX_HOSTED: max_hosted}

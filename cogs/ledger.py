@@ -1,4 +1,5 @@
-"""The Ledger cog: `/kwx balance | leaderboard | history | stats | settleup | pay | record | chart | export | undo`.
+"""The Ledger cog: `/kwx balance | leaderboard | history | stats | settleup | pay | record | chart`, and for
+managers `/kwx-admin export | undo`.
 
 Every answer reads (and every write names) this server's ledger only: the guild id of the interaction is the
 ledger's key. Answers are embeds that read well on a phone: aligned code-block tables (```diff, so winning rows
@@ -7,7 +8,7 @@ buttons for long lists, and mentions that never ping (`AllowedMentions.none()`),
 confirmation request waits for.
 
 Money moves only with consent (cogs/confirm.py): `pay` waits for the recipient (who confirms the cash reached
-them), `record` for every member who would pay. `undo` and `export` need Manage Server.
+them), `record` for every member who would pay. `undo` and `export` need Manage Server (cogs/group.py).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from discord.ext import commands
 
 from cogs.confirm import CANCELLED, DONE, EXPIRED, FAILED, OPEN, ConfirmButton, ConfirmFlow, Pending, Texts
 from cogs.drawing import render_chart
-from cogs.group import KwxGroupCog, text
+from cogs.group import KwxGroupCog, managers_only, text
 from cogs.inputs import NOTE_MAX, TILE_MAX, TILES_MAX, checks_itself, member_key, safe_text
 from cogs.operations import safe_defer, safe_followup, safe_respond
 from cogs.paginate import PageButton, page_view
@@ -510,11 +511,9 @@ class Ledger(KwxGroupCog, name="Ledger"):
 
     # == managers: export and undo ==============================================================================
     @app_commands.command(name="export", description=text("cmd.export"))
-    @app_commands.default_permissions(manage_guild=True)
     @app_commands.checks.cooldown(*EXPORT_COOLDOWN, key=member_key)
+    @managers_only
     async def export(self, interaction: discord.Interaction) -> None:
-        if not await self.require_manager(interaction):
-            return
         lang, guild = self.lang(interaction), self.guild(interaction)
         await safe_defer(interaction, ephemeral=True, thinking=True)
         limit = getattr(interaction, "filesize_limit", None) or DEFAULT_FILESIZE_LIMIT
@@ -536,12 +535,10 @@ class Ledger(KwxGroupCog, name="Ledger"):
 
     @app_commands.command(name="undo", description=text("cmd.undo"))
     @app_commands.describe(entry=text("cmd.undo.entry"), hand=text("cmd.undo.hand"), reason=text("cmd.undo.reason"))
-    @app_commands.default_permissions(manage_guild=True)
+    @managers_only
     async def undo(self, interaction: discord.Interaction, entry: app_commands.Range[int, 1] | None = None,
                    hand: app_commands.Range[int, 1] | None = None,
                    reason: app_commands.Range[str, 1, NOTE_MAX] | None = None) -> None:
-        if not await self.require_manager(interaction):
-            return
         lang, guild = self.lang(interaction), self.guild(interaction)
         if entry is not None and hand is not None:
             await self.say(interaction, t("ledger.undo.one_of", lang))

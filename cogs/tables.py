@@ -175,7 +175,7 @@ class Tables(KwxGroupCog, name="Tables"):
     async def new(self, interaction: discord.Interaction, rules: str | None = None,
                   base: app_commands.Range[int, 1, 100_000] | None = None,
                   turn_seconds: app_commands.Range[int, 10, 600] | None = None) -> None:
-        """Options left out take the server's defaults (`/kwx config`, kwx/table/defaults.py)."""
+        """Options left out take the server's defaults (`/kwx-admin config`, kwx/table/defaults.py)."""
         rt = self.rt
         lang = self.lang(interaction)
         if interaction.guild_id is None or interaction.channel_id is None:

@@ -2,7 +2,7 @@
 
 `calc` parses and scores with the `python -m kwx fan` code (kwx/engine/calculator.py), so the bot, the terminal and the
 table agree on every hand. Both answer in the server's language; the rules default to the server's preset
-(`/kwx config`).
+(`/kwx-admin config`).
 """
 
 from __future__ import annotations

@@ -45,7 +45,7 @@ def english_mixed(line: str) -> list[str]:
 def chinese_mixed(line: str) -> list[str]:
     s = re.sub(r"「[^」]*」", "", line)  # a quoted echo is the player's own input
     s = re.sub(r"`[^`]*`", "", s)  # code: ids, paths, commands
-    s = re.sub(r"/kwx( [a-z_]+)*", "", s)  # slash commands
+    s = re.sub(r"/kwx(-admin)?( [a-z_]+)*", "", s)  # slash commands
     s = re.sub(r"[\w.~-]*/[\w./~-]+|--[a-z-]+", "", s)  # paths and command-line flags
     s = re.sub(r"\b[a-z_]+:\S*", "", s)  # option:value as typed
     s = re.sub(r"\b\d+[pszm]\b", "", s)  # tiles in compact notation

@@ -1,4 +1,4 @@
-"""A server's table defaults (set with `/kwx config`), kept as guild settings in the store.
+"""A server's table defaults (set with `/kwx-admin config`), kept as guild settings in the store.
 
     defaults = await table_defaults(store, guild)
     defaults["rules"]          # RuleSet: the server's preset with its base

@@ -1,4 +1,4 @@
-"""/kwx config: managers set a server's table defaults and language; tables read them with table_defaults."""
+"""/kwx-admin config: managers set a server's table defaults and language; tables read them with table_defaults."""
 
 from __future__ import annotations
 
@@ -22,14 +22,14 @@ async def kit(tmp_path) -> AsyncIterator[LedgerKit]:
 async def test_a_manager_sets_the_defaults_a_new_table_starts_with(kit: LedgerKit) -> None:
     before = await table_defaults(kit.store, kit.guild)
     assert (before["preset"], before["base"], before["turn_seconds"], before["claim_seconds"]) == ("standard", 1, 30, 12)
-    out = await kit.slash(kit.alice, "kwx config", rules="xiangyang-capped", base=5, turn_seconds=45,
+    out = await kit.slash(kit.alice, "kwx-admin config", rules="xiangyang-capped", base=5, turn_seconds=45,
                           claim_seconds=8)
     assert out.records[0].ephemeral and t("config.saved") in out.text
     assert t("choice.xiangyang-capped") in out.text and t("config.seconds", n=45) in out.text
     after = await table_defaults(kit.store, kit.guild)
     assert after["rules"] == RuleSet.preset("xiangyang-capped", base=5)
     assert (after["base"], after["turn_seconds"], after["claim_seconds"]) == (5, 45.0, 8.0)
-    shown = await kit.slash(kit.alice, "kwx config")  # no options: shows what is set
+    shown = await kit.slash(kit.alice, "kwx-admin config")  # no options: shows what is set
     assert t("config.hint") in shown.text and "5" in shown.text
     other, _, _ = kit.add_guild()
     assert (await table_defaults(kit.store, str(other.id)))["preset"] == "standard"  # per server
@@ -37,27 +37,27 @@ async def test_a_manager_sets_the_defaults_a_new_table_starts_with(kit: LedgerKi
 
 async def test_config_needs_manage_server(kit: LedgerKit, monkeypatch) -> None:
     kit.no_manage_server(monkeypatch)
-    out = await kit.slash(kit.bob, "kwx config", base=50, language="en")
+    out = await kit.slash(kit.bob, "kwx-admin config", base=50, language="en")
     assert out.records[0].ephemeral and t("ledger.error.manage_server") in out.text
     assert (await table_defaults(kit.store, kit.guild))["base"] == 1
     assert await kit.store.guild_setting(kit.guild, "lang") is None
 
 
 async def test_out_of_range_values_are_refused_and_nothing_is_stored(kit: LedgerKit) -> None:
-    out = await kit.slash(kit.alice, "kwx config", base=3, turn_seconds=5)
+    out = await kit.slash(kit.alice, "kwx-admin config", base=3, turn_seconds=5)
     assert out.records[0].ephemeral
     assert t("config.error.range", setting=t("config.turn_seconds"), low=10, high=600) in out.text
     assert await kit.store.guild_setting(kit.guild, "base") is None  # all or nothing
-    bad = await kit.slash(kit.alice, "kwx config", rules="nope")
+    bad = await kit.slash(kit.alice, "kwx-admin config", rules="nope")
     assert t("config.error.bad", setting=t("config.rules"), value="nope") in bad.text
 
 
 async def test_the_language_switches_every_reply_at_once(kit: LedgerKit) -> None:
-    out = await kit.slash(kit.alice, "kwx config", language="en")
+    out = await kit.slash(kit.alice, "kwx-admin config", language="en")
     assert t("config.saved", "en") in out.text and "English" in out.text
     assert t("ledger.empty", "en") in (await kit.slash(kit.bob, "kwx balance")).text
     assert await kit.store.guild_setting(kit.guild, "lang") == "en"
-    back = await kit.slash(kit.alice, "kwx config", language="zh-CN")
+    back = await kit.slash(kit.alice, "kwx-admin config", language="zh-CN")
     assert t("config.saved", "zh-CN") in back.text
     assert t("ledger.empty", "zh-CN") in (await kit.slash(kit.bob, "kwx balance")).text
 
@@ -65,7 +65,7 @@ async def test_the_language_switches_every_reply_at_once(kit: LedgerKit) -> None
 @pytest.mark.parametrize("lang", ["zh-CN", "en"])
 async def test_config_answers_in_the_servers_language(kit: LedgerKit, lang: str) -> None:
     await kit.set_lang(lang)
-    out = await kit.slash(kit.alice, "kwx config")
+    out = await kit.slash(kit.alice, "kwx-admin config")
     assert t("config.title", lang) in out.text and t("config.turn_seconds", lang) in out.text
 
 

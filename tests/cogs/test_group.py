@@ -1,4 +1,5 @@
-"""/kwx is shared: another cog adds subcommands to it; syncing sends Chinese texts with English translations."""
+"""/kwx is shared: another cog adds subcommands to it; syncing sends Chinese texts with English translations;
+the managers' commands are a group of their own that Discord hides from other members."""
 
 from __future__ import annotations
 
@@ -6,6 +7,8 @@ import discord
 from discord import app_commands
 
 from cogs.group import KwxGroupCog
+from kwx.present.i18n import t
+from tests.cogs import fakes
 from tests.cogs.kit import start_kit, stop_kit
 
 
@@ -38,10 +41,10 @@ async def test_sync_sends_the_commands_with_english_translations(tmp_path) -> No
     try:
         kit.bot.sync_guild = str(kit.world.guild.id)
         await kit.bot.sync_app_commands()
-        (kwx,) = kit.fake.synced_commands[kit.world.guild.id]
+        kwx = synced(kit, "kwx")
         subs = {o["name"]: o for o in kwx["options"]}
         assert {"new", "join", "leave", "addbot", "start", "stop", "hand", "spectate", "language"} <= set(subs)
-        assert {"balance", "leaderboard", "settleup", "pay", "record", "calc", "rules", "config"} <= set(subs)
+        assert {"balance", "leaderboard", "settleup", "pay", "record", "calc", "rules"} <= set(subs)
         assert subs["new"]["description"] == "在本频道开一张卡五星牌桌"
         assert subs["new"]["description_localizations"]["en-US"] == "Open a Ka Wu Xing table in this channel"
         rules = next(o for o in subs["new"]["options"] if o["name"] == "rules")
@@ -49,3 +52,70 @@ async def test_sync_sends_the_commands_with_english_translations(tmp_path) -> No
         assert kwx["dm_permission"] is False  # server-only: tables and ledgers belong to a server
     finally:
         await stop_kit(kit)
+
+
+def synced(kit, name: str, *, globally: bool = False) -> dict:
+    """The command `name` as last synced to the kit's guild (or globally)."""
+    found = [c for c in kit.fake.synced_commands[None if globally else kit.world.guild.id] if c["name"] == name]
+    assert len(found) == 1, f"/{name} synced {len(found)} times"
+    return found[0]
+
+
+async def test_config_export_and_undo_are_shown_only_to_members_with_manage_server(tmp_path) -> None:
+    kit = await start_kit(tmp_path)
+    try:
+        kit.bot.sync_guild = str(kit.world.guild.id)
+        await kit.bot.sync_app_commands()
+        admin = synced(kit, "kwx-admin")
+        assert {o["name"] for o in admin["options"]} == {"config", "export", "undo"}
+        # Discord honours default_member_permissions on a top-level command only: the group carries it.
+        assert int(admin["default_member_permissions"]) == discord.Permissions(manage_guild=True).value
+        assert admin["dm_permission"] is False
+        assert all("default_member_permissions" not in o for o in admin["options"])
+        kwx = synced(kit, "kwx")
+        assert kwx.get("default_member_permissions") is None  # every member sees /kwx
+        assert not {"config", "export", "undo"} & {o["name"] for o in kwx["options"]}
+
+        await kit.bot.sync_app_commands()  # syncing again replaces the list: each command once
+        assert sorted(c["name"] for c in kit.fake.synced_commands[kit.world.guild.id]) == ["kwx", "kwx-admin"]
+    finally:
+        await stop_kit(kit)
+
+
+async def test_a_sync_replaces_an_older_kwx_that_still_listed_config(tmp_path) -> None:
+    """A bot synced before /kwx-admin existed had /kwx config; the next --sync leaves config only under
+    /kwx-admin, in the test guild and globally."""
+    kit = await start_kit(tmp_path)
+    try:
+        old = {"name": "kwx", "type": 1, "description": "卡五星", "options": [
+            {"name": "config", "type": 1, "description": "设置", "options": []}]}
+        kit.fake.synced_commands[kit.world.guild.id] = [old]
+        kit.bot.sync_guild = str(kit.world.guild.id)
+        await kit.bot.sync_app_commands()
+        assert "config" not in {o["name"] for o in synced(kit, "kwx")["options"]}
+        assert "config" in {o["name"] for o in synced(kit, "kwx-admin")["options"]}
+
+        kit.fake.synced_commands[None] = [old]
+        kit.bot.sync_global = True
+        await kit.bot.sync_app_commands()
+        assert "config" not in {o["name"] for o in synced(kit, "kwx", globally=True)["options"]}
+        assert "config" in {o["name"] for o in synced(kit, "kwx-admin", globally=True)["options"]}
+        assert kit.fake.synced_commands[kit.world.guild.id] == []  # the guild copy went: nothing listed twice
+    finally:
+        await stop_kit(kit)
+
+
+async def test_a_member_given_the_admin_command_by_the_server_is_still_refused(tmp_path, monkeypatch) -> None:
+    """A server can give /kwx-admin to anyone (Integrations); without Manage Server the bot still refuses."""
+    kit = await start_kit(tmp_path)
+    try:
+        perms = discord.Permissions(fakes.MEMBER_PERMISSIONS)
+        perms.manage_guild = False
+        monkeypatch.setattr(fakes, "MEMBER_PERMISSIONS", perms.value)
+        out = await kit.fake.slash(kit.bob, kit.channel, "kwx-admin config", base=50)
+        assert out.records[0].ephemeral and len(out.records) == 1
+        assert t("ledger.error.manage_server") in out.text
+        assert await kit.bot.kwx.store.guild_setting(str(kit.world.guild.id), "base") is None
+    finally:
+        await stop_kit(kit)
+

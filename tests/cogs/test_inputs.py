@@ -34,9 +34,13 @@ def shown(command: app_commands.Command, param: app_commands.Parameter) -> str:
 
 
 def kwx_commands(kit: LedgerKit) -> list[app_commands.Command]:
-    group = kit.bot.tree.get_command("kwx")
-    assert isinstance(group, app_commands.Group)
-    return [c for c in group.walk_commands() if isinstance(c, app_commands.Command)]
+    """Every command under /kwx and /kwx-admin."""
+    found = []
+    for name in ("kwx", "kwx-admin"):
+        group = kit.bot.tree.get_command(name)
+        assert isinstance(group, app_commands.Group)
+        found += [c for c in group.walk_commands() if isinstance(c, app_commands.Command)]
+    return found
 
 
 async def test_record_with_a_negative_base_or_an_unknown_preset_is_refused_privately(kit: LedgerKit) -> None:
@@ -51,14 +55,14 @@ async def test_record_with_a_negative_base_or_an_unknown_preset_is_refused_priva
 async def test_ledger_commands_in_a_dm_are_refused_instead_of_reading_a_ledger_keyed_none(kit: LedgerKit) -> None:
     await kit.store.transfer("None", "x", str(kit.alice.id), 5, by="x")  # what a ledger keyed "None" would show
     dm = discord.Object(kit.fake.snowflake())
-    for command in ("kwx balance", "kwx stats", "kwx chart", "kwx export", "kwx rules", "kwx new"):
+    for command in ("kwx balance", "kwx stats", "kwx chart", "kwx-admin export", "kwx rules", "kwx new"):
         out = await kit.slash(kit.alice, command, channel=dm)
         assert refused(out, "input.guild_only"), command
         assert "5" not in out.text
 
 
 async def test_every_declared_bound_is_enforced_by_the_bot(kit: LedgerKit) -> None:
-    """For each integer option of every /kwx command: one past each bound is refused, privately, naming it."""
+    """For each integer option of every /kwx and /kwx-admin command: one past each bound is refused, privately, naming it."""
     checked = 0
     for command in kwx_commands(kit):
         for param in command.parameters:
@@ -69,7 +73,7 @@ async def test_every_declared_bound_is_enforced_by_the_bot(kit: LedgerKit) -> No
             if param.name in getattr(command.callback, "__kwx_checks_itself__", ()):
                 continue  # the command says it in its own words (its own tests cover it)
             for bad in (lo - 1, hi + 1):
-                out = await kit.slash(kit.dave, f"kwx {command.name}", **{param.name: bad})
+                out = await kit.slash(kit.dave, command.qualified_name, **{param.name: bad})
                 assert refused(out, "input.range", option=shown(command, param), lo=lo, hi=hi,
                                value=excerpt(bad)), (command.name, param.name, bad, out.text)
                 checked += 1
@@ -84,14 +88,14 @@ async def test_every_choice_and_every_string_length_is_enforced_by_the_bot(kit: 
             if param.name in getattr(command.callback, "__kwx_checks_itself__", ()):
                 continue
             if param.choices:
-                out = await kit.slash(kit.dave, f"kwx {command.name}", **{param.name: "not-a-choice"})
+                out = await kit.slash(kit.dave, command.qualified_name, **{param.name: "not-a-choice"})
                 assert refused(out, "input.choice", option=shown(command, param), value="not-a-choice",
                                choices=", ".join(str(c.value) for c in param.choices)), (command.name, param.name)
                 choices += 1
             elif param.type is discord.AppCommandOptionType.string:
-                assert param.max_value is not None, f"/kwx {command.name} {param.name} needs a max_length"
+                assert param.max_value is not None, f"/{command.qualified_name} {param.name} needs a max_length"
                 typed = "`" * 3 + "x" * 5000
-                out = await kit.slash(kit.dave, f"kwx {command.name}", **{param.name: typed})
+                out = await kit.slash(kit.dave, command.qualified_name, **{param.name: typed})
                 assert refused(out, "input.too_long", option=shown(command, param), max=int(param.max_value),
                                length=len(typed)), (command.name, param.name)
                 assert len(out.text) < 300  # the reply never echoes the whole of what was typed

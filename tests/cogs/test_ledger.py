@@ -361,7 +361,7 @@ async def test_chart_is_a_png_attachment_of_the_members_balance(kit: LedgerKit) 
 async def test_export_needs_manage_server_and_its_csv_round_trips(kit: LedgerKit, monkeypatch) -> None:
     await play(kit, kit.alice, kit.bob, kit.carol, fan=4, self_draw=True)
     await kit.store.record_settlement(kit.guild, kit.id(kit.bob), kit.id(kit.alice), 3, by="test", note="a, \"b\"")
-    out = await kit.slash(kit.alice, "kwx export")
+    out = await kit.slash(kit.alice, "kwx-admin export")
     sent = reply(out)
     assert sent.ephemeral and sent.files[0].filename.endswith(".csv.gz")
     parsed = parse_csv(gzip.decompress(sent.files[0].data).decode("utf-8"), kit.guild)
@@ -369,7 +369,7 @@ async def test_export_needs_manage_server_and_its_csv_round_trips(kit: LedgerKit
     assert parsed == stored and t("ledger.export.done", count=3) in sent.text
 
     kit.no_manage_server(monkeypatch)
-    refused = await kit.slash(kit.bob, "kwx export")
+    refused = await kit.slash(kit.bob, "kwx-admin export")
     assert refused.records[0].ephemeral and t("ledger.error.manage_server") in refused.text
     assert not refused.records[0].files
 
@@ -377,33 +377,33 @@ async def test_export_needs_manage_server_and_its_csv_round_trips(kit: LedgerKit
 async def test_undo_reverses_the_last_hand_and_needs_manage_server(kit: LedgerKit, monkeypatch) -> None:
     await play(kit, kit.alice, kit.bob, fan=2)
     last = await play(kit, kit.bob, kit.alice, kit.carol, fan=5, self_draw=True)
-    out = await kit.slash(kit.dave, "kwx undo", reason="wrong winner")
+    out = await kit.slash(kit.dave, "kwx-admin undo", reason="wrong winner")
     assert t("ledger.undo.hand", hand=last, count=2, member=f"<@{kit.dave.id}>", reason="wrong winner") in out.text
     assert not out.records[0].ephemeral and no_pings(out.records[0])
     balances = {r.player: r.balance for r in (await kit.store.balances(kit.guild)).rows}
     assert balances[kit.id(kit.alice)] == 2 and balances[kit.id(kit.bob)] == -2 and balances[kit.id(kit.carol)] == 0
     reversal = (await kit.store.entries(kit.guild))[0]
     assert (reversal.created_by, reversal.note) == (kit.id(kit.dave), "wrong winner")
-    second = await kit.slash(kit.dave, "kwx undo")  # the hand before it
+    second = await kit.slash(kit.dave, "kwx-admin undo")  # the hand before it
     assert t("ledger.undo.hand", hand=last - 1, count=1, member=f"<@{kit.dave.id}>",
              reason=t("ledger.undo.default_reason")) in second.text
-    assert t("ledger.undo.nothing") in (await kit.slash(kit.dave, "kwx undo")).text
-    assert t("ledger.undo.already") in (await kit.slash(kit.dave, "kwx undo", hand=last)).text
+    assert t("ledger.undo.nothing") in (await kit.slash(kit.dave, "kwx-admin undo")).text
+    assert t("ledger.undo.already") in (await kit.slash(kit.dave, "kwx-admin undo", hand=last)).text
 
     kit.no_manage_server(monkeypatch)
     await play(kit, kit.alice, kit.bob, fan=9)
-    refused = await kit.slash(kit.bob, "kwx undo")
+    refused = await kit.slash(kit.bob, "kwx-admin undo")
     assert refused.records[0].ephemeral and t("ledger.error.manage_server") in refused.text
     assert (await kit.store.balance(kit.guild, kit.id(kit.bob))).balance == -9
 
 
 async def test_undo_of_one_entry_and_of_another_servers_entry(kit: LedgerKit) -> None:
     entry = await kit.store.record_settlement(kit.guild, kit.id(kit.bob), kit.id(kit.alice), 4, by="test")
-    out = await kit.slash(kit.alice, "kwx undo", entry=entry)
+    out = await kit.slash(kit.alice, "kwx-admin undo", entry=entry)
     assert f"#{entry}" in out.text and (await kit.store.balance(kit.guild, kit.id(kit.bob))).balance == 0
     other, _, (erin,) = kit.add_guild()
     theirs = await kit.store.record_settlement(str(other.id), str(erin.id), kit.id(kit.alice), 4, by="test")
-    refused = await kit.slash(kit.alice, "kwx undo", entry=theirs)
+    refused = await kit.slash(kit.alice, "kwx-admin undo", entry=theirs)
     assert t("ledger.undo.not_found") in refused.text
     assert (await kit.store.balance(str(other.id), str(erin.id))).balance == 4
 
@@ -411,12 +411,12 @@ async def test_undo_of_one_entry_and_of_another_servers_entry(kit: LedgerKit) ->
 async def test_undo_refuses_a_reversal_and_a_single_entry_of_a_hand_and_everything_agrees(kit: LedgerKit) -> None:
     hand_id = await play(kit, kit.alice, kit.bob, fan=2)
     (hu,) = await kit.store.entries(kit.guild, hand_id=hand_id)
-    part = await kit.slash(kit.dave, "kwx undo", entry=hu.id)
+    part = await kit.slash(kit.dave, "kwx-admin undo", entry=hu.id)
     assert part.records[0].ephemeral and t("ledger.undo.part_of_hand", entry=hu.id, hand=hand_id) in part.text
-    await kit.slash(kit.dave, "kwx undo", hand=hand_id, reason="void")
+    await kit.slash(kit.dave, "kwx-admin undo", hand=hand_id, reason="void")
     reversal = (await kit.store.entries(kit.guild))[0]
     assert reversal.reverses_id == hu.id
-    refused = await kit.slash(kit.dave, "kwx undo", entry=reversal.id)
+    refused = await kit.slash(kit.dave, "kwx-admin undo", entry=reversal.id)
     assert refused.records[0].ephemeral and t("ledger.undo.final", entry=reversal.id) in refused.text
     balances = {r.player: r.balance for r in (await kit.store.balances(kit.guild)).rows}
     assert set(balances.values()) == {0}
@@ -425,7 +425,7 @@ async def test_undo_refuses_a_reversal_and_a_single_entry_of_a_hand_and_everythi
 
 async def test_an_undo_reason_with_a_code_fence_cannot_break_the_table_below_it(kit: LedgerKit) -> None:
     await play(kit, kit.alice, kit.bob, fan=2)
-    out = await kit.slash(kit.dave, "kwx undo", reason="oops ``` @everyone **bold**")
+    out = await kit.slash(kit.dave, "kwx-admin undo", reason="oops ``` @everyone **bold**")
     text = reply(out).embeds[0].description
     assert "oops ```" not in text and "\\`\\`\\`" in text and "\\*\\*bold" in text
     assert text.count("```") == 2  # the one table, opened and closed
@@ -444,8 +444,8 @@ async def test_every_ledger_reply_follows_the_servers_language(kit: LedgerKit, l
         "kwx stats": t("ledger.stats.deal_ins", lang),
         "kwx settleup": t("ledger.settle.hint", lang),
         "kwx chart": t("ledger.chart.footer", lang),
-        "kwx export": t("ledger.export.done", lang, count=2),
-        "kwx undo": t("ledger.undo.title", lang),
+        "kwx-admin export": t("ledger.export.done", lang, count=2),
+        "kwx-admin undo": t("ledger.undo.title", lang),
     }
     for command, text in expected.items():
         out = await kit.slash(kit.alice, command)
@@ -480,7 +480,7 @@ async def test_a_burst_of_pay_requests_opens_at_most_five_pings_once_and_is_then
     assert all(out.records[0].ephemeral and t("confirm.too_many", count=5, max=5) in out.text for out in capped)
     slowed = outs[10:]
     assert all(out.records[0].ephemeral and "/kwx pay" in out.text for out in slowed)
-    assert t("input.cooldown", command="pay", seconds=1).split("1")[0] in slowed[0].text
+    assert t("input.cooldown", command="kwx pay", seconds=1).split("1")[0] in slowed[0].text
     assert len(await kit.store.guild_settings("pending.index")) == 1  # one server's index, five ids
     assert await kit.store.entries(kit.guild) == []
     # Another member still pays bob with a ping of their own; bob confirming one of alice's frees a place.
@@ -512,7 +512,7 @@ async def test_an_export_too_big_for_one_file_comes_split_by_month_and_reads_bac
     payload = kit.fake._base_interaction_payload  # Discord tells each interaction its upload limit
     monkeypatch.setattr(kit.fake, "_base_interaction_payload",
                         lambda *args: payload(*args) | {"attachment_size_limit": 5_000})
-    out = await kit.slash(kit.alice, "kwx export")
+    out = await kit.slash(kit.alice, "kwx-admin export")
     files = [f for r in out.records for f in r.files]
     assert len(files) > 3 and all(len(f.data) <= 5_000 for f in files)  # months, and parts of months
     assert all(r.ephemeral for r in out.records)
@@ -529,7 +529,7 @@ async def test_a_failed_export_still_fills_its_deferred_reply(kit: LedgerKit, mo
         raise OSError("disk full")
 
     monkeypatch.setattr(kit.store, "export_files", broken)
-    out = await kit.slash(kit.alice, "kwx export", raise_errors=False)
+    out = await kit.slash(kit.alice, "kwx-admin export", raise_errors=False)
     assert out.records[-1].ephemeral and t("ledger.export.failed") in out.text
 
 

@@ -51,7 +51,7 @@ async def test_calc_follows_the_servers_rules_preset(kit: LedgerKit) -> None:
     assert t("tools.calc.total", fan=32) in (await kit.slash(kit.alice, "kwx calc", **hand)).text
     capped = await kit.slash(kit.alice, "kwx calc", rules="xiangyang-capped", **hand)
     assert t("tools.calc.total", fan=8) in capped.text and t("tools.calc.capped", raw=32) in capped.text
-    await kit.slash(kit.alice, "kwx config", rules="xiangyang-capped")
+    await kit.slash(kit.alice, "kwx-admin config", rules="xiangyang-capped")
     assert t("tools.calc.total", fan=8) in (await kit.slash(kit.alice, "kwx calc", **hand)).text
 
 
@@ -73,7 +73,7 @@ async def test_rules_lists_every_pattern_with_its_multiplier(kit: LedgerKit, lan
 async def test_rules_without_a_preset_shows_the_servers_default(kit: LedgerKit) -> None:
     standard = (await kit.slash(kit.bob, "kwx rules")).text
     assert t("tools.rules.server_default") in standard and pattern_name("sanyuan_qidui") not in standard
-    await kit.slash(kit.alice, "kwx config", rules="xiaogan", base=5)
+    await kit.slash(kit.alice, "kwx-admin config", rules="xiaogan", base=5)
     xiaogan = (await kit.slash(kit.bob, "kwx rules")).text
     assert t("choice.xiaogan") in xiaogan
     options = {line.split()[0]: line.split()[-1] for line in xiaogan.split("```")[-2].strip().split("\n")}

@@ -35,10 +35,14 @@ async def kit(tmp_path) -> AsyncIterator[Kit]:
 
 
 async def synced(kit: Kit) -> dict[str, Any]:
+    """/kwx and /kwx-admin as one list: the subcommands of both, checked alike."""
     kit.bot.sync_guild = str(kit.world.guild.id)
     await kit.bot.sync_app_commands()
-    (kwx,) = kit.fake.synced_commands[kit.world.guild.id]
-    return kwx
+    kwx, admin = sorted(kit.fake.synced_commands[kit.world.guild.id], key=lambda c: c["name"])
+    assert (kwx["name"], admin["name"]) == ("kwx", "kwx-admin")
+    check_name(admin)
+    check_descriptions(admin)
+    return kwx | {"options": kwx["options"] + admin["options"]}
 
 
 def check_name(item: dict[str, Any]) -> None:
