@@ -227,10 +227,10 @@ class KwxBot(commands.Bot):
             return synced
         except discord.Forbidden as e:
             where = f"guild {self.sync_guild}" if self.sync_guild else "Discord"
-            raise SyncError(f"Discord refused the command sync to {where} ({e.code}: {e.text}): is the bot in that "
-                            "server, invited with the applications.commands scope?") from None
+            raise SyncError(f"Discord refused the command sync to {where} ({e.code}: {one_line(e.text)}): is the bot "
+                            "in that server, invited with the applications.commands scope?") from None
         except discord.HTTPException as e:
-            raise SyncError(f"Discord refused the command sync ({e.status} {e.code}): {e.text}") from None
+            raise SyncError(f"Discord refused the command sync ({e.status} {e.code}): {one_line(e.text)}") from None
 
     async def _join_cluster(self, store, service) -> list[int]:
         """One process of several (PostgreSQL): own the servers of this process's shards by lease, take over
@@ -338,8 +338,13 @@ UNREACHABLE = (aiohttp.ClientConnectionError, asyncio.TimeoutError, OSError, dis
 
 def unreachable_reason(exc: BaseException) -> str:
     """What went wrong, on one short line."""
-    text = " ".join(str(exc).split()) or type(exc).__name__
-    return text if len(text) <= 160 else text[:159] + "…"
+    return one_line(str(exc)) or type(exc).__name__
+
+
+def one_line(text: str, limit: int = 160) -> str:
+    """`text` on one line of at most `limit` characters (Discord's form errors span several)."""
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
 def main(argv: list[str] | None = None) -> int:

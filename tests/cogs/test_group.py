@@ -3,12 +3,18 @@ the managers' commands are a group of their own that Discord hides from other me
 
 from __future__ import annotations
 
+import argparse
+
 import discord
+import pytest
 from discord import app_commands
 
+import bot
 from cogs.group import KwxGroupCog
+from kwx.cli.settings import Settings
 from kwx.present.i18n import t
 from tests.cogs import fakes
+from tests.cogs.fakes import discord_error
 from tests.cogs.kit import start_kit, stop_kit
 
 
@@ -119,3 +125,52 @@ async def test_a_member_given_the_admin_command_by_the_server_is_still_refused(t
     finally:
         await stop_kit(kit)
 
+
+async def test_a_guild_sync_while_the_commands_are_global_is_refused_in_one_line(tmp_path) -> None:
+    """A guild copy next to the global commands would list each twice in that server."""
+    kit = await start_kit(tmp_path)
+    try:
+        await kit.bot.sync_app_commands()  # globally
+        kit.bot.sync_guild = str(kit.world.guild.id)
+        with pytest.raises(bot.SyncError) as refused:
+            await kit.bot.sync_app_commands()
+        assert "--global" in str(refused.value) and "\n" not in str(refused.value)
+        assert kit.world.guild.id not in kit.fake.synced_commands  # nothing was sent to the guild
+    finally:
+        await stop_kit(kit)
+
+
+async def test_a_sync_discord_refuses_is_one_clear_line(tmp_path, monkeypatch, capsys) -> None:
+    kit = await start_kit(tmp_path)
+    try:
+        kit.bot.sync_guild = str(kit.world.guild.id)
+        kit.fake.inject("PUT", "/applications/{application_id}/guilds/{guild_id}/commands",
+                        discord_error(403, 50001, "Missing Access"))
+        with pytest.raises(bot.SyncError) as refused:
+            await kit.bot.sync_app_commands()
+    finally:
+        await stop_kit(kit)
+
+    def run(self, token, **_):
+        raise refused.value
+
+    monkeypatch.setattr(bot.KwxBot, "run", run)
+    args = argparse.Namespace(**(vars(bot.build_parser().parse_args(["--sync"]))))
+    assert bot.run_discord(args, Settings(discord_token="tok")) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "could not sync" in err and "applications.commands" in err
+    assert "Traceback" not in err
+
+
+async def test_a_sync_refused_as_an_invalid_form_is_still_one_line(tmp_path) -> None:
+    """Discord lists each field it refuses on a line of its own; the operator gets one line."""
+    kit = await start_kit(tmp_path)
+    try:
+        kit.fake.inject("PUT", "/applications/{application_id}/commands", fakes.off_spec_error(
+            {"0": {"name": {"_errors": [{"code": "APPLICATION_COMMAND_INVALID_NAME", "message": "Bad name"}]}},
+             "1": {"description": {"_errors": [{"code": "BASE_TYPE_MAX_LENGTH", "message": "Too long"}]}}}))
+        with pytest.raises(bot.SyncError) as refused:
+            await kit.bot.sync_app_commands()
+        assert "\n" not in str(refused.value) and "50035" in str(refused.value) and "Bad name" in str(refused.value)
+    finally:
+        await stop_kit(kit)

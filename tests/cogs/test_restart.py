@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
+import signal
+
 from tests.cogs.kit import restart, seat_table, start_kit, stop_kit
 
 
@@ -71,5 +74,34 @@ async def test_the_bot_leaves_the_terminal_tables_alone(tmp_path) -> None:
     kit = await start_kit(tmp_path)
     try:
         assert local not in kit.service.tables()
+    finally:
+        await stop_kit(kit)
+
+
+async def test_sigterm_stops_the_bot_cleanly_even_when_a_step_fails_and_the_table_resumes(tmp_path) -> None:
+    """SIGTERM (or Ctrl-C) closes the bot: each shutdown step runs though one before it fails, the store is
+    closed last, and the table is still open for the next start."""
+    kit = await start_kit(tmp_path)
+    try:
+        table = await seat_table(kit, kit.members)
+        await kit.slash(kit.alice, "kwx start")
+        runtime = kit.bot.kwx
+        closed: list[str] = []
+
+        async def fails() -> None:
+            raise RuntimeError("the front end is stuck")
+
+        async def store_close(close=runtime.store.close) -> None:
+            closed.append("store")
+            await close()
+
+        runtime.frontend.close = fails
+        runtime.store.close = store_close
+        kit.bot._on_signal(signal.SIGTERM)  # what the signal handler calls
+        (shutdown,) = [task for task in asyncio.all_tasks() if task.get_name() == "kwx-shutdown"]
+        await shutdown
+        assert kit.bot.is_closed() and kit.bot.kwx is None and closed == ["store"]
+        kit = await restart(kit)
+        assert kit.service.table_of(table) is not None  # resumed at the next start
     finally:
         await stop_kit(kit)
