@@ -652,15 +652,16 @@ class DiscordFrontEnd:
         if prompt and shown is not None and shown.live and (shown.hand, shown.step) == (view.hand_no, view.step):
             prompt = False  # the same decision is live in this DM (a fresh deadline after a restart): edit it
         message = panel_message(view, lang, self.tiles, piao_max=self.piao_max(p.table_id))
-        # In 托管 the AI moves for the player: no new DM per move made for them (the board said 托管 once;
-        # a new deal still gets its one DM, and a live panel is edited in place).
-        ask = choices and not view.autoplay and (prompt or shown is None or not shown.live)
+        # In 托管 the AI moves for the player: no new DM per move made for them (the board said 托管 once).
+        # A player who let a decision time out was pinged for it already: their next prompts edit that DM,
+        # buttons and all, without a ping, until they act again. A new deal still gets its one DM.
+        ask = choices and not view.autoplay and not view.timed_out and (prompt or shown is None or not shown.live)
         if new_deal or ask:
             if shown is not None and shown.live:
                 await self._disable_dm(shown)
                 self._remember_dm(p)
             await self._send_dm(tc, p, view, key, message)
-        elif shown is not None and shown.live:
+        elif shown is not None and (shown.live or choices and view.timed_out):
             if not choices:  # the prompt is over: show the hand now, with the old buttons greyed out
                 message["view"] = self._greyed(shown)
             self.stats.dm_edits += 1

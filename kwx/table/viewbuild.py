@@ -159,9 +159,11 @@ def private_view(t: LiveTable, seat: int) -> PrivateView:
     step = t.prompt_step.get(seat, t.step) if offered else t.step
     deadline = t.deadline if offered else None
     hand = t.hand if t.status in (PLAYING, BETWEEN, CLOSED) else None
+    autoplay = pid in t.autoplay
+    timed_out = t.timeouts[pid] > 0 and not autoplay
     if hand is None:
         return PrivateView(t.id, t.hand_no, step, seat, pid, (), None, (), offered, deadline,
-                           autoplay=pid in t.autoplay)
+                           autoplay=autoplay, timed_out=timed_out)
     counts = list(hand.counts(seat))
     drawn = hand.drawn if hand.turn == seat else None
     if drawn is not None:
@@ -189,7 +191,7 @@ def private_view(t: LiveTable, seat: int) -> PrivateView:
         table_id=t.id, hand_no=t.hand_no, step=step, seat=seat, player_id=pid, concealed=concealed, drawn=drawn,
         melds=_meld_views(t, hand, seat, owner=True), choices=offered, deadline=deadline, waits=ready,
         discard_waits=discard_waits, claim_tile=pending[1] if pending is not None and pending[0] != seat else None,
-        liangdao=declared, autoplay=pid in t.autoplay, danger=danger)
+        liangdao=declared, autoplay=autoplay, timed_out=timed_out, danger=danger)
 
 
 # -- the end of a hand -----------------------------------------------------------------------------------

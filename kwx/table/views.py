@@ -97,6 +97,9 @@ class PrivateView:
     claim_tile: Tile | None = None
     liangdao: bool = False
     autoplay: bool = False
+    # The seat let its last decision time out and has not acted since (not yet in 托管): a front end that
+    # notifies players (a DM) updates what it last showed instead of notifying again, until they act.
+    timed_out: bool = False
     # 胡口牌: tiles that win for another seat's declared 亮倒 hand (public: its waits are shown to all), each
     # with those seats. Discarding one feeds that seat; while you have not declared yourself it is 包胡 (you
     # alone pay, double).

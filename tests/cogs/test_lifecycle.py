@@ -38,7 +38,7 @@ async def test_an_abandoned_table_pauses_after_one_hand_and_resumes_by_its_butto
     await until_paused(kit, table)
     assert len(kit.results()) == 1 and await kit.rt.store.hand_numbers(table) == [1]
     dms = len(kit.fake.log.dms(kit.alice.id))
-    assert dms <= 3  # the deal, and a prompt for each of her two timeouts: none per move the AI made for her
+    assert dms == 1  # the deal: her prompts after a timeout edit it, and none per move the AI made for her
     board = kit.board(1)
     assert "已暂停" in board.embeds[0].description or "已暂停" in (board.embeds[0].fields[0].value
                                                                    if board.embeds[0].fields else "")
@@ -53,6 +53,34 @@ async def test_an_abandoned_table_pauses_after_one_hand_and_resumes_by_its_butto
     await kit.press_id(kit.alice, board, resume.custom_id)
     assert kit.service.public_view(table).paused is None
     assert not kit.service.public_view(table).seats[0].autoplay  # she is back
+
+
+async def test_a_player_who_lets_her_turn_time_out_is_not_pinged_again_until_she_acts(kit: Kit) -> None:
+    """Her prompt timed out: the next ones edit that DM (its buttons work; no new DM, no ping). Once she acts
+    again, her next prompt is a new DM as usual."""
+    table = await seat_table(kit, [kit.alice], ais=2)
+    await kit.slash(kit.alice, "kwx start")
+    await kit.settle()
+    live = kit.service._tables[table]
+    alice = str(kit.alice.id)
+    (deal,) = kit.fake.log.dms(kit.alice.id)
+    while live.timeouts[alice] == 0 or kit.live_panel(kit.alice) is None:  # her first prompt times out
+        kit.clock.advance(31)
+        await kit.service.tick()
+        await kit.settle()
+    assert live.timeouts[alice] == 1 and alice not in live.autoplay
+    assert len(kit.fake.log.dms(kit.alice.id)) == 1  # the deal's DM only: her new prompt edited it
+    panel = kit.live_panel(kit.alice)
+    assert panel.id == deal.message_id
+    await kit.play_smart(kit.alice, panel)  # she is back
+    assert live.timeouts[alice] == 0
+    while kit.live_panel(kit.alice) is None and not kit.results():  # the AI seats play on to her next prompt
+        kit.clock.advance(31)
+        await kit.service.tick()
+        await kit.settle()
+    assert not kit.results()
+    dms = kit.fake.log.dms(kit.alice.id)
+    assert len(dms) == 2 and kit.live_panel(kit.alice).id == dms[-1].message_id  # a new DM pings her
 
 
 async def test_my_hand_ends_autoplay_and_resumes_a_table_paused_for_her(kit: Kit) -> None:

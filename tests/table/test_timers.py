@@ -37,6 +37,7 @@ async def test_timeouts_then_autoplay_then_back(make_service, frontend, script, 
     # 2. her own turn with a drawn tile: time runs out → that tile is discarded; second timeout → 托管
     turn = await wait_prompt(frontend, svc, table, ANN.player_id, after=claim.step)
     assert turn.drawn is not None and turn.deadline == clock.now + 30
+    assert turn.timed_out and not claim.timed_out  # her claim timed out: front ends need not notify her again
     clock.advance(31)
     await svc.tick()
     await svc.flush()
@@ -59,7 +60,8 @@ async def test_timeouts_then_autoplay_then_back(make_service, frontend, script, 
     await svc.flush()
     assert notice_keys(frontend)[-1] == "event.autoplay_off"
     assert not svc.public_view(table).seats[0].autoplay
-    assert not svc.private_view(table, ANN.player_id).autoplay
+    mine = svc.private_view(table, ANN.player_id)
+    assert not mine.autoplay and not mine.timed_out  # she acted: she is told of her next turn again
 
 
 async def test_autoplay_switch_and_real_timers_finish_a_hand(make_service, frontend):
