@@ -10,6 +10,7 @@ import re
 from collections.abc import AsyncIterator
 from typing import Any
 
+import discord
 import pytest
 
 from cogs.translator import KwxTranslator
@@ -110,3 +111,16 @@ def test_every_catalog_command_key_has_both_languages() -> None:
     for key, name in zh.items():
         if key.startswith("cmdname."):
             assert NAME.match(name) and name == name.lower(), (key, name)
+
+
+async def test_every_free_text_option_of_the_real_bot_has_a_max_length(kit: Kit) -> None:
+    """Choices bound what may be typed; any other string option must declare its length (Discord enforces it,
+    and so does the bot, cogs.inputs)."""
+    free = []
+    for name in ("kwx", "kwx-admin"):
+        for command in kit.bot.tree.get_command(name).walk_commands():
+            for param in getattr(command, "parameters", ()):
+                if param.type is discord.AppCommandOptionType.string and not param.choices:
+                    assert param.max_value is not None, f"/{command.qualified_name} {param.name}"
+                    free.append(param.name)
+    assert free  # the check saw the free-text options (calc's hand, pay's note …)
