@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import discord
 
 from cogs.permissions import BOT_PERMISSIONS
@@ -25,3 +28,9 @@ async def test_new_refuses_naming_the_permissions_the_bot_lacks_and_opens_nothin
         assert kit.service.table_in_channel(str(kit.world.guild.id), str(kit.channel.id)) is not None
     finally:
         await stop_kit(kit)
+
+
+def test_the_readmes_invite_link_asks_for_exactly_what_new_checks() -> None:
+    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
+    asked = set(re.findall(r"permissions=(\d+)", readme)) | set(re.findall(r"permissions integer \*\*(\d+)\*\*", readme))
+    assert asked == {str(BOT_PERMISSIONS)}
