@@ -238,14 +238,14 @@ class KwxBot(commands.Bot):
         import socket
 
         from cogs.operations import set_rate_limiter
+        from cogs.ratelimit import discord_budget
         from kwx.cluster import ClusterNode, SharedBucket, SharedRateLimiter, shard_of
 
         shard_ids, count = set(self.shard_ids or ()), int(self.shard_count or 1)
         owner = f"{socket.gethostname()}:{os.getpid()}:shards-{min(shard_ids)}-{max(shard_ids)}"
-        if self.rate_limit:
-            # a burst of 50 - rate on top of rate/s: never more than 50 calls in any second, across every process
-            burst = max(1, 50 - int(self.rate_limit))
-            bucket = SharedBucket(store, "discord-global", rate=self.rate_limit, burst=burst)
+        if self.rate_limit:  # the token's one budget, by the same rule as a single process's
+            burst, reserve = discord_budget(self.rate_limit)
+            bucket = SharedBucket(store, "discord-global", rate=self.rate_limit, burst=burst, reserve=reserve)
             set_rate_limiter(SharedRateLimiter(bucket))
         self.cluster = ClusterNode(store, service, owner, serves=lambda g: shard_of(g, count) in shard_ids)
         resumed = await self.cluster.start()

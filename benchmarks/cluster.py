@@ -2,16 +2,18 @@
 
 Three worker processes (`--processes`), each a TableService with a `kwx.cluster.ClusterNode` over its own
 servers, play `--tables` AI tables (default 300, 10 per server) of `--hands` hands each, with a small AI delay
-so hands take a while. Each front-end call draws on the shared REST bucket (45/s and a burst of 5 for all), like the Discord
-front end. Mid-hand, worker 1 is killed with SIGKILL; the others take its leases over when they expire and
-resume its tables from the event log. Meanwhile this process plays shard 0: it forwards presses to the owner
-of a random table's server over LISTEN/NOTIFY, and the owner checks it does hold that server.
+so hands take a while. Each board render draws on the shared REST bucket (40/s and a burst of 10 for all, the
+rule of cogs.ratelimit.discord_budget), like the Discord front end. Mid-hand (when the first of its hands is
+recorded), worker 1 is killed with SIGKILL; the others take its leases over when they expire and resume its
+tables from the event log. Meanwhile this process plays shard 0: it forwards presses to the owner of a random
+table's server over LISTEN/NOTIFY, and the owner checks it does hold that server.
 
 Keys: processes, tables, hands (recorded), failover_s (kill → first move of a taken-over table),
 hands_lost (hands never recorded), hands_duplicated (tables resumed by more than one process, plus hands
-recorded twice), misrouted_presses, forwarded_press_p99_ms, global_429 (seconds in which the processes
-together went over 50 REST calls). This is the service without the Discord gateway: the loopback Discord's
-cluster run is `tests/e2e/test_loopback_cluster.py` (one sharded process).
+recorded twice), misrouted_presses, forwarded_press_p99_ms (unacknowledged_presses: sent to an owner that had
+just died, its lease not yet expired), global_429 (seconds in which the processes together went over 50 REST
+calls). This is the service without the Discord gateway: the loopback Discord's cluster run, DM presses
+forwarded from shard 0's process, is `tests/e2e/test_loopback_cluster.py`.
 Goals: failover_s ≤ 15, hands_lost = hands_duplicated = misrouted_presses = global_429 = 0,
 forwarded_press_p99_ms ≤ 500.
 """
@@ -31,12 +33,15 @@ import time
 from collections import Counter
 from typing import Any
 
+from cogs.ratelimit import discord_budget
 from kwx.cluster import ClusterNode, PressRouter, SharedBucket
 from kwx.store import Store
 from kwx.table import PlayerRef, TableService
+from kwx.table.errors import TableError
 
 DEFAULT_URL = "postgresql://127.0.0.1:5432/test"
 TTL = 3.0
+RATE = 40.0  # REST calls/s for the whole bot, as `python bot.py` runs it
 
 
 def _emit(**event: Any) -> None:
@@ -44,22 +49,34 @@ def _emit(**event: Any) -> None:
 
 
 class WorkerFrontEnd:
-    """Counts REST-like calls through the shared bucket; stops a table once its `hands`-th hand is over."""
+    """Renders boards through the shared bucket; stops a table once its `hands`-th hand is over.
+
+    Like the Discord front end, a board is rendered by a worker of its own that draws the newest state when it
+    gets a token; changes meanwhile are coalesced. (Waiting for a token inside the service's calls queues every
+    change of a table behind the budget, and the `hand_finished` that stops it arrives many hands late.)"""
 
     def __init__(self, hands: int, bucket: SharedBucket) -> None:
         self.hands, self.bucket = hands, bucket
         self.service: TableService | None = None
         self.moved: set[int] = set()
+        self._dirty: set[int] = set()
+        self._renderers: dict[int, asyncio.Task[None]] = {}
 
-    async def _call(self, table_id: int) -> None:
+    async def _render(self, table_id: int) -> None:
+        while table_id in self._dirty:
+            self._dirty.discard(table_id)
+            await self.bucket.take(urgent=False)  # a board edit, as in cogs.frontend
+            _emit(event="rest")
+        self._renderers.pop(table_id, None)
+
+    async def board_changed(self, view: Any) -> None:
+        table_id = view.table_id
         if table_id not in self.moved:
             self.moved.add(table_id)
             _emit(event="move", table=table_id, pid=os.getpid())
-        await self.bucket.take()
-        _emit(event="rest")
-
-    async def board_changed(self, view: Any) -> None:
-        await self._call(view.table_id)
+        self._dirty.add(table_id)
+        if table_id not in self._renderers:
+            self._renderers[table_id] = asyncio.get_running_loop().create_task(self._render(table_id))
 
     async def hand_changed(self, player: Any, view: Any, *, prompt: bool) -> None:
         return None
@@ -72,13 +89,15 @@ class WorkerFrontEnd:
 
     async def hand_finished(self, result: Any, view: Any) -> None:
         if result.hand_no >= self.hands and self.service is not None:
-            await self.service.stop(result.table_id, "bench-host", force=True)
+            with contextlib.suppress(TableError):  # closed meanwhile
+                await self.service.stop(result.table_id, "bench-host", force=True)
 
 
 async def worker(args: argparse.Namespace) -> None:
     guilds = set(args.guilds.split(","))
     store = await Store.open(args.database)
-    bucket = SharedBucket(store, "discord-global", rate=45, burst=5)  # never more than 50 in a second
+    burst, reserve = discord_budget(RATE)  # never more than 50 in a second, as bot.py's cluster
+    bucket = SharedBucket(store, "discord-global", rate=RATE, burst=burst, reserve=reserve)
     fe = WorkerFrontEnd(args.hands, bucket)
     svc = TableService(store, fe, ai_delay=args.ai_delay, between_hands=0, claim_pause=0)
     fe.service = svc
@@ -156,10 +175,14 @@ async def coordinate(args: argparse.Namespace) -> dict[str, Any]:
             rows = await cur.fetchall()
         owner_of = {r["id"]: r["guild"] for r in rows}
         victim_tables = {t for t, g in owner_of.items() if g in set(shares[1])}
-        await asyncio.sleep(args.kill_after)
+        kill_by = time.time() + args.kill_after
+        while time.time() < kill_by and not await store.pool.fetchval(  # mid-hand: its tables are all playing
+                "SELECT count(*) FROM hands WHERE table_id = ANY($1::bigint[])", list(victim_tables)):
+            await asyncio.sleep(0.1)
         killed_at = time.time()
         procs[1].send_signal(signal.SIGKILL)
         forward_ms: list[float] = []
+        unacknowledged = 0
         pool = store.pool
         deadline = time.time() + args.timeout
         while time.time() < deadline:
@@ -170,6 +193,8 @@ async def coordinate(args: argparse.Namespace) -> dict[str, Any]:
                 started = time.perf_counter()
                 if await router.forward(owner, {"table": table, "guild": owner_of[table], "custom_id": "bench"}):
                     forward_ms.append((time.perf_counter() - started) * 1000)
+                else:  # the owner died with its lease still live: the presser is told to press again
+                    unacknowledged += 1
             if not await pool.fetchval("SELECT count(*) FROM tables WHERE status = 'open'"):
                 break
             await asyncio.sleep(0.05)
@@ -191,6 +216,7 @@ async def coordinate(args: argparse.Namespace) -> dict[str, Any]:
             "hands_duplicated": sum(n - 1 for n in resumed.values() if n > 1) + double,
             "misrouted_presses": sum(not e["ok"] for e in presses),
             "forwarded_presses": len(forward_ms),
+            "unacknowledged_presses": unacknowledged,
             "forwarded_press_p99_ms": round(sorted(forward_ms)[int(0.99 * (len(forward_ms) - 1))], 1)
             if forward_ms else None,
             "forwarded_press_p50_ms": round(statistics.median(forward_ms), 1) if forward_ms else None,
@@ -224,7 +250,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--per-guild", type=int, default=10)
     parser.add_argument("--hands", type=int, default=2)
     parser.add_argument("--ai-delay", type=float, default=0.05, help="seconds an AI seat thinks per move")
-    parser.add_argument("--kill-after", type=float, default=4.0, help="seconds of play before the SIGKILL")
+    parser.add_argument("--kill-after", type=float, default=30.0,
+                        help="SIGKILL worker 1 when its first hand is recorded, or after this many seconds of play")
     parser.add_argument("--timeout", type=float, default=300.0)
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)

@@ -23,6 +23,18 @@ _EPSILON = 1e-9
 DISCORD_GLOBAL_LIMIT = 50  # requests per second per bot token (interaction callbacks exempt)
 
 
+def discord_budget(rate: float, limit: int = DISCORD_GLOBAL_LIMIT) -> tuple[int, int]:
+    """The (burst, reserve) that keep `rate` calls/s under `limit` in any one second: a full bucket
+    (`limit - rate` tokens) plus a second's refill (`rate`) is exactly `limit`; non-urgent calls leave two
+    fifths of the burst to urgent ones. A burst as large as the rate would allow nearly twice the limit in one
+    second, which is what Discord answers with global 429s. Every budget of the bot token uses this rule (one
+    process's GlobalRateLimiter, a cluster's shared bucket)."""
+    if not 0 < rate < limit - 1:
+        raise ValueError(f"rate must be in (0, {limit - 1}), not {rate}")
+    burst = int(limit - rate)
+    return burst, burst * 2 // 5
+
+
 class GlobalRateLimiter:
     """Token bucket shared by every table. `waited` counts acquires that had to wait, `acquired` all of them.
 
@@ -30,13 +42,9 @@ class GlobalRateLimiter:
 
     @classmethod
     def for_discord(cls, rate: float = 40.0, *, limit: int = DISCORD_GLOBAL_LIMIT, **options: Any) -> GlobalRateLimiter:
-        """A bucket that never lets `limit` calls be exceeded in any one second: a full bucket (`limit - rate`
-        tokens) plus a second's refill (`rate`) is exactly `limit`. A burst as large as the rate would allow
-        nearly twice the limit in one second, which is what Discord answers with global 429s."""
-        if not 0 < rate < limit - 1:
-            raise ValueError(f"rate must be in (0, {limit - 1}), not {rate}")
-        burst = int(limit - rate)
-        return cls(rate, burst=burst, reserve=burst * 2 // 5, **options)
+        """A bucket that never lets `limit` calls be exceeded in any one second (see `discord_budget`)."""
+        burst, reserve = discord_budget(rate, limit)
+        return cls(rate, burst=burst, reserve=reserve, **options)
 
     def __init__(self, rate: float = 45.0, burst: int = 45, reserve: int = 10,
                  clock: Callable[[], float] = time.monotonic, *,

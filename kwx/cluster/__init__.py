@@ -10,8 +10,8 @@ shared REST budget. Nothing here imports discord; the front end wires it in.
     await router.start(handler)                            # handler(press: dict) -> awaitable, on the owner
     await router.forward("proc-b", {"table": 7, ...})      # True once the owner acknowledged it
 
-    bucket = SharedBucket(store, "discord-global", rate=45, burst=45)
-    await bucket.take()                                    # waits for this process's share of the budget
+    bucket = SharedBucket(store, "discord-global", rate=40, burst=10, reserve=4)
+    await bucket.take(urgent=False)                        # waits until the budget, shared by all, has room
 
     node = ClusterNode(store, service, owner="proc-a", serves=lambda guild: …)   # leases + takeover loop
 
@@ -22,9 +22,9 @@ one to `epoch` (a fencing token). A process that finds a lease lost on renewal s
 Presses travel by LISTEN/NOTIFY on channel `kwx_press_<node>` (no broker of our own); the owner acknowledges
 on `kwx_ack_<node>` so the receiver knows the press landed (NOTIFY itself is fire-and-forget).
 
-The bucket is a debt bucket in one row: each `take` reserves a token in one UPDATE (tokens refill at `rate`
-per second up to `burst`, by the database's clock) and sleeps while the balance is negative, so all processes
-together stay under `rate` requests per second after a first burst of `burst`.
+The bucket is one row: each grant is one UPDATE (tokens refill at `rate` per second up to `burst`, by the
+database's clock) that takes a token only when one is there, so all processes together make at most
+`burst + rate` calls in any second (cogs.ratelimit.discord_budget picks `burst` so that this is Discord's 50).
 """
 
 from __future__ import annotations
@@ -190,38 +190,66 @@ class PressRouter:
 
 
 class SharedBucket:
-    """A token bucket every process shares (Discord's global limit belongs to the bot token)."""
+    """A token bucket every process shares (Discord's global limit belongs to the bot token).
 
-    def __init__(self, store: Any, name: str, rate: float = 45.0, burst: int = 45,
+    A token is granted only when the bucket holds one at that moment (by the database's clock), so a call
+    goes out right after its grant; a process that stalls takes no grants meanwhile. (A bucket that hands out
+    future slots lets a stalled process's calls pile into one second with everybody else's.) Urgent calls may
+    take the last token; the others leave `reserve` behind, as in one process (cogs.ratelimit). In each
+    process one waiter per class asks the database at a time and the rest queue behind it, so waiting costs
+    one query per process per refill, not one per waiting call."""
+
+    def __init__(self, store: Any, name: str, rate: float = 40.0, burst: int = 10, reserve: int = 0,
                  sleep: Callable[[float], Awaitable[object]] = asyncio.sleep) -> None:
-        if rate <= 0 or burst < 1:
-            raise ValueError("rate must be positive and burst at least 1")
+        if rate <= 0 or burst < 1 or not 0 <= reserve < burst:
+            raise ValueError("rate must be positive, burst at least 1 and reserve in [0, burst)")
         self._pool = _pool(store)
-        self.name, self.rate, self.burst = name, float(rate), int(burst)
+        self.name, self.rate, self.burst, self.reserve = name, float(rate), int(burst), int(reserve)
         self._sleep = sleep
+        self._created = False
+        self._lines = {True: asyncio.Lock(), False: asyncio.Lock()}
         self.waited = 0
         self.acquired = 0
 
-    async def reserve(self) -> float:
-        """Reserve one token; the seconds to wait before using it (0 when one was there)."""
+    async def try_take(self, needed: float = 1.0) -> float:
+        """Take one token if at least `needed` are there now: 0.0 when taken, else the seconds until there
+        would be (nothing taken)."""
+        if not self._created:
+            await self._pool.execute(
+                "INSERT INTO kwx_rate_buckets(name, tokens, updated_at) VALUES ($1, $2, clock_timestamp())"
+                " ON CONFLICT (name) DO NOTHING", self.name, float(self.burst))
+            self._created = True
+        # The clock is read once per statement and never goes back (a grant that waited for the row lock
+        # counts its refill from the previous grant), so two processes can never both spend one refill.
         tokens = await self._pool.fetchval(
-            "INSERT INTO kwx_rate_buckets(name, tokens, updated_at) VALUES ($1, $2::float8 - 1, clock_timestamp())"
-            " ON CONFLICT (name) DO UPDATE SET tokens = LEAST($2::float8, kwx_rate_buckets.tokens"
-            " + EXTRACT(EPOCH FROM clock_timestamp() - kwx_rate_buckets.updated_at)::float8 * $3::float8) - 1,"
-            " updated_at = clock_timestamp() RETURNING tokens", self.name, float(self.burst), self.rate)
-        return max(0.0, -float(tokens) / self.rate)
+            "UPDATE kwx_rate_buckets AS b SET tokens = f.tokens - CASE WHEN f.tokens >= $3 THEN 1 ELSE 0 END,"
+            " updated_at = f.now FROM (SELECT k.name, GREATEST(c.now, k.updated_at) AS now,"
+            " LEAST($2::float8, k.tokens + GREATEST(0, EXTRACT(EPOCH FROM c.now - k.updated_at))::float8"
+            " * $4::float8) AS tokens FROM kwx_rate_buckets k, (SELECT clock_timestamp() AS now) c"
+            " WHERE k.name = $1 FOR UPDATE OF k) AS f WHERE b.name = f.name RETURNING f.tokens",
+            self.name, float(self.burst), float(needed), self.rate)
+        if tokens is None:  # the row went away (a test emptied the table): create it again
+            self._created = False
+            return await self.try_take(needed)
+        tokens = float(tokens)
+        return 0.0 if tokens >= needed else (needed - tokens) / self.rate
 
-    async def take(self) -> None:
-        wait = await self.reserve()
+    async def take(self, urgent: bool = True) -> None:
+        """Wait (sleeping, never spinning) until this caller's class may take a token, and take it."""
+        needed = 1.0 if urgent else self.reserve + 1.0
+        lock = self._lines[urgent]
         self.acquired += 1
-        if wait > 0:
-            self.waited += 1
-            await self._sleep(wait)
+        if not lock.locked() and await self.try_take(needed) == 0.0:
+            return
+        self.waited += 1
+        async with lock:
+            while (wait := await self.try_take(needed)) > 0:
+                await self._sleep(wait)
 
 
 class SharedRateLimiter:
     """The front end's rate-limiter interface (`acquire(urgent)`) on a SharedBucket: every process of the bot
-    draws on the one budget of its token (urgent calls are not put first across processes)."""
+    draws on the one budget of its token."""
 
     def __init__(self, bucket: SharedBucket) -> None:
         self.bucket = bucket
@@ -235,7 +263,7 @@ class SharedRateLimiter:
         return self.bucket.acquired
 
     async def acquire(self, urgent: bool) -> None:
-        await self.bucket.take()
+        await self.bucket.take(urgent)
 
 
 def shard_of(guild: str, shard_count: int) -> int | None:
