@@ -237,6 +237,7 @@ class KwxBot(commands.Bot):
         a dead process's tables, share the REST budget (see kwx/cluster)."""
         import socket
 
+        from cogs.forwarding import run_forwarded_press
         from cogs.operations import set_rate_limiter
         from cogs.ratelimit import discord_budget
         from kwx.cluster import ClusterNode, SharedBucket, SharedRateLimiter, shard_of
@@ -248,7 +249,7 @@ class KwxBot(commands.Bot):
             bucket = SharedBucket(store, "discord-global", rate=self.rate_limit, burst=burst, reserve=reserve)
             set_rate_limiter(SharedRateLimiter(bucket))
         self.cluster = ClusterNode(store, service, owner, serves=lambda g: shard_of(g, count) in shard_ids)
-        resumed = await self.cluster.start()
+        resumed = await self.cluster.start(on_press=lambda press: run_forwarded_press(self, press))
         log.info("cluster: %s serves shards %s of %d", owner, sorted(shard_ids), count)
         return resumed
 

@@ -15,6 +15,9 @@ board, hands) is sent by the front end (cogs/frontend.py) when the service repor
 Checks on a panel press, in order: the press comes from the player whose DM it is (`not_your_button`), that
 player is seated (`not_your_button`), the button's hand is the hand in play (`hand_over`), and the service's
 step check (`stale` for a past step or a second press of the same button).
+
+In a cluster of processes (kwx.cluster) `/kwx new` first takes its server's lease, and a press of a table
+another process runs (a DM press reaches shard 0's process) is deferred and forwarded there (cogs/forwarding.py).
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from discord.ext import commands
 
 from cogs import board as boards
 from cogs.buttons import MODE_VERBS, ActId, release
+from cogs.forwarding import forward_press
 from cogs.group import KwxGroupCog, text
 from cogs.operations import safe_defer, safe_respond, safe_update_message
 from cogs.panels import CONFIRM, CONFIRMED_VERBS, LIANGDAO, NORMAL, panel_message
@@ -186,6 +190,10 @@ class Tables(KwxGroupCog, name="Tables"):
         if missing:  # Discord would refuse the board or the results: say what to grant instead
             await self.say(interaction, missing_text(missing, lang))
             return
+        cluster = self.bot.cluster  # one process of several: this server's tables are this process's to run
+        if cluster is not None and not await cluster.claim(str(interaction.guild_id)):
+            await self.refuse(interaction, "run_elsewhere")
+            return
         defaults = await table_defaults(rt.store, str(interaction.guild_id))
         turn = float(turn_seconds if turn_seconds is not None else defaults["turn_seconds"])
         try:
@@ -282,6 +290,8 @@ class Tables(KwxGroupCog, name="Tables"):
 
     # == button presses ===================================================================================
     async def on_table_press(self, interaction: discord.Interaction, table_id: int, verb: str) -> None:
+        if await forward_press(self.bot, interaction, table_id):  # another process runs it
+            return
         if verb == "hand":
             await self.back_from_autoplay(table_id, str(interaction.user.id))
             await self.show_hand(interaction, table_id)
@@ -313,6 +323,8 @@ class Tables(KwxGroupCog, name="Tables"):
         await safe_defer(interaction)  # the lobby message itself shows the change
 
     async def on_act_press(self, interaction: discord.Interaction, act: ActId) -> None:
+        if await forward_press(self.bot, interaction, act.table):  # a DM press of a table run elsewhere
+            return
         rt = self.rt
         pid = str(interaction.user.id)
         owner = rt.frontend.dm_owner(interaction.channel_id) if interaction.guild_id is None else None

@@ -14,6 +14,8 @@ shared REST budget. Nothing here imports discord; the front end wires it in.
     await bucket.take(urgent=False)                        # waits until the budget, shared by all, has room
 
     node = ClusterNode(store, service, owner="proc-a", serves=lambda guild: …)   # leases + takeover loop
+    await node.start(on_press=handler)                     # and a PressRouter of its own
+    owner = await node.owner_of_table(7)                   # who runs table 7 (its server's lease holder)
 
 Leases use the database's clock (`now()`), so the processes' clocks may disagree. A lease is taken with one
 atomic upsert: it goes to the asker when it is free, already the asker's, or expired; a change of owner adds
@@ -287,19 +289,40 @@ class ClusterNode:
     def __init__(self, store: Any, service: Any, owner: str, serves: Callable[[str], bool], *,
                  ttl: float = 15.0, takeover: bool = True) -> None:
         self.store, self.service = store, service
+        self.owner = owner
         self.leases = Leases(store, owner, ttl)
         self.serves = serves
         self.takeover = takeover
         self.taken_over: list[tuple[str, float]] = []  # (resource, monotonic time) of each takeover
+        self.router: PressRouter | None = None
         self._task: asyncio.Task[None] | None = None
 
-    async def start(self) -> list[int]:
-        """Claim this process's servers (those with open tables and no live owner) and run their tables."""
+    async def start(self, on_press: Callable[[dict[str, Any]], Awaitable[object]] | None = None) -> list[int]:
+        """Claim this process's servers (those with open tables and no live owner) and run their tables.
+        With `on_press`, presses other processes forward here run through it (see `forward`)."""
+        if on_press is not None:
+            self.router = PressRouter(self.store, self.owner)
+            await self.router.start(on_press)
         tables = [t for t in await self.store.unfinished_tables() if self.serves(t.guild)]
         owned = {g for g in {t.guild for t in tables} if await self.leases.acquire(f"guild:{g}") is not None}
         rebuilt = await self.service.start(include=lambda row: row.guild in owned)
         self._task = asyncio.get_running_loop().create_task(self._loop())
         return rebuilt
+
+    async def owner_of_table(self, table_id: int) -> str | None:
+        """The live process that runs a table (the holder of its server's lease), or None: no such table, or
+        its server has no live owner right now (a takeover is due)."""
+        try:
+            row = await self.store.get_table(table_id)
+        except LookupError:
+            return None
+        return await self.leases.owner_of(f"guild:{row.guild}")
+
+    async def forward(self, owner: str, press: dict[str, Any]) -> bool:
+        """Send a press to the process `owner` (True once it acknowledged); needs `start(on_press=…)`."""
+        if self.router is None:
+            raise RuntimeError("this node forwards no presses: start it with on_press")
+        return await self.router.forward(owner, press)
 
     async def claim(self, guild: str) -> bool:
         """Before opening a table in `guild`: own its lease (False: another live process runs that server)."""
@@ -335,5 +358,8 @@ class ClusterNode:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
+        if self.router is not None:
+            await self.router.close()
+            self.router = None
         if release:
             await self.leases.release()

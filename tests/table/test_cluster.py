@@ -95,6 +95,37 @@ async def test_a_press_is_forwarded_to_the_owner_and_acknowledged_quickly(store,
         await owner.close()
 
 
+async def test_a_press_goes_to_the_process_holding_its_table_server(store, frontend, database, clock):
+    other = await Store.open(database)
+    owner_svc = TableService(store, frontend, ai_delay=0, claim_pause=0, between_hands=60, clock=clock)
+    owner = ClusterNode(store, owner_svc, "proc-b", serves=lambda guild: guild == GUILD)
+    receiver = ClusterNode(other, TableService(other, RecordingFrontEnd(), clock=clock), "proc-a",
+                           serves=lambda guild: False)
+    got: list[dict] = []
+
+    async def run_here(press: dict) -> None:
+        got.append(press)
+
+    try:
+        await owner.start(on_press=run_here)
+        await receiver.start(on_press=run_here)
+        assert await owner.claim(GUILD)  # /kwx new: the server's lease first
+        table = await table_with(owner_svc, ANN)
+        assert await receiver.owner_of_table(table) == "proc-b" and await receiver.owner_of_table(table + 1) is None
+        assert await receiver.forward("proc-b", {"custom_id": f"kwx:act:{table}:1:3:discard:5p", "token": "t"})
+        for _ in range(100):
+            if got:
+                break
+            await asyncio.sleep(0.02)
+        assert got == [{"custom_id": f"kwx:act:{table}:1:3:discard:5p", "token": "t"}]
+        assert owner.router is not None and owner.router.handled == 1 and receiver.router.handled == 0
+    finally:
+        await receiver.stop()
+        await owner.stop()
+        await owner_svc.shutdown()
+        await other.close()
+
+
 async def test_two_processes_share_one_rest_budget(store, database):
     other = await Store.open(database)
     buckets = [SharedBucket(s, "discord-global", rate=50, burst=5) for s in (store, other)]
