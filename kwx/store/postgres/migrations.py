@@ -14,6 +14,18 @@ restored export, a migrated database), so both forms of insert the store uses wo
 
 from __future__ import annotations
 
+
+def append_only(table: str, message: str, *, name: str | None = None, rows: str = "UPDATE OR DELETE",
+                row_trigger: str = "no_update") -> str:
+    """The two triggers that make `table` append-only with `message`: `<name>_<row_trigger>` refuses `rows`
+    row by row, `<name>_no_truncate` refuses TRUNCATE (`name` defaults to the table's)."""
+    name = name or table
+    return (f"CREATE TRIGGER {name}_{row_trigger} BEFORE {rows} ON {table}\n"
+            f"        FOR EACH ROW EXECUTE FUNCTION kwx_append_only('{message}');\n"
+            f"    CREATE TRIGGER {name}_no_truncate BEFORE TRUNCATE ON {table}\n"
+            f"        FOR EACH STATEMENT EXECUTE FUNCTION kwx_append_only('{message}');")
+
+
 MIGRATIONS: list[str] = [
     # 1: initial schema (SQLite migration 1)
     """
@@ -57,10 +69,7 @@ MIGRATIONS: list[str] = [
         created_at  TEXT NOT NULL,
         PRIMARY KEY (table_id, seq)
     );
-    CREATE TRIGGER events_no_update BEFORE UPDATE OR DELETE ON events
-        FOR EACH ROW EXECUTE FUNCTION kwx_append_only('the event log is append-only');
-    CREATE TRIGGER events_no_truncate BEFORE TRUNCATE ON events
-        FOR EACH STATEMENT EXECUTE FUNCTION kwx_append_only('the event log is append-only');
+    """ + append_only("events", "the event log is append-only") + """
 
     CREATE TABLE players (
         guild       TEXT NOT NULL,
@@ -127,10 +136,7 @@ MIGRATIONS: list[str] = [
     CREATE UNIQUE INDEX ledger_reversal ON ledger_entries(reverses_id) WHERE reverses_id IS NOT NULL;
     CREATE TRIGGER ledger_fill_id BEFORE INSERT ON ledger_entries
         FOR EACH ROW EXECUTE FUNCTION kwx_fill_id('ledger_entries_id_seq');
-    CREATE TRIGGER ledger_no_update BEFORE UPDATE OR DELETE ON ledger_entries
-        FOR EACH ROW EXECUTE FUNCTION kwx_append_only('the ledger is append-only: reverse an entry instead');
-    CREATE TRIGGER ledger_no_truncate BEFORE TRUNCATE ON ledger_entries
-        FOR EACH STATEMENT EXECUTE FUNCTION kwx_append_only('the ledger is append-only: reverse an entry instead');
+    """ + append_only("ledger_entries", "the ledger is append-only: reverse an entry instead", name="ledger") + """
 
     CREATE TABLE balances (
         guild       TEXT NOT NULL,
@@ -204,14 +210,9 @@ MIGRATIONS: list[str] = [
         RETURN NEW;
     END $$;
     CREATE TRIGGER hands_no_rewrite BEFORE UPDATE ON hands FOR EACH ROW EXECUTE FUNCTION kwx_hand_reversed_once();
-    CREATE TRIGGER hands_no_delete BEFORE DELETE ON hands
-        FOR EACH ROW EXECUTE FUNCTION kwx_append_only('a recorded hand is never deleted: reverse it instead');
-    CREATE TRIGGER hands_no_truncate BEFORE TRUNCATE ON hands
-        FOR EACH STATEMENT EXECUTE FUNCTION kwx_append_only('a recorded hand is never deleted: reverse it instead');
-    CREATE TRIGGER hand_seats_no_rewrite BEFORE UPDATE OR DELETE ON hand_seats
-        FOR EACH ROW EXECUTE FUNCTION kwx_append_only('a recorded hand is never rewritten');
-    CREATE TRIGGER hand_seats_no_truncate BEFORE TRUNCATE ON hand_seats
-        FOR EACH STATEMENT EXECUTE FUNCTION kwx_append_only('a recorded hand is never rewritten');
+    """ + append_only("hands", "a recorded hand is never deleted: reverse it instead", rows="DELETE",
+                      row_trigger="no_delete") + """
+    """ + append_only("hand_seats", "a recorded hand is never rewritten", row_trigger="no_rewrite") + """
     """,
     # 4: a cluster of bot processes (kwx.cluster): who owns which server's tables (a lease renewed while its
     # process lives; `epoch` grows with each new owner, a fencing token), and shared rate-limit buckets.
