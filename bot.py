@@ -184,7 +184,11 @@ class KwxBot(commands.Bot):
             self.add_dynamic_items(*DYNAMIC_ITEMS)
             if self.upload_emojis:
                 tiles.emojis.update(await ensure_tile_emojis(self))
-            if self.sync_commands:
+            if self.sync_commands and 0 not in (getattr(self, "shard_ids", None) or [0]):
+                # Commands belong to the application, not to a shard: one process syncs them (Discord allows
+                # a couple of syncs a minute; every process of a cluster syncing at once waits a minute).
+                log.info("--sync: the slash commands are synced by the process of shard 0")
+            elif self.sync_commands:
                 await self.sync_app_commands()
             if getattr(self, "shard_ids", None) is not None and store.backend == "postgresql":
                 resumed = await self._join_cluster(store, service)
