@@ -86,7 +86,8 @@ async def test_a_press_is_forwarded_to_the_owner_and_acknowledged_quickly(store,
             if owner.handled == 20:
                 break
             await asyncio.sleep(0.02)
-        assert [p["custom_id"] for p in got] == [f"kwx:act:7:1:{n}:hu:-" for n in range(20)]
+        # each exactly once (concurrent presses may run in any order, as Discord's own do)
+        assert sorted(p["custom_id"] for p in got) == sorted(f"kwx:act:7:1:{n}:hu:-" for n in range(20))
         assert owner.handled == 20 and shard0.handled == 0  # only the owner ran them
         assert sorted(times)[-1] < 2.5  # well inside Discord's 3 s even on a busy machine
         assert not await shard0.forward("proc-dead", {"table": 8}, timeout=0.3)  # nobody there: the caller knows
