@@ -102,6 +102,10 @@ class LiveTable:
         self.piao_picks: dict[int, int] = {}
         self.scores: Counter[str] = Counter()
         self.timeouts: Counter[str] = Counter()
+        # Players whose turn (or 漂 pick) timed out and who have not acted since: they were pinged for it, so
+        # what they are asked next updates their DM without a new ping. A lapsed claim offer does not count:
+        # a player who lets a 碰 go by instead of pressing 过 is still at the table and is pinged for their turn.
+        self.missed_turn: set[str] = set()
         self.autoplay: set[str] = set()
         self.shown_autoplay: frozenset[str] = frozenset()  # what the board shows (see held_notices)
         self.prompt_step: dict[int, int] = {}  # seat -> step at which its current choices were offered
@@ -331,8 +335,7 @@ class LiveTable:
         out = Applied("action", events=events)
         # A claim answer is nobody else's business: no timeout notice says a seat had a claim, and 托管 it
         # caused is announced once the window has closed.
-        self._track(self.seating[seat], p.get("by", "player"), p["verb"], out, announce_timeout=not claim,
-                    at=p.get("at"))
+        self._track(self.seating[seat], p.get("by", "player"), p["verb"], out, claim=claim, at=p.get("at"))
         for e in events:
             kind = e.kind
             if kind == "peng" or kind == "gang" and e.gang == "zhigang":
@@ -368,6 +371,7 @@ class LiveTable:
         elif not p["on"] and pid in self.autoplay:
             self.autoplay.discard(pid)
             self.timeouts[pid] = 0
+            self.missed_turn.discard(pid)
             out.notices.append(("event.autoplay_off", {"player": name, "player_id": pid}))
         if not p["on"]:  # "I am back" is a move of one's own
             self._present(float(p["at"]))
@@ -400,6 +404,7 @@ class LiveTable:
             if by.player_id in self.autoplay:
                 self.autoplay.discard(by.player_id)
                 self.timeouts[by.player_id] = 0
+                self.missed_turn.discard(by.player_id)
                 out.notices.append(("event.autoplay_off", {"player": by.name, "player_id": by.player_id}))
         out.notices.insert(0, ("table.resumed", {"player": by.name if by else "", "player_id": p.get("by")}))
         if self.status in (PIAO, PLAYING):
@@ -515,7 +520,7 @@ class LiveTable:
         out.base, out.show_at = base, shown
         return shown
 
-    def _track(self, player_id: str, by: str, verb: str, out: Applied, *, announce_timeout: bool = True,
+    def _track(self, player_id: str, by: str, verb: str, out: Applied, *, claim: bool = False,
                at: float | None = None) -> None:
         """Timeouts in a row put a human in 托管; any action of their own takes them out of it."""
         player = self.players[player_id]
@@ -524,12 +529,14 @@ class LiveTable:
             if at is not None:
                 self.last_human_at = float(at)
             self.timeouts[player_id] = 0
+            self.missed_turn.discard(player_id)
             if player_id in self.autoplay:
                 self.autoplay.discard(player_id)
                 out.notices.append(("event.autoplay_off", {"player": player.name, "player_id": player_id}))
         elif by == "timeout":
             self.timeouts[player_id] += 1
-            if announce_timeout:
+            if not claim:
+                self.missed_turn.add(player_id)
                 out.notices.append(("event.timeout", {"player": player.name, "player_id": player_id,
                                                       "action": verb}))
             if self.timeouts[player_id] >= TIMEOUTS_FOR_AUTOPLAY and player_id not in self.autoplay:

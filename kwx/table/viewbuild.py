@@ -160,7 +160,7 @@ def private_view(t: LiveTable, seat: int) -> PrivateView:
     deadline = t.deadline if offered else None
     hand = t.hand if t.status in (PLAYING, BETWEEN, CLOSED) else None
     autoplay = pid in t.autoplay
-    timed_out = t.timeouts[pid] > 0 and not autoplay
+    timed_out = pid in t.missed_turn and not autoplay
     if hand is None:
         return PrivateView(t.id, t.hand_no, step, seat, pid, (), None, (), offered, deadline,
                            autoplay=autoplay, timed_out=timed_out)
