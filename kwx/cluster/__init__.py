@@ -19,7 +19,8 @@ shared REST budget. Nothing here imports discord; the front end wires it in.
 
 Leases use the database's clock (`now()`), so the processes' clocks may disagree. A lease is taken with one
 atomic upsert: it goes to the asker when it is free, already the asker's, or expired; a change of owner adds
-one to `epoch` (a fencing token). A process that finds a lease lost on renewal stops driving those tables.
+one to `epoch` (a fencing token). A process that finds a lease lost on renewal stops running those tables
+(`TableService.release`): the new owner resumed them from the event log.
 
 Presses travel by LISTEN/NOTIFY on channel `kwx_press_<node>` (no broker of our own); the owner acknowledges
 on `kwx_ack_<node>` so the receiver knows the press landed (NOTIFY itself is fire-and-forget).
@@ -331,8 +332,11 @@ class ClusterNode:
     async def tick(self) -> list[int]:
         """One round: renew, then take over expired leases. Returns the ids of tables resumed here."""
         lost = await self.leases.renew()
-        for resource in lost:
-            logger.error("lease %s lost to another process: its tables are no longer driven here", resource)
+        if lost:  # taken over while this process stalled: the new owner runs those tables now
+            guilds = {resource.removeprefix("guild:") for resource in lost}
+            released = await self.service.release([i.table_id for i in self.service.table_infos() if i.guild in guilds])
+            logger.error("leases %s lost to another process: %d table(s) no longer run here", sorted(lost),
+                         len(released))
         if not self.takeover:
             return []
         won = set()

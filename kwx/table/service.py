@@ -60,7 +60,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Iterable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -214,6 +214,24 @@ class TableService(Lifecycle, HeldBoard):
         self._outboxes.clear()
         self._in_flight = 0
         self._tables.clear()
+
+    async def release(self, table_ids: Iterable[int]) -> list[int]:
+        """Stop running these tables here, as `shutdown` does for all, without closing them: another process
+        runs them now (a cluster lease this process lost). Nothing is written; a move in flight finishes and no
+        timer, AI or player move follows it here. Returns the ids released."""
+        released: list[int] = []
+        for table_id in table_ids:
+            t = self._tables.get(table_id)
+            if t is None:
+                continue
+            async with t.lock:
+                _cancel(t)
+                t.paused = "released"  # an AI move already queued checks it, and gives up
+                self._tables.pop(table_id, None)
+            if t.outbox is not None:
+                t.outbox.close_soon()
+            released.append(table_id)
+        return released
 
     async def flush(self) -> None:
         """Wait until the event log is written and every queued front-end call delivered (tests, tools)."""

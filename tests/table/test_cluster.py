@@ -7,9 +7,12 @@ from __future__ import annotations
 import asyncio
 import time
 
+import pytest
+
 from kwx.cluster import ClusterNode, Leases, PressRouter, SharedBucket
 from kwx.store import Store
 from kwx.table import TableService
+from kwx.table.errors import TableError
 from tests.table.conftest import ANN, GUILD
 from tests.table.fakes import RecordingFrontEnd
 from tests.table.helpers import table_with, wait_prompt
@@ -156,4 +159,32 @@ async def test_board_edits_leave_the_reserve_to_prompts_in_every_process(store, 
         assert [await prompts.try_take() for _ in range(2)] == [0.0] * 2  # a prompt may take them, elsewhere too
         assert await prompts.try_take() > 0
     finally:
+        await other.close()
+
+
+async def test_a_process_that_lost_a_lease_stops_running_those_tables(store, frontend, database, clock):
+    paused = TableService(store, frontend, ai_delay=0, claim_pause=0, between_hands=60, clock=clock)
+    node = ClusterNode(store, paused, "proc-a", serves=lambda guild: guild == GUILD, ttl=0.3, takeover=False)
+    other = await Store.open(database)
+    taker = TableService(other, RecordingFrontEnd(), ai_delay=0, claim_pause=0, between_hands=60, clock=clock)
+    successor = ClusterNode(other, taker, "proc-b", serves=lambda guild: False, ttl=5)
+    try:
+        await node.start()
+        assert await node.claim(GUILD)
+        table = await table_with(paused, ANN, seed="cluster-seed")
+        await paused.start_game(table, by=ANN.player_id)
+        await wait_prompt(frontend, paused, table, ANN.player_id)
+        await paused.flush()
+        await node.stop(release=False)  # proc-a stalls (no renewals) longer than its lease
+        await asyncio.sleep(0.5)
+        assert await successor.tick() == [table]  # proc-b takes the server over
+        await node.tick()  # proc-a is back: it learns the lease is gone and lets the table go
+        assert paused.tables() == [] and taker.tables() == [table]
+        with pytest.raises(TableError):
+            await paused.act(table, ANN.player_id, "pass")
+    finally:
+        await successor.stop()
+        await node.stop()
+        for svc in (paused, taker):
+            await svc.shutdown()
         await other.close()
