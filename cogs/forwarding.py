@@ -31,18 +31,23 @@ def press_payload(interaction: discord.Interaction) -> dict[str, Any]:
     """An INTERACTION_CREATE payload for a component press: what the owner rebuilds the interaction from."""
     user = interaction.user
     data = interaction.data or {}
+    who = {"id": str(user.id), "username": user.name, "discriminator": user.discriminator,
+           "global_name": user.global_name, "avatar": user.avatar.key if user.avatar else None}
     payload: dict[str, Any] = {
         "id": str(interaction.id), "application_id": str(interaction.application_id), "type": 3,
         "token": interaction.token, "version": interaction.version,
         "attachment_size_limit": interaction.filesize_limit, "locale": interaction.locale.value,
-        "user": {"id": str(user.id), "username": user.name, "discriminator": user.discriminator,
-                 "global_name": user.global_name, "avatar": user.avatar.key if user.avatar else None},
         "data": {"custom_id": data.get("custom_id"), "component_type": data.get("component_type", 2)},
     }
-    if interaction.guild_id is not None:
-        payload["guild_id"] = str(interaction.guild_id)
-    if interaction.channel is not None:
-        payload["channel"] = {"id": str(interaction.channel.id), "type": interaction.channel.type.value}
+    if interaction.guild_id is not None:  # a server's press: its shard's process lost the lease in a takeover
+        payload |= {"guild_id": str(interaction.guild_id), "app_permissions": str(interaction.app_permissions.value),
+                    "member": {"user": who, "roles": [], "nick": getattr(user, "nick", None), "joined_at": None,
+                               "permissions": str(interaction.permissions.value), "deaf": False, "mute": False,
+                               "flags": 0}}
+    else:
+        payload["user"] = who
+        if interaction.channel is not None:
+            payload["channel"] = {"id": str(interaction.channel.id), "type": interaction.channel.type.value}
     if interaction.message is not None:  # the panel the press was on: the owner edits and remembers it
         payload["message"] = {"id": str(interaction.message.id), "channel_id": str(interaction.message.channel.id),
                               "type": 0, "content": "", "attachments": [], "embeds": [], "pinned": False,

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from cogs.forwarding import forward_press, press_payload, run_forwarded_press
+from cogs.forwarding import forward_press, press_payload, rebuilt_interaction, run_forwarded_press
 from kwx.present.i18n import t
 from tests.cogs.kit import ACT, seat_table, start_kit, stop_kit
 
@@ -115,4 +115,19 @@ async def test_a_server_whose_tables_another_process_runs_gets_no_second_table_h
         assert len(kit.service.tables()) == 1
     finally:
         kit.bot.cluster = None
+        await stop_kit(kit)
+
+
+async def test_a_server_press_keeps_who_pressed_and_their_permissions_when_rebuilt(tmp_path) -> None:
+    kit = await start_kit(tmp_path, names=("alice", "bob"))
+    try:
+        table = await seat_table(kit, [kit.alice], ais=2)
+        lobby = kit.table_messages()[-1]
+        for member in (kit.alice, kit.bob):
+            pressed = kit.fake.button_interaction(member, lobby, f"kwx:tbl:{table}:join", check=False)
+            rebuilt = rebuilt_interaction(kit.bot, json.loads(json.dumps(press_payload(pressed))))
+            assert (rebuilt.user.id, rebuilt.guild_id, rebuilt.token) == (member.id, kit.world.guild.id, pressed.token)
+            assert rebuilt.permissions.manage_guild == pressed.permissions.manage_guild
+            assert rebuilt.response.is_done()  # the receiver deferred it
+    finally:
         await stop_kit(kit)
