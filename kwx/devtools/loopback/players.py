@@ -30,7 +30,9 @@ from kwx.devtools.loopback.server import Interaction, LoopbackDiscord, Message
 ROOT = Path(__file__).resolve().parents[3]
 ACT = re.compile(r"kwx:act:(\d+):(\d+):(\d+):([a-z]+):([0-9a-z-]+)")
 # What a scripted player picks when several buttons are offered: win, then 漂 0, then a discard (no claims).
-PREFERENCE = ("hu", "piao", "pass", "discard")
+# A discard that feeds a laid-down hand asks first (the panel's confirm mode): the player confirms it ("dok"),
+# as a person who meant it would; a player who knew only "discard" would wait on that question for ever.
+PREFERENCE = ("hu", "piao", "pass", "dok", "discard")
 
 
 def buttons(m: Message) -> list[dict[str, Any]]:
@@ -56,7 +58,8 @@ def text_of(m: Message) -> str:
 
 
 def choose(options: list[dict[str, Any]]) -> dict[str, Any] | None:
-    """The button a simple player presses on a prompt: the newest step's win, 漂 0, pass, else a discard."""
+    """The button a simple player presses on a prompt: the newest step's win, 漂 0, pass, a confirmed discard,
+    else a discard."""
     acts = [(b, ACT.fullmatch(b.get("custom_id") or "")) for b in options if not b.get("disabled")]
     acts = [(b, m) for b, m in acts if m is not None]
     if not acts:
