@@ -52,6 +52,7 @@ from cogs.operations import (
     safe_send_channel,
     safe_send_dm,
     transient,
+    wait_for_limit,
 )
 from cogs.panels import panel_buttons, panel_key, panel_message
 from kwx.present.i18n import t
@@ -126,6 +127,8 @@ class _Table:
     marked: set[int] = field(default_factory=set)  # hands with a board mark in the queue
     boards: dict[int, int] = field(default_factory=dict)  # hand -> board message id
     board_hand: int | None = None  # the newest hand that has a board message
+    versions: dict[int, int] = field(default_factory=dict)  # hand -> count of its board's changes
+    shown_versions: dict[int, int] = field(default_factory=dict)  # hand -> the version its message shows
     last_call: float = float("-inf")
     dm_notices: set[str] = field(default_factory=set)
     failures: int = 0  # failed channel requests in a row
@@ -361,6 +364,7 @@ class DiscordFrontEnd:
         self._mark(tc, hand)
 
     def _mark(self, tc: _Table, hand: int) -> None:
+        tc.versions[hand] = tc.versions.get(hand, 0) + 1
         if hand not in tc.marked:
             tc.marked.add(hand)
             tc.queue.append(("board", hand))
@@ -479,14 +483,26 @@ class DiscordFrontEnd:
         lang = self._lang(tc)
         if view.phase == "closed":
             tc.closed = True
-        kwargs = self._board_message(tc, view, lang)
         message_id = tc.boards.get(hand)
         if message_id is None and hand == 1 and tc.board_hand == 0:
-            message_id = tc.boards.pop(0)  # the lobby message becomes the board of hand 1
+            message_id = tc.boards.get(0)  # the lobby message becomes the board of hand 1
         if message_id is not None:
+            if tc.shown_versions.get(hand) == tc.versions.get(hand):
+                return  # the previous edit, rendered after its wait, already showed this change
+            # The token first, the rendering after it: under load an edit waits its turn behind other tables',
+            # and then shows everything that happened meanwhile (one edit, never a stale one and then another).
+            await wait_for_limit(urgent=False)
+            view = tc.views.get(hand, view)
+            tc.closed = tc.closed or view.phase == "closed"
+            version = tc.versions.get(hand)
+            kwargs = self._board_message(tc, view, lang)
+            if tc.boards.get(hand) is None and hand == 1 and tc.board_hand == 0:
+                tc.boards.pop(0, None)
             tc.last_call = self.clock()
             self.stats.public_edits += 1
-            edited = await safe_edit(channel.get_partial_message(message_id), **kwargs)
+            edited = await safe_edit(channel.get_partial_message(message_id), token_taken=True, **kwargs)
+            if edited is not None:
+                tc.shown_versions[hand] = version
             if not self._channel_result(tc, edited is not None):
                 release(kwargs["view"])
                 return
@@ -501,9 +517,13 @@ class DiscordFrontEnd:
                 release(kwargs["view"])
                 self._later(tc, lambda: self._mark(tc, hand))
                 return
+            release(kwargs["view"])
             tc.boards.pop(hand, None)  # deleted (10008, by a moderator?): post the board again below
         if tc.board_hand is not None and hand < tc.board_hand:
             return  # an older hand whose board is gone: nothing to update
+        view = tc.views.get(hand, view)
+        version = tc.versions.get(hand)
+        kwargs = self._board_message(tc, view, lang)
         tc.last_call = self.clock()
         self.stats.public_sends += 1
         message = await safe_send_channel(channel, **kwargs)
@@ -512,6 +532,7 @@ class DiscordFrontEnd:
             return
         tc.boards[hand] = message.id
         tc.board_hand = hand
+        tc.shown_versions[hand] = version
         for old in [h for h in tc.boards if h < hand - HANDS_KEPT]:
             tc.boards.pop(old, None)
         await self._save_board_ref(tc, hand, channel.id, message.id)
@@ -657,15 +678,16 @@ class DiscordFrontEnd:
         # buttons and all, without a ping, until they act again. A new deal still gets its one DM.
         ask = choices and not view.autoplay and not view.timed_out and (prompt or shown is None or not shown.live)
         if new_deal or ask:
-            if shown is not None and shown.live:
-                await self._disable_dm(shown)
-                self._remember_dm(p)
+            # The new prompt first: the player waits for it, not for the old panel's buttons to grey out (an
+            # edit that queues behind board edits under load). A press on the old one meanwhile is told it is stale.
             await self._send_dm(tc, p, view, key, message)
+            if shown is not None and shown.live and p.dm is not shown:
+                await self._disable_dm(shown)
         elif shown is not None and (shown.live or choices and view.timed_out):
             if not choices:  # the prompt is over: show the hand now, with the old buttons greyed out
                 message["view"] = self._greyed(shown)
             self.stats.dm_edits += 1
-            edited = await safe_edit(self._dm_message(shown), **message)
+            edited = await safe_edit(self._dm_message(shown), urgent=choices, **message)
             release(message["view"])
             if edited is None:
                 p.dm = None  # the DM is gone: the next change sends a new one

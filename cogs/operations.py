@@ -102,8 +102,10 @@ def set_rate_limiter(limiter: GlobalRateLimiter | None) -> None:
     _rate_limiter = limiter
 
 
-async def _limit(urgent: bool) -> None:
-    """Wait for a token. Urgent: what a player waits for (DM prompts, result posts); others: board edits."""
+async def wait_for_limit(urgent: bool) -> None:
+    """Wait for a token. Urgent: what a player waits for (DM prompts, result posts); others: board edits.
+    A caller that takes its token first (then passes `token_taken=True`) can render what it sends after the
+    wait, so a board edit that queued behind others shows the newest state rather than the one it queued with."""
     if _rate_limiter is not None:
         await _rate_limiter.acquire(urgent)
 
@@ -127,7 +129,7 @@ async def _call(action: Callable[[], Awaitable[T]], what: str, *args: Any) -> T 
 # -- channels and DMs -------------------------------------------------------------------------------------
 async def safe_send_channel(channel: discord.abc.Messageable, **kwargs: Any) -> discord.Message | None:
     """Post in a channel (or thread). None when the bot may not post there or the channel is gone."""
-    await _limit(urgent=True)
+    await wait_for_limit(urgent=True)
     cid = getattr(channel, "id", channel)
     if _retryable(kwargs):
         return await _call(lambda: _retrying(lambda: channel.send(**kwargs), "send to channel %s", cid),
@@ -140,7 +142,7 @@ async def safe_send_dm(user: discord.abc.User, **kwargs: Any) -> discord.Message
     send failed for another reason (a 5xx or a timeout is retried first).
 
     Closed DMs are normal, not an error: they are logged at INFO."""
-    await _limit(urgent=True)
+    await wait_for_limit(urgent=True)
     _last_failure.set(None)
     try:
         if _retryable(kwargs):
@@ -159,11 +161,14 @@ async def safe_send_dm(user: discord.abc.User, **kwargs: Any) -> discord.Message
 
 
 async def safe_edit(
-    message: discord.Message | discord.PartialMessage | discord.InteractionMessage, **kwargs: Any
+    message: discord.Message | discord.PartialMessage | discord.InteractionMessage, *, urgent: bool = False,
+    token_taken: bool = False, **kwargs: Any
 ) -> discord.Message | None:
     """Edit a message we sent. None when it was deleted (`message_gone(last_failure())`) or the edit failed (a
-    5xx or a timeout is retried first)."""
-    await _limit(urgent=False)
+    5xx or a timeout is retried first). `urgent`: the edit asks a player something (it waits like a prompt);
+    `token_taken`: the caller already waited for the limit (`wait_for_limit`)."""
+    if not token_taken:
+        await wait_for_limit(urgent=urgent)
     if _retryable(kwargs):
         return await _call(lambda: _retrying(lambda: message.edit(**kwargs), "edit message %s", message.id),
                            "edit message %s", message.id)
@@ -172,7 +177,7 @@ async def safe_edit(
 
 async def safe_delete(message: discord.Message | discord.PartialMessage | discord.InteractionMessage) -> bool:
     """Delete a message. True when it is gone afterwards (also when it was already gone)."""
-    await _limit(urgent=False)
+    await wait_for_limit(urgent=False)
     try:
         await message.delete()
         return True
@@ -185,7 +190,7 @@ async def safe_delete(message: discord.Message | discord.PartialMessage | discor
 
 async def safe_fetch_message(channel: discord.abc.Messageable, message_id: int) -> discord.Message | None:
     """Find a message again after a restart (e.g. a table's board)."""
-    await _limit(urgent=False)
+    await wait_for_limit(urgent=False)
     return await _call(lambda: channel.fetch_message(message_id), "fetch message %s", message_id)
 
 
@@ -194,7 +199,7 @@ async def safe_fetch_channel(client: discord.Client, channel_id: int) -> Any | N
     channel = client.get_channel(channel_id)
     if channel is not None:
         return channel
-    await _limit(urgent=False)
+    await wait_for_limit(urgent=False)
     return await _call(lambda: client.fetch_channel(channel_id), "fetch channel %s", channel_id)
 
 
@@ -203,7 +208,7 @@ async def safe_fetch_user(client: discord.Client, user_id: int) -> discord.User 
     user = client.get_user(user_id)
     if user is not None:
         return user
-    await _limit(urgent=False)
+    await wait_for_limit(urgent=False)
     return await _call(lambda: client.fetch_user(user_id), "fetch user %s", user_id)
 
 

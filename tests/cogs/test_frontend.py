@@ -49,3 +49,58 @@ async def test_a_deleted_board_is_posted_again(tmp_path) -> None:
         assert again.id != board.id and again.embeds[0].title.startswith("第 1 局")
     finally:
         await stop_kit(kit)
+
+
+async def test_an_edit_that_waits_for_the_global_limit_shows_what_changed_meanwhile_once(tmp_path,
+                                                                                       monkeypatch) -> None:
+    import cogs.frontend
+
+    kit = await start_kit(tmp_path, board_interval=0.0)
+    try:
+        table = await seat_table(kit, [kit.alice])
+        lobby = kit.table_messages()[0]
+        await kit.settle()
+        turn = asyncio.Event()
+        waiting = asyncio.Event()
+
+        async def busy_limit(urgent: bool) -> None:  # the bot's share of Discord's global limit is used up
+            waiting.set()
+            await turn.wait()
+
+        monkeypatch.setattr(cogs.frontend, "wait_for_limit", busy_limit)
+        mark = kit.fake.log.mark()
+        await kit.rt.frontend.notice(table, "lobby.joined", player="first")
+        await asyncio.wait_for(waiting.wait(), 5)
+        for name in ("second", "third"):  # more changes while the edit waits its turn
+            await kit.rt.frontend.notice(table, "lobby.joined", player=name)
+        await asyncio.sleep(0.05)
+        turn.set()
+        await kit.settle()
+        edits = [r for r in kit.fake.log.since(mark) if r.kind == "edit" and r.message_id == lobby.id]
+        assert len(edits) == 1  # one edit for the three changes, not a stale one and then the rest
+        assert "third 加入了牌桌" in kit.fake.message(lobby.id).embeds[0].fields[-1].value
+    finally:
+        await stop_kit(kit)
+
+
+async def test_a_new_prompt_goes_out_before_the_old_panel_is_greyed(tmp_path) -> None:
+    from dataclasses import replace
+
+    kit = await start_kit(tmp_path, names=("alice",))
+    try:
+        table = await seat_table(kit, [kit.alice], ais=2)
+        await kit.slash(kit.alice, "kwx start")
+        while kit.live_panel(kit.alice) is None:
+            await kit.settle()
+        old = kit.live_panel(kit.alice)
+        frontend = kit.rt.frontend
+        latest = frontend._panel(table, str(kit.alice.id)).latest
+        seat = next(s for s in kit.rt.service.public_view(table).seats if s.player.player_id == str(kit.alice.id))
+        mark = kit.fake.log.mark()
+        await frontend.hand_changed(seat.player, replace(latest, step=latest.step + 1), prompt=True)  # asked anew
+        await frontend.idle()
+        dm_calls = [r.kind for r in kit.fake.log.since(mark) if r.user_id == kit.alice.id or r.message_id == old.id]
+        assert dm_calls[:2] == ["dm", "edit"]  # the prompt she waits for first, then the old buttons grey out
+        assert kit.live_panel(kit.alice).id != old.id
+    finally:
+        await stop_kit(kit)
