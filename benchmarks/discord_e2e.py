@@ -12,9 +12,9 @@ token) and counts everything. Printed keys:
 - requests_per_hand: bot-token REST requests per hand (what Discord's global limit counts; start-up excluded);
 - interaction_responses_per_hand: interaction callbacks and interaction webhook calls per hand (exempt);
 - global_429 (goal 0), route_429, invalid_requests (401/403/429), off_spec (payloads over a limit; goal 0);
-- prompt_lag_p99_s (goal <= 1): a prompt's arrival after the press that began the player's turn, less the
-  service's claim pause when that press was a discard (the turn begins when the pause ends);
-- board_lag_p99_s (goal <= 5): from a press to the first later update of that table's board.
+- prompt_lag_p99_s (goal <= 1): a prompt's arrival after the press that began the player's turn (sent), less
+  the service's claim pause when that press was a discard (the turn begins when the pause ends);
+- board_lag_p99_s (goal <= 5): from a press (sent) to the first later update of that table's board.
 """
 
 from __future__ import annotations
@@ -123,15 +123,15 @@ class Bench:
             message, button = found
             if choose(buttons(message)) is None:
                 continue
-            try:
-                inter = await player.press(message, button["custom_id"], timeout=15)
-            except TimeoutError:
-                continue
-            table.last_press = inter.answered_at or time.monotonic()
+            # The press begins the next turn when it is sent: noted before the answer comes back, as what it
+            # causes (the next player's prompt, a board edit) may reach Discord before the presser's answer does.
+            table.last_press = time.monotonic()
             table.last_press_discard = ":discard:" in button["custom_id"]
             table.last_press_hand = int(ACT.fullmatch(button["custom_id"])[2])  # type: ignore[index]
             if self.measuring:
                 table.pending_board.append(table.last_press)
+            with contextlib.suppress(TimeoutError):
+                await player.press(message, button["custom_id"], timeout=15)
 
 
 def results(discord: LoopbackDiscord, channel: int) -> int:
