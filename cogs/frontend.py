@@ -690,7 +690,10 @@ class DiscordFrontEnd:
             edited = await safe_edit(self._dm_message(shown), urgent=choices, **message)
             release(message["view"])
             if edited is None:
-                p.dm = None  # the DM is gone: the next change sends a new one
+                p.dm = None  # the DM is gone or Discord would not edit it: the next change sends a new one
+                if choices:  # ...and a decision waits on this player now: send it as a new prompt at once
+                    p.prompt = True
+                    self._kick_panel(p)
                 return
             p.dm = replace(shown, step=view.step, key=key, live=choices, dealt=bool(view.concealed), view=view)
             self._remember_dm(p)

@@ -113,3 +113,30 @@ def test_what_each_failure_means() -> None:
     assert not message_gone(discord_error(404, 10003, "Unknown Channel"))
     assert all(channel_lost(discord_error(s, c, "x")) for s, c in ((404, 10003), (403, 50001), (403, 50013)))
     assert not channel_lost(server_error()) and not transient(discord_error(403, 50013, "x"))
+
+
+async def test_a_decision_whose_panel_edit_fails_is_sent_as_a_new_prompt(tmp_path) -> None:
+    from dataclasses import replace
+
+    kit = await start_kit(tmp_path, names=("alice",))
+    try:
+        table = await seat_table(kit, [kit.alice], ais=2)
+        await kit.slash(kit.alice, "kwx start")
+        while kit.live_panel(kit.alice) is None:
+            await kit.settle()
+        old = kit.live_panel(kit.alice)
+        frontend = kit.rt.frontend
+        latest = frontend._panel(table, str(kit.alice.id)).latest
+        seat = next(s for s in kit.rt.service.public_view(table).seats if s.player.player_id == str(kit.alice.id))
+        kit.fake.inject("PATCH", MESSAGES + "/{message_id}", server_error(), times=6)  # beyond every retry
+        asked = replace(latest, step=latest.step + 1)  # a new decision shown by editing the live panel
+        await frontend.hand_changed(seat.player, asked, prompt=False)
+        for _ in range(50):
+            await kit.settle()
+            if kit.live_panel(kit.alice) is not None and kit.live_panel(kit.alice).id != old.id:
+                break
+        panel = kit.live_panel(kit.alice)
+        assert panel is not None and panel.id != old.id  # not left without the buttons she must press
+        assert any(f":{asked.step}:" in c for c in kit.fake.log.last("dm").custom_ids)
+    finally:
+        await stop_kit(kit)
