@@ -9,12 +9,15 @@ loopback enforces Discord's limits (payload limits, 5 messages / 5 s per channel
 token) and counts everything. Printed keys:
 
 - tables, hands (hands finished in the measured window), seconds (the measured window);
+- hands_played: the hands' worth of play in the window (its presses over an average finished hand's), what the
+  per-hand numbers divide by: a hand at human pace takes minutes, so few finish within the window;
 - requests_per_hand: bot-token REST requests per hand (what Discord's global limit counts; start-up excluded);
 - interaction_responses_per_hand: interaction callbacks and interaction webhook calls per hand (exempt);
 - global_429 (goal 0), route_429, invalid_requests (401/403/429), off_spec (payloads over a limit; goal 0);
 - prompt_lag_p99_s (goal <= 1): a prompt's arrival after the press that began the player's turn (sent), less
   the service's claim pause when that press was a discard (the turn begins when the pause ends);
-- board_lag_p99_s (goal <= 5): from a press (sent) to the first later update of that table's board.
+- board_lag_p99_s (goal <= 5): from a press (sent) to the first later update of that table's board;
+- requests_per_hand_by_route: where requests_per_hand goes (a DM and a channel message share a route).
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ import random
 import sys
 import tempfile
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -51,6 +55,7 @@ class Table:
     last_press_discard: bool = False
     last_press_hand: int = -1
     pending_board: list[float] = field(default_factory=list)  # presses not yet shown on the board
+    presses: Counter[int] = field(default_factory=Counter)  # presses in each hand
     started: bool = False
 
 
@@ -63,6 +68,7 @@ class Bench:
         self.prompt_lags: list[float] = []
         self.board_lags: list[float] = []
         self.measuring = False
+        self.window_presses = 0
         self._seen_prompts: set[tuple[int, str]] = set()
         discord.observer = self.observe
 
@@ -128,10 +134,22 @@ class Bench:
             table.last_press = time.monotonic()
             table.last_press_discard = ":discard:" in button["custom_id"]
             table.last_press_hand = int(ACT.fullmatch(button["custom_id"])[2])  # type: ignore[index]
+            table.presses[table.last_press_hand] += 1
             if self.measuring:
                 table.pending_board.append(table.last_press)
+                self.window_presses += 1
             with contextlib.suppress(TimeoutError):
                 await player.press(message, button["custom_id"], timeout=15)
+
+
+def hands_played(bench: Bench, finished: int) -> float:
+    """The hands' worth of play in the window: its presses over the presses of an average finished hand. At
+    human pace a hand takes minutes, so a window of a few minutes finishes few hands but plays many."""
+    done = [t.presses[h] for c, t in bench.tables.items() for h in range(1, results(bench.discord, c) + 1)
+            if t.presses[h]]
+    if not done or not bench.window_presses:
+        return float(finished)
+    return bench.window_presses / (sum(done) / len(done))
 
 
 def results(discord: LoopbackDiscord, channel: int) -> int:
@@ -162,6 +180,7 @@ async def run(tables: int, seconds: float, think: float, warmup: float) -> dict[
                            for t in bench.tables.values() for p in t.players]
                 await asyncio.sleep(max(0.0, opened + warmup - time.monotonic()))
                 before = discord.report()
+                routes_before = discord.stats.requests.copy()
                 hands_before = sum(results(discord, c) for c in bench.tables)
                 bench.measuring = True
                 started = time.monotonic()
@@ -169,12 +188,14 @@ async def run(tables: int, seconds: float, think: float, warmup: float) -> dict[
                 window = time.monotonic() - started
                 bench.measuring = False
                 after = discord.report()
+                routes = discord.stats.requests - routes_before
                 hands = sum(results(discord, c) for c in bench.tables) - hands_before
                 status = await bot.stop()
-            per_hand = max(hands, 1)
+            played = hands_played(bench, hands)
+            per_hand = max(played, 1.0)
             return {
                 "tables": tables, "started_tables": sum(t.started for t in bench.tables.values()),
-                "hands": hands, "seconds": round(window, 1), "think_s": think,
+                "hands": hands, "hands_played": round(played, 1), "seconds": round(window, 1), "think_s": think,
                 "requests_per_hand": round((after["bot_requests"] - before["bot_requests"]) / per_hand, 1),
                 "requests_per_s": round((after["bot_requests"] - before["bot_requests"]) / window, 1),
                 "interaction_responses_per_hand": round(
@@ -183,6 +204,7 @@ async def run(tables: int, seconds: float, think: float, warmup: float) -> dict[
                 "invalid_requests": after["invalid_requests"], "off_spec": after["off_spec"],
                 "prompt_lag_p99_s": p99(bench.prompt_lags), "board_lag_p99_s": p99(bench.board_lags),
                 "prompts_timed": len(bench.prompt_lags), "bot_exit": status,
+                "requests_per_hand_by_route": {route: round(n / per_hand, 1) for route, n in routes.most_common()},
             }
 
 
