@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping
 
 import discord
 
-from cogs.operations import DISCORD_ERRORS
+from cogs.operations import DISCORD_ERRORS, wait_for_limit
 from kwx.engine.tiles import ALL_TILES, SHORT_CHINESE, Tile
 from kwx.present.art import tile_png_bytes
 
@@ -34,8 +34,11 @@ def emoji_name(tile: int) -> str:
 async def ensure_tile_emojis(client: discord.Client) -> dict[int, str]:
     """Upload the missing tile emojis; return {tile (and BACK_KEY): '<:kwx_5p:id>'} for those that exist.
 
-    Discord errors are logged, never raised: tiles without an emoji are missing from the result."""
+    Discord errors are logged, never raised: tiles without an emoji are missing from the result. Each call
+    takes its token from the bot-wide limit: a first start uploads 22 emojis in a burst, just before resumed
+    tables send their boards and prompts, and together they would pass Discord's 50 requests a second."""
     try:
+        await wait_for_limit(urgent=False)
         existing = {e.name: e for e in await client.fetch_application_emojis()}
     except DISCORD_ERRORS as e:
         logger.warning("could not list application emojis, tiles will be text: %r", e)
@@ -47,6 +50,7 @@ async def ensure_tile_emojis(client: discord.Client) -> dict[int, str]:
         if emoji is None:
             try:
                 image = tile_png_bytes(None if key == BACK_KEY else key)
+                await wait_for_limit(urgent=False)
                 emoji = await client.create_application_emoji(name=name, image=image)
                 logger.info("uploaded application emoji %s", name)
             except DISCORD_ERRORS as e:

@@ -86,3 +86,16 @@ def test_formatter_with_emojis_puts_them_side_by_side_and_mixes_in_text() -> Non
     assert fmt.back(2) == "<:kwx_back:999>" * 2
     emoji = fmt.partial_emoji(Tile.P5)
     assert isinstance(emoji, discord.PartialEmoji) and (emoji.name, emoji.id) == ("kwx_5p", 111)
+
+
+async def test_the_uploads_take_their_tokens_from_the_bots_global_limit(fake: FakeDiscord) -> None:
+    from cogs.operations import set_rate_limiter
+    from cogs.ratelimit import GlobalRateLimiter
+
+    limiter = GlobalRateLimiter.for_discord()
+    set_rate_limiter(limiter)
+    try:
+        await ensure_tile_emojis(fake.client)
+    finally:
+        set_rate_limiter(None)
+    assert limiter.acquired == 1 + 22  # the listing and each upload: counted with what the tables send
