@@ -282,9 +282,10 @@ class ClusterNode:
 
     `serves(guild)` says whether a server is this process's (on one of its shards); `service` is its
     TableService.
-    Every `interval` seconds (ttl/3): renew; claim leases for its own servers' open tables; take over any
-    expired lease and resume that server's tables from the event log (`service.start(include=…)`: a table
-    is rebuilt once, by the one process whose upsert won the lease).
+    Every `interval` seconds (ttl/3): renew (letting go of the tables of a lease lost meanwhile); hand back
+    the servers of other shards whose tables are all done here; take over any expired lease and resume that
+    server's tables from the event log (`service.start(include=…)`: a table is rebuilt once, by the one
+    process whose upsert won the lease).
     """
 
     def __init__(self, store: Any, service: Any, owner: str, serves: Callable[[str], bool], *,
@@ -330,13 +331,14 @@ class ClusterNode:
         return await self.leases.acquire(f"guild:{guild}") is not None
 
     async def tick(self) -> list[int]:
-        """One round: renew, then take over expired leases. Returns the ids of tables resumed here."""
+        """One round: renew, hand back, then take over expired leases. Returns the ids of tables resumed here."""
         lost = await self.leases.renew()
         if lost:  # taken over while this process stalled: the new owner runs those tables now
             guilds = {resource.removeprefix("guild:") for resource in lost}
             released = await self.service.release([i.table_id for i in self.service.table_infos() if i.guild in guilds])
             logger.error("leases %s lost to another process: %d table(s) no longer run here", sorted(lost),
                          len(released))
+        await self._hand_back()
         if not self.takeover:
             return []
         won = set()
@@ -348,6 +350,16 @@ class ClusterNode:
         if not won:
             return []
         return await self.service.start(include=lambda row: row.guild in won)
+
+    async def _hand_back(self) -> None:
+        """Let go of servers of other processes' shards once none of their tables runs here (taken over from a
+        dead process and finished since): the next `/kwx new` there is claimed again by its shard's process."""
+        running = {info.guild for info in self.service.table_infos()}
+        for resource in list(self.leases.held):
+            guild = resource.removeprefix("guild:")
+            if not self.serves(guild) and guild not in running:
+                await self.leases.release(resource)
+                logger.info("handed %s back: none of its tables runs here any more", resource)
 
     async def _loop(self) -> None:
         while True:

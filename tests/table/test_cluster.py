@@ -188,3 +188,12 @@ async def test_a_process_that_lost_a_lease_stops_running_those_tables(store, fro
         for svc in (paused, taker):
             await svc.shutdown()
         await other.close()
+
+
+async def test_a_server_taken_over_goes_back_to_its_shard_once_its_tables_are_done_here(store, clock):
+    node = ClusterNode(store, TableService(store, RecordingFrontEnd(), clock=clock), "proc-b",
+                       serves=lambda guild: guild == "mine", ttl=5)
+    assert await node.claim("mine") and await node.claim("taken")  # "taken": another shard's, taken over
+    await node.tick()  # no table of either runs here
+    assert await node.leases.owner_of("guild:mine") == "proc-b"
+    assert await node.leases.owner_of("guild:taken") is None  # its shard's process claims it at the next /kwx new
