@@ -154,14 +154,16 @@ def test_strong_is_deterministic():
     assert a["checks"] == {"zero_sum": True, "tiles_conserved": True, "errors": 0}
 
 
-def test_strong_beats_two_standard_players():
-    report = simulate(240, seed="strong-edge", ai=("strong", "standard", "standard"), keep_per_hand=True)
+def test_strong_beats_two_simple_players():
+    # A short table cannot show strong's edge over standard (about +0.35 base a hand against a spread of about 4:
+    # that needs thousands of hands, see `kwx simulate`); over two `simple` players it is about +0.9 and shows.
+    report = simulate(240, seed="strong-edge", ai=("strong", "simple", "simple"), keep_per_hand=True)
     mine = [row[0] for row in report.per_hand_net]
     n = len(mine)
     mean = sum(mine) / n
     sd = math.sqrt(sum((x - mean) ** 2 for x in mine) / (n - 1))
     z = mean / (sd / math.sqrt(n))
-    assert z > 1.0, f"strong's edge is not visible: mean {mean:.3f} per hand, z = {z:.2f}"
+    assert z > 2.0, f"strong's edge is not visible: mean {mean:.3f} per hand, z = {z:.2f}"
 
 
 def test_kong_tile_hidden_from_others_is_not_counted():
