@@ -335,7 +335,7 @@ class ClusterNode:
         lost = await self.leases.renew()
         if lost:  # taken over while this process stalled: the new owner runs those tables now
             guilds = {resource.removeprefix("guild:") for resource in lost}
-            released = await self.service.release([i.table_id for i in self.service.table_infos() if i.guild in guilds])
+            released = await self.service.release(self.service.tables_in(guilds))
             logger.error("leases %s lost to another process: %d table(s) no longer run here", sorted(lost),
                          len(released))
         await self._hand_back()
@@ -354,10 +354,9 @@ class ClusterNode:
     async def _hand_back(self) -> None:
         """Let go of servers of other processes' shards once none of their tables runs here (taken over from a
         dead process and finished since): the next `/kwx new` there is claimed again by its shard's process."""
-        running = {info.guild for info in self.service.table_infos()}
         for resource in list(self.leases.held):
             guild = resource.removeprefix("guild:")
-            if not self.serves(guild) and guild not in running:
+            if not self.serves(guild) and not self.service.tables_in({guild}):
                 await self.leases.release(resource)
                 logger.info("handed %s back: none of its tables runs here any more", resource)
 
@@ -366,7 +365,7 @@ class ClusterNode:
             await asyncio.sleep(self.leases.ttl / 3)
             try:
                 await self.tick()
-            except (OSError, asyncpg.PostgresError):
+            except Exception:  # a round that fails must not end the renewals: the leases would lapse
                 logger.exception("cluster tick failed; retrying")
 
     async def stop(self, *, release: bool = True) -> None:

@@ -5,7 +5,7 @@ of a sitting, caps, listings, and the fresh deadlines of a restart.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 
 from kwx.store import settle_up
 from kwx.table.errors import TableError
@@ -63,6 +63,10 @@ class Lifecycle:
         """The open tables (of one guild), oldest first: for listing and finding them by id."""
         return [self._info(t) for t in sorted(self._tables.values(), key=lambda x: x.id)
                 if t.status != CLOSED and (guild is None or t.guild == guild)]
+
+    def tables_in(self, guilds: Collection[str]) -> list[int]:
+        """The ids of the open tables of these guilds run here (cheap: nothing is summed up)."""
+        return sorted(t.id for t in self._tables.values() if t.status != CLOSED and t.guild in guilds)
 
     def table_of(self, table_id: int) -> TableInfo | None:
         """One open table's listing line (None when there is no such open table)."""
