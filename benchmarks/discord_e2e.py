@@ -3,10 +3,10 @@ human-paced players.
 
     python -m benchmarks.discord_e2e [--tables 100] [--seconds 180] [--think 3] [--json]
 
-Each table has three scripted players who open it (/kwx new, /kwx join, /kwx start) and then press what their
-DM prompts ask for, `--think` seconds after each prompt appears (a win, 漂 0, else a discard; no claims). The
-loopback enforces Discord's limits (payload limits, 5 messages / 5 s per channel, 50 requests / s per bot
-token) and counts everything. Printed keys:
+Each table (ten to a server, a server's default cap) has three scripted players who open it (/kwx new,
+/kwx join, /kwx start) and then press what their DM prompts ask for, `--think` seconds after each prompt
+appears (a win, 漂 0, else a discard; no claims). The loopback enforces Discord's limits (payload limits,
+5 messages / 5 s per channel, 50 requests / s per bot token) and counts everything. Printed keys:
 
 - tables, hands (hands finished in the measured window), seconds (the measured window);
 - hands_played: the hands' worth of play in the window (its presses over an average finished hand's), what the
@@ -36,7 +36,11 @@ from pathlib import Path
 
 from kwx.devtools.loopback.players import ACT, BotProcess, Player, buttons, choose
 from kwx.devtools.loopback.server import LoopbackDiscord, Message
+from kwx.table.defaults import DEFAULTS, MAX_TABLES
 
+# A server opens at most this many tables by default (`/kwx-admin config max_tables`): the tables are spread
+# over as many servers as that takes, or every table past the cap is refused and the load is that of the cap.
+TABLES_PER_SERVER = DEFAULTS[MAX_TABLES]
 CLAIM_PAUSE = 1.5  # the service's default (kwx.table.live.CLAIM_PAUSE): the bot runs with it
 
 
@@ -110,7 +114,7 @@ class Bench:
             await host.command(table.channel, "kwx start", timeout=30)
         except TimeoutError:
             return  # the bot did not answer in time: counted as a table that never started
-        table.started = True
+        table.started = bool(self.discord.channel_messages(table.channel))  # a refused /kwx new posts nothing
 
     async def run_player(self, table: Table, player: Player, stop: float) -> None:
         rng = random.Random(player.uid)
@@ -161,8 +165,9 @@ async def run(tables: int, seconds: float, think: float, warmup: float) -> dict[
     with tempfile.TemporaryDirectory(prefix="kwx-bench-") as tmp:
         async with LoopbackDiscord() as discord:
             bench = Bench(discord, think)
-            guild = discord.add_guild(locale="en")
             for i in range(tables):
+                if i % TABLES_PER_SERVER == 0:
+                    guild = discord.add_guild(f"server-{i // TABLES_PER_SERVER}", locale="en")
                 channel = discord.add_channel(guild, f"table-{i}")
                 players = [Player(discord, discord.add_user(f"p{i}-{k}", guild_id=guild, locale="en"), f"p{i}-{k}")
                            for k in range(3)]
@@ -190,8 +195,8 @@ async def run(tables: int, seconds: float, think: float, warmup: float) -> dict[
                 after = discord.report()
                 routes = discord.stats.requests - routes_before
                 hands = sum(results(discord, c) for c in bench.tables) - hands_before
+                played = hands_played(bench, hands)  # before the bot stops (stopping ends the hands in play)
                 status = await bot.stop()
-            played = hands_played(bench, hands)
             per_hand = max(played, 1.0)
             return {
                 "tables": tables, "started_tables": sum(t.started for t in bench.tables.values()),
