@@ -142,6 +142,8 @@ async def safe_send_dm(user: discord.abc.User, **kwargs: Any) -> discord.Message
     send failed for another reason (a 5xx or a timeout is retried first).
 
     Closed DMs are normal, not an error: they are logged at INFO."""
+    if getattr(user, "dm_channel", None) is None:
+        await wait_for_limit(urgent=True)  # the first DM opens the DM channel: a request of its own
     await wait_for_limit(urgent=True)
     _last_failure.set(None)
     try:

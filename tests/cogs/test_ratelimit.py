@@ -212,6 +212,7 @@ async def test_with_a_limiter_board_edits_wait_but_prompts_and_interactions_do_n
     vt = VirtualTime()
     limiter = limiter_on(vt, rate=1.0, burst=2, reserve=1)
     msg = await world.channel.send("board")
+    await world.members[0].create_dm()  # her DM channel is open: a DM to her is one request
     ops.set_rate_limiter(limiter)
     await limiter.acquire(urgent=True)  # one token left: only the reserve
 
@@ -247,3 +248,17 @@ async def test_the_bot_installs_the_limiter_it_is_given(tmp_path: Path) -> None:
         assert ops._rate_limiter is None
     finally:
         await stop_kit(kit)
+
+
+async def test_a_first_dm_takes_a_token_for_opening_the_dm_channel_too(world: World) -> None:
+    """Discord counts the DM channel's creation against the global limit like the message itself: when 150
+    players get their first DM at once, a DM that took one token made two requests."""
+    vt = VirtualTime()
+    limiter = limiter_on(vt, rate=1.0, burst=4, reserve=0)
+    ops.set_rate_limiter(limiter)
+    alice = world.members[0]
+    assert alice.dm_channel is None
+    assert await asyncio.wait_for(ops.safe_send_dm(alice, content="发牌"), 1) is not None
+    assert limiter.acquired == 2  # open the DM channel, then send
+    assert await asyncio.wait_for(ops.safe_send_dm(alice, content="轮到你了"), 1) is not None
+    assert limiter.acquired == 3  # the channel is open now: one request
