@@ -9,7 +9,7 @@ import pytest
 import cogs.frontend
 import cogs.operations
 from tests.cogs.fakes import discord_error
-from tests.cogs.kit import Kit, restart, seat_table, start_kit, stop_kit
+from tests.cogs.kit import Kit, alice_asked, restart, seat_table, start_kit, stop_kit
 
 MESSAGES = "/channels/{channel_id}/messages"
 
@@ -120,14 +120,8 @@ async def test_a_decision_whose_panel_edit_fails_is_sent_as_a_new_prompt(tmp_pat
 
     kit = await start_kit(tmp_path, names=("alice",))
     try:
-        table = await seat_table(kit, [kit.alice], ais=2)
-        await kit.slash(kit.alice, "kwx start")
-        while kit.live_panel(kit.alice) is None:
-            await kit.settle()
-        old = kit.live_panel(kit.alice)
+        old, latest, seat = await alice_asked(kit)
         frontend = kit.rt.frontend
-        latest = frontend._panel(table, str(kit.alice.id)).latest
-        seat = next(s for s in kit.rt.service.public_view(table).seats if s.player.player_id == str(kit.alice.id))
         kit.fake.inject("PATCH", MESSAGES + "/{message_id}", server_error(), times=6)  # beyond every retry
         asked = replace(latest, step=latest.step + 1)  # a new decision shown by editing the live panel
         await frontend.hand_changed(seat.player, asked, prompt=False)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from tests.cogs.kit import seat_table, start_kit, stop_kit
+from tests.cogs.kit import alice_asked, seat_table, start_kit, stop_kit
 
 
 async def test_a_burst_of_changes_is_one_edit_and_the_last_state_is_shown(tmp_path) -> None:
@@ -88,14 +88,8 @@ async def test_a_new_prompt_goes_out_before_the_old_panel_is_greyed(tmp_path) ->
 
     kit = await start_kit(tmp_path, names=("alice",))
     try:
-        table = await seat_table(kit, [kit.alice], ais=2)
-        await kit.slash(kit.alice, "kwx start")
-        while kit.live_panel(kit.alice) is None:
-            await kit.settle()
-        old = kit.live_panel(kit.alice)
+        old, latest, seat = await alice_asked(kit)
         frontend = kit.rt.frontend
-        latest = frontend._panel(table, str(kit.alice.id)).latest
-        seat = next(s for s in kit.rt.service.public_view(table).seats if s.player.player_id == str(kit.alice.id))
         mark = kit.fake.log.mark()
         await frontend.hand_changed(seat.player, replace(latest, step=latest.step + 1), prompt=True)  # asked anew
         await frontend.idle()
