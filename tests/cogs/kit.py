@@ -266,16 +266,16 @@ async def seat_table(kit: Kit, humans: Iterable[discord.abc.User], ais: int = 0,
     return table
 
 
-async def alice_asked(kit: Kit) -> tuple[StoredMessage, Any, Any]:
-    """Alice at a table with two AI seats, dealt in with a live DM panel: (that panel, her latest private view as
-    the front end holds it, her seat on the board)."""
+async def alice_asked(kit: Kit) -> tuple[int, StoredMessage, Any, Any]:
+    """Alice at a table with two AI seats, dealt in with a live DM panel: (the table, that panel, her latest
+    private view as the front end holds it, her seat on the board)."""
     table = await seat_table(kit, [kit.alice], ais=2)
     await kit.slash(kit.alice, "kwx start")
     while kit.live_panel(kit.alice) is None:
         await kit.settle()
     latest = kit.rt.frontend._panel(table, str(kit.alice.id)).latest
     seat = next(s for s in kit.rt.service.public_view(table).seats if s.player.player_id == str(kit.alice.id))
-    return kit.live_panel(kit.alice), latest, seat
+    return table, kit.live_panel(kit.alice), latest, seat
 
 
 async def restart(kit: Kit, **bot_options: Any) -> Kit:

@@ -120,7 +120,7 @@ async def test_a_decision_whose_panel_edit_fails_is_sent_as_a_new_prompt(tmp_pat
 
     kit = await start_kit(tmp_path, names=("alice",))
     try:
-        old, latest, seat = await alice_asked(kit)
+        _, old, latest, seat = await alice_asked(kit)
         frontend = kit.rt.frontend
         kit.fake.inject("PATCH", MESSAGES + "/{message_id}", server_error(), times=6)  # beyond every retry
         asked = replace(latest, step=latest.step + 1)  # a new decision shown by editing the live panel

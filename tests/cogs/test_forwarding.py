@@ -9,7 +9,7 @@ from typing import Any
 
 from cogs.forwarding import forward_press, press_payload, rebuilt_interaction, run_forwarded_press
 from kwx.present.i18n import t
-from tests.cogs.kit import ACT, seat_table, start_kit, stop_kit
+from tests.cogs.kit import ACT, alice_asked, seat_table, start_kit, stop_kit
 
 
 class StubCluster:
@@ -34,10 +34,8 @@ class StubCluster:
 
 
 async def _alice_prompted(kit) -> tuple[int, Any, str]:
-    table = await seat_table(kit, [kit.alice], ais=2)
-    await kit.slash(kit.alice, "kwx start")
-    panel = kit.live_panel(kit.alice)
-    assert panel is not None
+    """Alice's table, her live DM panel and the custom id of its first action button."""
+    table, panel, _, _ = await alice_asked(kit)
     verb, arg, button = kit.acts(panel)[0]
     return table, panel, button.custom_id or ""
 

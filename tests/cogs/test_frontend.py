@@ -88,7 +88,7 @@ async def test_a_new_prompt_goes_out_before_the_old_panel_is_greyed(tmp_path) ->
 
     kit = await start_kit(tmp_path, names=("alice",))
     try:
-        old, latest, seat = await alice_asked(kit)
+        _, old, latest, seat = await alice_asked(kit)
         frontend = kit.rt.frontend
         mark = kit.fake.log.mark()
         await frontend.hand_changed(seat.player, replace(latest, step=latest.step + 1), prompt=True)  # asked anew
