@@ -195,6 +195,7 @@ def observe(hand, seat: int) -> Observation:
         discards={s: tuple(t for t, _ in hand.discards(s)) for s in range(3)},
         meld_counts={s: len(hand.melds(s)) for s in range(3)},
         shown_hands={s: tuple(hand.counts(s)) for s in range(3) if s != seat and hand.declared(s)},
+        exposed={s: tuple(m for m in hand.melds(s) if m.kind != "ankong") for s in range(3) if s != seat},
     )
 
 

@@ -28,6 +28,7 @@ class Observation:
     discards: dict[int, Sequence[int]] = field(default_factory=dict)  # every seat → its discards, in order
     meld_counts: dict[int, int] = field(default_factory=dict)  # every seat → how many melds it has declared
     shown_hands: dict[int, Sequence[int]] = field(default_factory=dict)  # other declared seats → their shown tiles
+    exposed: dict[int, Sequence[Meld]] = field(default_factory=dict)  # other seats → their exposed melds (no 暗杠)
 
 
 def _by_verb(legal: Sequence) -> dict[str, list]:

@@ -6,12 +6,14 @@ import pytest
 
 from kwx.engine.actions import Action
 from kwx.engine.ai import Observation, choose, decide, observe
+from kwx.engine.ai_strong import _Table
 from kwx.engine.analysis import Meld
 from kwx.engine.hand import HandState
 from kwx.engine.rules import RuleSet
 from kwx.engine.simulate import simulate
 from kwx.engine.tiles import Tile, parse_tile, parse_tiles, to_counts
 from kwx.engine.wall import wall_from_seed
+from tests.engine.builders import deal, play
 
 
 def _obs(hand: str, legal: list[Action], seen: str = "", **kw) -> Observation:
@@ -48,6 +50,42 @@ def test_does_not_give_a_declared_hand_its_kong():
     assert choose(obs, "strong").tile == parse_tile("5z")
     obs.shown_hands = {}  # without the shown hand the two are alike, and 发 (first in tile order) goes
     assert choose(obs, "strong").tile == parse_tile("6z")
+
+
+def test_does_not_plan_on_throwing_a_tile_a_declared_hand_waits_on():
+    # Seat 2 has declared on 5s/8s, so our lone 8s can never leave the hand. Throwing 9p would keep 1-2s and
+    # count on letting 8s go next; the 5-9p run keeps room to build around the 8s, so the weak 1-2s edge goes.
+    hand = "123p56789p12s456s8s"
+    obs = _obs(hand, _discards(hand), liangdao_waits={2: (parse_tile("5s"), parse_tile("8s"))}, wall_remaining=33)
+    assert choose(obs, "strong").tile == parse_tile("1s")
+
+
+def test_keeps_a_triplet_whose_last_tile_is_live():
+    # 666s may still become a kong (a 暗杠 is 2 from each opponent, a 直杠 2 from the discarder): the lone 2s
+    # goes. Once the fourth 6s is on the table the triplet is only three tiles, and breaking it for seven pairs
+    # (22p 44p 白白 发发 already) is the better plan.
+    hand = "22p445p2s666s8s5z5z6z6z"
+    assert choose(_obs(hand, _discards(hand), wall_remaining=37), "strong").tile == parse_tile("2s")
+    assert choose(_obs(hand, _discards(hand), seen="6s", wall_remaining=37), "strong").tile == parse_tile("6s")
+
+
+def test_reads_what_a_declared_hand_would_cost_from_what_it_shows():
+    # A declared 清一色 costs far more than a plain hand when it wins, so beating it to the win is worth more.
+    # A 暗杠 hides tiles that change the fan: then the hand's fan is not read at all.
+    flush = to_counts(parse_tiles("1112345678999p"))
+    plain = to_counts(parse_tiles("123p456p789s23s5z5z"))
+    table = _Table(_obs("123p", [], liangdao_waits={1: tuple(range(9))}, shown_hands={1: flush},
+                        meld_counts={1: 0, 2: 0}, wall_remaining=30))
+    assert table.decl_fan[1] >= 8  # 清一色 ×4, 亮倒 ×2, and more on some waits
+    waits_14 = (parse_tile("1s"), parse_tile("4s"))
+    table = _Table(_obs("123p", [], liangdao_waits={1: waits_14}, shown_hands={1: plain}, meld_counts={1: 0, 2: 0},
+                        wall_remaining=30))
+    assert table.decl_fan[1] == 2  # 屁胡 ×2 for 亮倒
+    hidden = to_counts(parse_tiles("123p789s23s5z5z"))
+    table = _Table(_obs("123p", [], liangdao_waits={1: waits_14}, shown_hands={1: hidden}, meld_counts={1: 1, 2: 0},
+                        wall_remaining=30))
+    assert 1 not in table.decl_fan
+    assert table.spared > _Table(_obs("123p", [], wall_remaining=30)).spared  # a declared hand: winning spares more
 
 
 def test_feeds_only_when_nothing_else_is_legal():
@@ -143,6 +181,13 @@ def test_observation_shows_nothing_hidden():
     assert obs.visible == list(mine)  # nothing discarded yet: only our own tiles are seen
     assert set(obs.discards) == {0, 1, 2} and obs.meld_counts == {0: 0, 1: 0, 2: 0}
     assert obs.shown_hands == {}  # nobody has declared: no other hand is shown
+
+
+def test_observation_shows_exposed_melds_but_not_a_concealed_kong():
+    hand = deal("1111p9999s234p56s7z", "23468p78s111s66z5z", "4p6p234s567s888s5z5z", back="3s 8p")
+    play(hand, "0 gang 1p")
+    assert observe(hand, 1).exposed[0] == ()  # a 暗杠 stays hidden: its tile is not shown
+    assert observe(hand, 0).exposed == {1: (), 2: ()}  # a seat's own melds are its own, not "exposed"
 
 
 def test_strong_is_deterministic():
