@@ -484,7 +484,8 @@ class DiscordFrontEnd:
         if view.phase == "closed":
             tc.closed = True
         message_id = tc.boards.get(hand)
-        if message_id is None and hand == 1 and tc.board_hand == 0:
+        from_lobby = message_id is None and hand == 1 and tc.board_hand == 0
+        if from_lobby:
             message_id = tc.boards.get(0)  # the lobby message becomes the board of hand 1
         if message_id is not None:
             if tc.shown_versions.get(hand) == tc.versions.get(hand):
@@ -492,38 +493,29 @@ class DiscordFrontEnd:
             # The token first, the rendering after it: under load an edit waits its turn behind other tables',
             # and then shows everything that happened meanwhile (one edit, never a stale one and then another).
             await wait_for_limit(urgent=False)
-            view = tc.views.get(hand, view)
-            tc.closed = tc.closed or view.phase == "closed"
-            version = tc.versions.get(hand)
-            kwargs = self._board_message(tc, view, lang)
-            if tc.boards.get(hand) is None and hand == 1 and tc.board_hand == 0:
+            version, kwargs = self._render_board(tc, hand, view, lang)
+            if from_lobby:
                 tc.boards.pop(0, None)
             tc.last_call = self.clock()
             self.stats.public_edits += 1
             edited = await safe_edit(channel.get_partial_message(message_id), token_taken=True, **kwargs)
-            if edited is not None:
-                tc.shown_versions[hand] = version
+            release(kwargs["view"])
             if not self._channel_result(tc, edited is not None):
-                release(kwargs["view"])
                 return
             if edited is not None:
-                release(kwargs["view"])
+                tc.shown_versions[hand] = version
                 tc.boards[hand] = message_id
-                if hand == 1 and tc.board_hand == 0:
+                if from_lobby:
                     tc.board_hand = 1
                     await self._save_board_ref(tc, hand, channel.id, message_id)
                 return
             if not message_gone(last_failure()):  # a 5xx, a timeout, a refusal: edit it again later, never repost
-                release(kwargs["view"])
                 self._later(tc, lambda: self._mark(tc, hand))
                 return
-            release(kwargs["view"])
             tc.boards.pop(hand, None)  # deleted (10008, by a moderator?): post the board again below
         if tc.board_hand is not None and hand < tc.board_hand:
             return  # an older hand whose board is gone: nothing to update
-        view = tc.views.get(hand, view)
-        version = tc.versions.get(hand)
-        kwargs = self._board_message(tc, view, lang)
+        version, kwargs = self._render_board(tc, hand, view, lang)
         tc.last_call = self.clock()
         self.stats.public_sends += 1
         message = await safe_send_channel(channel, **kwargs)
@@ -536,6 +528,13 @@ class DiscordFrontEnd:
         for old in [h for h in tc.boards if h < hand - HANDS_KEPT]:
             tc.boards.pop(old, None)
         await self._save_board_ref(tc, hand, channel.id, message.id)
+
+    def _render_board(self, tc: _Table, hand: int, view: PublicView, lang: str) -> tuple[int | None, dict[str, Any]]:
+        """The board as it stands now (a call that waited for its token shows the changes made meanwhile), with
+        the version of the board it shows."""
+        view = tc.views.get(hand, view)
+        tc.closed = tc.closed or view.phase == "closed"
+        return tc.versions.get(hand), self._board_message(tc, view, lang)
 
     def _board_message(self, tc: _Table, view: PublicView, lang: str) -> dict[str, Any]:
         lines = boards.render_lines(tc.lines.get(view.hand_no, ()), view, lang, self.tiles)

@@ -192,6 +192,15 @@ class PressRouter:
 # ---------------------------------------------------------------------------------------------- budget
 
 
+def _lease_of(guild: str) -> str:
+    """The lease a server's tables run under."""
+    return f"guild:{guild}"
+
+
+def _guild_of(resource: str) -> str:
+    return resource.removeprefix("guild:")
+
+
 class SharedBucket:
     """A token bucket every process shares (Discord's global limit belongs to the bot token).
 
@@ -306,7 +315,7 @@ class ClusterNode:
             self.router = PressRouter(self.store, self.owner)
             await self.router.start(on_press)
         tables = [t for t in await self.store.unfinished_tables() if self.serves(t.guild)]
-        owned = {g for g in {t.guild for t in tables} if await self.leases.acquire(f"guild:{g}") is not None}
+        owned = {g for g in {t.guild for t in tables} if await self.claim(g)}
         rebuilt = await self.service.start(include=lambda row: row.guild in owned)
         self._task = asyncio.get_running_loop().create_task(self._loop())
         return rebuilt
@@ -318,7 +327,7 @@ class ClusterNode:
             row = await self.store.get_table(table_id)
         except LookupError:
             return None
-        return await self.leases.owner_of(f"guild:{row.guild}")
+        return await self.leases.owner_of(_lease_of(row.guild))
 
     async def forward(self, owner: str, press: dict[str, Any]) -> bool:
         """Send a press to the process `owner` (True once it acknowledged); needs `start(on_press=…)`."""
@@ -328,13 +337,13 @@ class ClusterNode:
 
     async def claim(self, guild: str) -> bool:
         """Before opening a table in `guild`: own its lease (False: another live process runs that server)."""
-        return await self.leases.acquire(f"guild:{guild}") is not None
+        return await self.leases.acquire(_lease_of(guild)) is not None
 
     async def tick(self) -> list[int]:
         """One round: renew, hand back, then take over expired leases. Returns the ids of tables resumed here."""
         lost = await self.leases.renew()
         if lost:  # taken over while this process stalled: the new owner runs those tables now
-            guilds = {resource.removeprefix("guild:") for resource in lost}
+            guilds = {_guild_of(resource) for resource in lost}
             released = await self.service.release(self.service.tables_in(guilds))
             logger.error("leases %s lost to another process: %d table(s) no longer run here", sorted(lost),
                          len(released))
@@ -344,7 +353,7 @@ class ClusterNode:
         won = set()
         for resource in await self.leases.expired():
             if await self.leases.acquire(resource) is not None:
-                won.add(resource.removeprefix("guild:"))
+                won.add(_guild_of(resource))
                 self.taken_over.append((resource, time.monotonic()))
                 logger.warning("took over %s from a process that stopped renewing its lease", resource)
         if not won:
@@ -355,7 +364,7 @@ class ClusterNode:
         """Let go of servers of other processes' shards once none of their tables runs here (taken over from a
         dead process and finished since): the next `/kwx new` there is claimed again by its shard's process."""
         for resource in list(self.leases.held):
-            guild = resource.removeprefix("guild:")
+            guild = _guild_of(resource)
             if not self.serves(guild) and not self.service.tables_in({guild}):
                 await self.leases.release(resource)
                 logger.info("handed %s back: none of its tables runs here any more", resource)

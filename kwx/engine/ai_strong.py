@@ -178,23 +178,11 @@ class _Table:
         others = [s for s in range(3) if s != obs.seat]
         self.others = others
         self.declared_opp = [s for s in others if s in obs.liangdao_waits]
-        # What a declared opponent's win costs us: its shown hand's fan on its waits (the ×2 of 亮倒 included),
-        # weighted by how many of each wait are live. Unknown while it hides a 暗杠.
-        self.decl_fan: dict[int, float] = {}
+        self.decl_fan: dict[int, float] = {}  # what a declared opponent's win costs us, where it can be read
         for s in self.declared_opp:
-            shown = obs.shown_hands.get(s)
-            melds = tuple(obs.exposed.get(s, ()))
-            if shown is None or len(melds) != obs.meld_counts.get(s, len(melds)):
-                continue
-            total = weight = 0
-            for w in obs.liangdao_waits[s]:
-                r = score_counts(shown, w, melds, _SD_L, rules)
-                live = max(0, 4 - obs.visible[w])
-                if r is not None and live:
-                    total += live * r.fan
-                    weight += live
-            if weight:
-                self.decl_fan[s] = total / weight
+            fan = _declared_fan(obs, s, self.live)
+            if fan is not None:
+                self.decl_fan[s] = fan
         self.spared = SPARED_LOSS + sum(SPARED_PER_DECLARED * self.decl_fan.get(s, DECLARED_SD_COST) / 3.0
                                         for s in self.declared_opp)
         piao = obs.piao or (0, 0, 0)
@@ -452,6 +440,22 @@ class _Table:
                 continue
             cost += pr * 0.09 * shape * (2.5 + SPARED_LOSS)
         return cost
+
+
+def _declared_fan(obs: Observation, seat: int, live: Sequence[int]) -> float | None:
+    """The fan a declared hand's shown tiles make on its waits (the ×2 of 亮倒 included), weighted by how many
+    of each wait are live; None while the hand hides a 暗杠 (its tiles change the fan) or no wait is live."""
+    shown = obs.shown_hands.get(seat)
+    melds = tuple(obs.exposed.get(seat, ()))
+    if shown is None or len(melds) != obs.meld_counts.get(seat, len(melds)):
+        return None
+    total = weight = 0
+    for w in obs.liangdao_waits[seat]:
+        r = score_counts(shown, w, melds, _SD_L, obs.rules)
+        if r is not None and live[w]:
+            total += live[w] * r.fan
+            weight += live[w]
+    return total / weight if weight else None
 
 
 def _lean(counts: list[int], melds: tuple[Meld, ...], t: int) -> int:

@@ -369,10 +369,7 @@ class LiveTable:
             self.autoplay.add(pid)
             out.notices.append(("event.autoplay_on", {"player": name, "player_id": pid}))
         elif not p["on"] and pid in self.autoplay:
-            self.autoplay.discard(pid)
-            self.timeouts[pid] = 0
-            self.missed_turn.discard(pid)
-            out.notices.append(("event.autoplay_off", {"player": name, "player_id": pid}))
+            self._back(pid, name, out)
         if not p["on"]:  # "I am back" is a move of one's own
             self._present(float(p["at"]))
         return out
@@ -402,10 +399,7 @@ class LiveTable:
         if by is not None and not by.is_ai:
             self._present(at)
             if by.player_id in self.autoplay:
-                self.autoplay.discard(by.player_id)
-                self.timeouts[by.player_id] = 0
-                self.missed_turn.discard(by.player_id)
-                out.notices.append(("event.autoplay_off", {"player": by.name, "player_id": by.player_id}))
+                self._back(by.player_id, by.name, out)
         out.notices.insert(0, ("table.resumed", {"player": by.name if by else "", "player_id": p.get("by")}))
         if self.status in (PIAO, PLAYING):
             self.window += 1
@@ -528,11 +522,7 @@ class LiveTable:
             self.human_moved = True
             if at is not None:
                 self.last_human_at = float(at)
-            self.timeouts[player_id] = 0
-            self.missed_turn.discard(player_id)
-            if player_id in self.autoplay:
-                self.autoplay.discard(player_id)
-                out.notices.append(("event.autoplay_off", {"player": player.name, "player_id": player_id}))
+            self._back(player_id, player.name, out)
         elif by == "timeout":
             self.timeouts[player_id] += 1
             if not claim:
@@ -542,6 +532,15 @@ class LiveTable:
             if self.timeouts[player_id] >= TIMEOUTS_FOR_AUTOPLAY and player_id not in self.autoplay:
                 self.autoplay.add(player_id)
                 out.notices.append(("event.autoplay_on", {"player": player.name, "player_id": player_id}))
+
+    def _back(self, player_id: str, name: str, out: Applied) -> None:
+        """The player acts for themselves again: no timeouts in a row, no missed turn, and out of 托管 (said on
+        the board) if they were in it."""
+        self.timeouts[player_id] = 0
+        self.missed_turn.discard(player_id)
+        if player_id in self.autoplay:
+            self.autoplay.discard(player_id)
+            out.notices.append(("event.autoplay_off", {"player": name, "player_id": player_id}))
 
     def _hand_over(self, at: float) -> None:
         hand = self.hand
