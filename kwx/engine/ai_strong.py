@@ -59,8 +59,8 @@ RON_CONCEALED = 0.9  # an undeclared opponent's discard feeds a concealed wait a
 RON_DECLARED_FROM_UNDECLARED = 0.08  # opponents avoid a declared wait; now and then one is forced (包胡)
 LOCKED_FEED = 1.0  # a declared opponent discards its draws blind: as likely as our own draw
 CONCEALED_OPTION = 1.08  # a concealed hand may still change its waits for a better one
-TYPICAL_LIVE = 5.0
-STEP_DECAY = 0.6  # each step towards ready accepts fewer tiles than the last  # live winning tiles of a typical ready hand (for hands still far from ready)
+TYPICAL_LIVE = 5.0  # live winning tiles of a typical ready hand (for hands still far from ready)
+STEP_DECAY = 0.6  # each step towards ready accepts fewer tiles than the last
 SLOWER_WEIGHT = 0.75  # a discard that leaves the hand a step further from ready needs a clearly better route
 EXACT_CANDIDATES = 4  # discards valued in full per decision (the time budget)
 DECLARE_WEIGHT = 1.0  # (for experiments) scales the declared hand's value against the concealed one
@@ -178,9 +178,10 @@ class _Table:
         others = [s for s in range(3) if s != obs.seat]
         self.others = others
         self.declared_opp = [s for s in others if s in obs.liangdao_waits]
+        self.ready_cache, self.after_cache, self.decl_cache = _caches(rules)
         self.decl_fan: dict[int, float] = {}  # what a declared opponent's win costs us, where it can be read
         for s in self.declared_opp:
-            fan = _declared_fan(obs, s, self.live)
+            fan = _declared_fan(obs, s, self.live, self.decl_cache)
             if fan is not None:
                 self.decl_fan[s] = fan
         self.spared = SPARED_LOSS + sum(SPARED_PER_DECLARED * self.decl_fan.get(s, DECLARED_SD_COST) / 3.0
@@ -209,7 +210,6 @@ class _Table:
         for pr in self.p_ready.values():
             risk += pr * 0.09 * (2.5 + SPARED_LOSS)
         self.locked_risk = risk
-        self.ready_cache, self.after_cache, self.decl_cache = _caches(rules)
         self.feeds = set()
         for ws in obs.liangdao_waits.values():
             self.feeds.update(int(w) for w in ws)
@@ -442,18 +442,19 @@ class _Table:
         return cost
 
 
-def _declared_fan(obs: Observation, seat: int, live: Sequence[int]) -> float | None:
+def _declared_fan(obs: Observation, seat: int, live: Sequence[int], decl_cache: dict) -> float | None:
     """The fan a declared hand's shown tiles make on its waits (the ×2 of 亮倒 included), weighted by how many
-    of each wait are live; None while the hand hides a 暗杠 (its tiles change the fan) or no wait is live."""
+    of each wait are live; None while the hand hides a 暗杠 (its tiles change the fan) or no wait is live.
+    A declared hand is locked, so its fans come from the shape cache after the first decision that reads them."""
     shown = obs.shown_hands.get(seat)
     melds = tuple(obs.exposed.get(seat, ()))
     if shown is None or len(melds) != obs.meld_counts.get(seat, len(melds)):
         return None
+    shown_waits = set(obs.liangdao_waits[seat])
     total = weight = 0
-    for w in obs.liangdao_waits[seat]:
-        r = score_counts(shown, w, melds, _SD_L, obs.rules)
-        if r is not None and live[w]:
-            total += live[w] * r.fan
+    for w, fan, _ in _wait_fans(list(shown), melds, obs.rules, decl_cache, declared=True):
+        if fan and live[w] and w in shown_waits:
+            total += live[w] * fan
             weight += live[w]
     return total / weight if weight else None
 
