@@ -4,7 +4,8 @@
 `standard` also counts the tiles still unseen (ukeire: how many live tiles improve the hand), leans to
            清一色 / 碰碰胡 / 七对 when they are cheap, declares 亮倒 when its waits are live, and never feeds a
            亮倒 player's waits unless it has no other tile (feeding a declared hand is 包胡: double pay).
-`strong`   plays for expected points and defends (kwx.engine.ai_strong).
+`strong`   plays for expected points and defends (kwx.engine.ai_strong); it reads who at the table throws
+           declared waits (kwx.engine.reads) and declares more against them.
 All are deterministic: ties break by tile order, so a seeded simulation replays exactly.
 """
 
@@ -160,9 +161,11 @@ def _worth_declaring(obs: Observation, discard: int) -> bool:
 
 
 # -- from a hand to what one seat sees ---------------------------------------------------------------------
-def observe(hand, seat: int) -> Observation:
+def observe(hand, seat: int, feed_records: dict[int, tuple[int, float]] | None = None) -> Observation:
     """What `seat` knows in `hand` (a HandState): its own tiles, every discard and exposed meld, and the hands
-    of declared 亮倒 seats. Another seat's 暗杠 stays unknown, as it is to a player."""
+    of declared 亮倒 seats. Another seat's 暗杠 stays unknown, as it is to a player. `feed_records` (seat →
+    (feeds, expected), from the table's earlier hands: `FeedReads.for_seats`) is public too; the seat's own is
+    dropped."""
     visible = list(hand.counts(seat))
     for s in range(3):
         for tile, claimed in hand.discards(s):
@@ -196,11 +199,13 @@ def observe(hand, seat: int) -> Observation:
         meld_counts={s: len(hand.melds(s)) for s in range(3)},
         shown_hands={s: tuple(hand.counts(s)) for s in range(3) if s != seat and hand.declared(s)},
         exposed={s: tuple(m for m in hand.melds(s) if m.kind != "ankong") for s in range(3) if s != seat},
+        feed_records={s: r for s, r in (feed_records or {}).items() if s != seat},
     )
 
 
-def decide(hand, seat: int, level: str = "standard"):
-    """The action the AI of `level` takes for `seat` now (one of hand.legal_actions(seat))."""
+def decide(hand, seat: int, level: str = "standard", feed_records: dict[int, tuple[int, float]] | None = None):
+    """The action the AI of `level` takes for `seat` now (one of hand.legal_actions(seat)). `feed_records`: what
+    the table has learned of its players (see `observe`)."""
     legal = hand.legal_actions(seat)
     if len(legal) == 1:
         return legal[0]
@@ -209,4 +214,4 @@ def decide(hand, seat: int, level: str = "standard"):
         claim_tile = pending[1] if pending is not None and pending[0] != seat else None
         return _choose_simple(Observation(seat, legal, list(hand.counts(seat)), hand.melds(seat),
                                           claim_tile=claim_tile))
-    return choose(observe(hand, seat), level)
+    return choose(observe(hand, seat, feed_records), level)

@@ -29,6 +29,9 @@ class Observation:
     meld_counts: dict[int, int] = field(default_factory=dict)  # every seat → how many melds it has declared
     shown_hands: dict[int, Sequence[int]] = field(default_factory=dict)  # other declared seats → their shown tiles
     exposed: dict[int, Sequence[Meld]] = field(default_factory=dict)  # other seats → their exposed melds (no 暗杠)
+    # other seats → (feeds, expected): how readily the player there fed declared hands in this table's earlier
+    # hands (kwx.engine.reads); a seat with no record is absent
+    feed_records: dict[int, tuple[int, float]] = field(default_factory=dict)
 
 
 def _by_verb(legal: Sequence) -> dict[str, list]:

@@ -1,6 +1,7 @@
 """Simulated tables of AI players (`python -m kwx simulate`). Plays hands as a table would (dealer
-succession, 上楼, 漂 picks of zero) and checks the books as it goes: every hand sums to zero and the 84 tiles are
-all accounted for. Same seed, same result: hands derive from the run's seed as a table's do (kwx.engine.seeds).
+succession, 上楼, 漂 picks of zero, what the AI learns of the other players from hand to hand) and checks the
+books as it goes: every hand sums to zero and the 84 tiles are all accounted for. Same seed, same result: hands
+derive from the run's seed as a table's do (kwx.engine.seeds).
 
 Pure like the rest of the engine: no output of its own; a caller that wants progress passes a callback.
 
@@ -111,10 +112,11 @@ def simulate(hands: int, seed: str = "0", ai: Sequence[str] = ("standard", "stan
         hand = table.start_hand(hand_seed(seed, number))
         seated = table.seated
         levels = [ai[seated[s]] for s in range(3)]
+        known = table.reads.for_seats(seated)
         try:
             while not hand.finished:
                 seat = min(hand.to_act())
-                hand.apply(decide(hand, seat, levels[seat]))
+                hand.apply(decide(hand, seat, levels[seat], known))
                 report.actions += 1
         except Exception:  # a referee bug: count it, keep the books of the other hands
             report.errors += 1

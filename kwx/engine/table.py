@@ -4,6 +4,7 @@
     hand = table.start_hand(seed, piao_picks)      # a HandState; seed None draws a fresh secret one
     ... play it ...
     record = table.finish_hand(hand)               # running net, next dealer, 上楼, rotation
+    table.reads.for_seats(table.seated)            # what the AI may know of the players (kwx.engine.reads)
 
 Players are numbered 0…n−1 for the whole table; a hand's seats are 0–2 in play order and `seated[seat]` is the
 player in that seat. Without rotation seat = player.
@@ -23,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kwx.engine.hand import HandResult, HandState
+from kwx.engine.reads import FeedReads
 from kwx.engine.rules import RuleSet
 from kwx.engine.wall import dice_from_seed, new_seed, wall_from_seed
 
@@ -71,6 +73,7 @@ class TableState:
         self.shanglou_level = 0
         self.net = [0] * players
         self.history: list[HandRecord] = []
+        self.reads = FeedReads()  # who feeds declared hands, from the public record of the hands played
         self._hands_before = 0  # hands booked before this object was restored from JSON
         self.current: HandState | None = None
         self._seed: str | None = None
@@ -127,6 +130,7 @@ class TableState:
             raise ValueError("the hand is not finished")
         assert self._seed is not None
         hand_net = {self.seated[s]: result.net[s] for s in range(3)}
+        self.reads.learn(hand.events, self.seated)
         for player, amount in hand_net.items():
             self.net[player] += amount
         record = HandRecord(self.hands_played + 1, self._seed, self._dice, self.seated, self.dealer, hand.base,
@@ -159,7 +163,7 @@ class TableState:
         """The table between hands (history excluded: the store keeps it)."""
         return {"rules": self.rules.to_json(), "players": self.n_players, "seated": list(self.seated),
                 "waiting": self.waiting, "dealer": self.dealer, "shanglou_level": self.shanglou_level,
-                "net": list(self.net), "hands_played": self.hands_played}
+                "net": list(self.net), "hands_played": self.hands_played, "feed_reads": self.reads.to_json()}
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> TableState:
@@ -169,4 +173,5 @@ class TableState:
         table.shanglou_level = int(data.get("shanglou_level", 0))
         table.net = [int(n) for n in data["net"]]
         table._hands_before = int(data.get("hands_played", 0))
+        table.reads = FeedReads.from_json(data.get("feed_reads"))
         return table

@@ -450,6 +450,7 @@ class LiveTable:
         if host_gone and not new.is_ai:
             self.host = new.player_id
         assert self.state is not None
+        self.state.reads.forget(self.player_ids.index(new.player_id))  # a new player: nothing known of them yet
         self.next = upcoming(self.state, self.player_ids, self._seed)
         if not new.is_ai:
             self.last_human_at = float(p["at"])
@@ -567,6 +568,7 @@ class LiveTable:
     def machine_moves(self) -> list[tuple[int, Action | int, str]]:
         """(seat, action or 漂 amount, by) for every seat the AI decides for that must act now."""
         out: list[tuple[int, Action | int, str]] = []
+        known = None
         for seat in self.to_act():
             player = self.seat_player(seat)
             if player.is_ai:
@@ -580,7 +582,9 @@ class LiveTable:
                 out.append((seat, amount, by))
             else:
                 assert self.hand is not None
-                out.append((seat, decide(self.hand, seat, level), by))
+                if known is None:
+                    known = self._feed_records()
+                out.append((seat, decide(self.hand, seat, level, known), by))
         return out
 
     def timeout_move(self, seat: int) -> Action | int:
@@ -603,10 +607,15 @@ class LiveTable:
             return Action(seat, "discard", drawn)
         discards = [a for a in legal if a.verb == "discard"]
         if discards:
-            obs = observe(hand, seat)
+            obs = observe(hand, seat, self._feed_records())
             obs.legal = discards
             return choose(obs, AUTOPLAY_LEVEL)
         return legal[0]
+
+    def _feed_records(self) -> dict[int, tuple[int, float]]:
+        """What the table has seen of its players feeding declared hands, per seat of this hand."""
+        assert self.state is not None
+        return self.state.reads.for_seats(self.state.seated)
 
     # == the ledger ======================================================================================
     def hand_record(self) -> HandRecord:

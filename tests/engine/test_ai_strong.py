@@ -215,3 +215,26 @@ def test_kong_tile_hidden_from_others_is_not_counted():
     # another seat's 暗杠 stays unknown: its tiles are not among the visible counts
     obs = _obs("123p", _discards("123p"), melds=(Meld("pung", Tile.P1),))
     assert obs.visible[Tile.P1] == 1
+
+
+def test_declares_against_players_who_throw_declared_waits():
+    # Ready on 4s after 8p, early (38 tiles left). Against players who hold a declared wait back, the ×2 on its
+    # own draws does not pay for showing the hand: stay concealed, where every discard may still feed it. Against
+    # players this table has seen throw declared waits (half as often as a careless player would), 亮倒 also
+    # collects 包胡 (the feeder pays double): declare.
+    hand = "1p1p8p9p9p9p1s2s3s3s5s6s6s6s"
+    z = parse_tiles("5z6z7z")
+    obs = _obs(hand, _with_liangdao(hand, "8p"), seen="1s5z6z6z6z7z", wall_remaining=38,
+               discards={0: (z[2], z[0]), 1: (z[1], z[1]), 2: (parse_tile("1s"), z[1])},
+               meld_counts={0: 0, 1: 0, 2: 0})
+    assert choose(obs, "strong") == Action(0, "discard", parse_tile("8p"))
+    obs.feed_records = {1: (0, 30.0), 2: (0, 30.0)}  # they never fed: the same choice
+    assert choose(obs, "strong") == Action(0, "discard", parse_tile("8p"))
+    obs.feed_records = {1: (10, 20.0), 2: (10, 20.0)}
+    assert choose(obs, "strong") == Action(0, "liangdao", parse_tile("8p"))
+
+
+def test_observation_carries_other_players_feeding_records_only():
+    hand = HandState(dealer=0, wall=wall_from_seed("strong-view"))
+    obs = observe(hand, 1, {0: (1, 2.0), 1: (5, 6.0), 2: (0, 3.0)})
+    assert obs.feed_records == {0: (1, 2.0), 2: (0, 3.0)}

@@ -1,0 +1,95 @@
+"""What a table learns of its players from the public record of the hands they played: here, how readily each
+discards a tile that wins for a declared 亮倒 hand.
+
+A strong player remembers who holds back a declared hand's waits and who throws them anyway: against the first,
+亮倒 locks the hand for ×2 on its own draws; against the second it also collects 包胡 (the feeder pays double).
+The record counts only what every seat saw — discards, pungs and kongs, the hands shown by 亮倒 — never a draw
+or a concealed tile, so any seat may be told it (`Observation.feed_records`).
+
+For each discard a player made while undeclared and facing a declared hand, `expected` grows by the share of the
+tiles nobody has seen that win for a declared hand (what a player who ignored declared hands would feed, on
+average) and `feeds` by one when the tile was such a winner. feeds ≈ expected: the player does not defend;
+feeds ≈ 0 over a large `expected`: it holds declared waits back.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from kwx.engine.actions import Discard, Event, Gang, Liangdao, Peng
+from kwx.engine.tiles import NUM_KINDS
+
+_ALL_TILES = 4 * NUM_KINDS
+
+
+@dataclass
+class FeedRecord:
+    feeds: int = 0  # discards that were a declared hand's winning tile
+    expected: float = 0.0  # what a discarder ignoring declared hands would have fed in those spots
+
+    def add(self, other: FeedRecord) -> None:
+        self.feeds += other.feeds
+        self.expected += other.expected
+
+    def to_json(self) -> list:
+        return [self.feeds, self.expected]
+
+
+def hand_feed_records(events: Iterable[Event], seats: int = 3) -> list[FeedRecord]:
+    """Per seat, its feeding record in one hand, from the hand's public events only."""
+    records = [FeedRecord() for _ in range(seats)]
+    seen = [0] * NUM_KINDS  # tiles every seat has seen
+    waits: dict[int, Sequence[int]] = {}  # declared seat → its waits
+    for e in events:
+        if isinstance(e, Discard):
+            against = {int(w) for s, ws in waits.items() if s != e.seat for w in ws}
+            if against and e.seat not in waits:
+                unseen = max(1, _ALL_TILES - sum(seen))
+                rec = records[e.seat]
+                rec.expected += sum(max(0, 4 - seen[w]) for w in against) / unseen
+                rec.feeds += int(e.tile) in against
+            seen[e.tile] += 1
+        elif isinstance(e, Liangdao):
+            waits[e.seat] = tuple(e.waits)
+            for t in e.hand:
+                seen[t] += 1
+        elif isinstance(e, Peng):
+            seen[e.tile] += 2  # the third is the discard, already seen
+        elif isinstance(e, Gang) and e.gang != "angang":  # a 暗杠 shows no tile
+            seen[e.tile] = 4
+    return records
+
+
+class FeedReads:
+    """Feeding records per player, summed over the hands of one table."""
+
+    def __init__(self, records: Mapping[int, FeedRecord] | None = None) -> None:
+        self.by_player: dict[int, FeedRecord] = dict(records or {})
+
+    def learn(self, events: Iterable[Event], seated: Sequence[int]) -> None:
+        """Add one finished hand; `seated[s]` is the player in seat s."""
+        for seat, rec in enumerate(hand_feed_records(events, len(seated))):
+            if rec.expected or rec.feeds:
+                self.by_player.setdefault(seated[seat], FeedRecord()).add(rec)
+
+    def forget(self, player: int) -> None:
+        """Someone else now plays as `player` (a seat taken over): what was learned was of the last one."""
+        self.by_player.pop(player, None)
+
+    def for_seats(self, seated: Sequence[int]) -> dict[int, tuple[int, float]]:
+        """seat → (feeds, expected) of the player sitting there, for players with a record."""
+        out = {}
+        for seat, player in enumerate(seated):
+            rec = self.by_player.get(player)
+            if rec is not None:
+                out[seat] = (rec.feeds, rec.expected)
+        return out
+
+    def to_json(self) -> dict[str, Any]:
+        return {str(p): r.to_json() for p, r in sorted(self.by_player.items())}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any] | None) -> FeedReads:
+        return cls({int(p): FeedRecord(int(v[0]), float(v[1])) for p, v in (data or {}).items()})
