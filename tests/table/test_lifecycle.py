@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 
+from kwx.engine.reads import FeedRecord
 from kwx.store import Store
 from kwx.table import PlayerRef, TableError, TableService
 from tests.table.conftest import ANN, BOB, CY, GUILD
@@ -168,8 +169,12 @@ async def test_leave_takes_effect_at_the_end_of_the_hand(make_service, frontend,
         await svc.resume(table, ANN.player_id)
     except TableError as exc:
         assert exc.code == "seat_empty"
+    live = svc._table(table)
+    seat_player = live.player_ids.index(BOB.player_id)
+    live.state.reads.by_player[seat_player] = FeedRecord(3, 4.0)  # the AI had seen Bob throw declared waits
     await svc.join(table, CY)  # Cy takes the seat: the table plays on with her
     await svc.flush()
+    assert seat_player not in live.state.reads.by_player  # Cy is not taken for a player who feeds
     assert svc.public_view(table).paused is None
     clock.advance(5)
     await svc.tick()
