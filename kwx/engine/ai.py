@@ -11,9 +11,12 @@ All are deterministic: ties break by tile order, so a seeded simulation replays 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from kwx.engine.ai_base import Observation, _by_verb, _isolation, _pattern_lean
 from kwx.engine.ai_strong import choose_strong
 from kwx.engine.analysis import improving_tiles, shanten, shanten_after_discards, waits
+from kwx.engine.reads import FeedRecord
 
 AI_LEVELS = ("simple", "standard", "strong")
 __all__ = ["AI_LEVELS", "Observation", "choose", "decide", "observe"]
@@ -161,10 +164,10 @@ def _worth_declaring(obs: Observation, discard: int) -> bool:
 
 
 # -- from a hand to what one seat sees ---------------------------------------------------------------------
-def observe(hand, seat: int, feed_records: dict[int, tuple[int, float]] | None = None) -> Observation:
+def observe(hand, seat: int, feed_records: Mapping[int, FeedRecord] | None = None) -> Observation:
     """What `seat` knows in `hand` (a HandState): its own tiles, every discard and exposed meld, and the hands
     of declared 亮倒 seats. Another seat's 暗杠 stays unknown, as it is to a player. `feed_records` (seat →
-    (feeds, expected), from the table's earlier hands: `FeedReads.for_seats`) is public too; the seat's own is
+    record, from the table's earlier hands: `FeedReads.for_seats`) is public too; the seat's own is
     dropped."""
     visible = list(hand.counts(seat))
     for s in range(3):
@@ -203,7 +206,7 @@ def observe(hand, seat: int, feed_records: dict[int, tuple[int, float]] | None =
     )
 
 
-def decide(hand, seat: int, level: str = "standard", feed_records: dict[int, tuple[int, float]] | None = None):
+def decide(hand, seat: int, level: str = "standard", feed_records: Mapping[int, FeedRecord] | None = None):
     """The action the AI of `level` takes for `seat` now (one of hand.legal_actions(seat)). `feed_records`: what
     the table has learned of its players (see `observe`)."""
     legal = hand.legal_actions(seat)

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from kwx.engine.analysis import Meld
+from kwx.engine.reads import FeedRecord
 from kwx.engine.rules import STANDARD, RuleSet
 from kwx.engine.tiles import NUM_KINDS
 
@@ -29,9 +30,9 @@ class Observation:
     meld_counts: dict[int, int] = field(default_factory=dict)  # every seat → how many melds it has declared
     shown_hands: dict[int, Sequence[int]] = field(default_factory=dict)  # other declared seats → their shown tiles
     exposed: dict[int, Sequence[Meld]] = field(default_factory=dict)  # other seats → their exposed melds (no 暗杠)
-    # other seats → (feeds, expected): how readily the player there fed declared hands in this table's earlier
-    # hands (kwx.engine.reads); a seat with no record is absent
-    feed_records: dict[int, tuple[int, float]] = field(default_factory=dict)
+    # other seats → how readily the player there fed declared hands in this table's earlier hands
+    # (kwx.engine.reads); a seat with no record is absent
+    feed_records: Mapping[int, FeedRecord] = field(default_factory=dict)
 
 
 def _by_verb(legal: Sequence) -> dict[str, list]:

@@ -53,6 +53,7 @@ from kwx.engine.analysis import (
     waits,
 )
 from kwx.engine.fan import WinContext, score_counts
+from kwx.engine.reads import FeedRecord
 from kwx.engine.rules import RuleSet
 from kwx.engine.tiles import NUM_KINDS
 
@@ -466,7 +467,7 @@ def _declared_fan(obs: Observation, seat: int, live: Sequence[int], decl_cache: 
     return total / weight if weight else None
 
 
-def _feed_rate(record: tuple[int, float] | None) -> float:
+def _feed_rate(record: FeedRecord | None) -> float:
     """An undeclared opponent's rate of feeding a declared wait, per discard and relative to a draw: the prior
     (opponents hold declared waits back) moved towards the player's record at this table, at most the rate at
     which a discard feeds a concealed wait. A record only ever raises it: the prior is also where the model

@@ -15,41 +15,35 @@ feeds ≈ 0 over a large `expected`: it holds declared waits back.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from kwx.engine.actions import Discard, Event, Gang, Liangdao, Peng
-from kwx.engine.tiles import NUM_KINDS
-
-_ALL_TILES = 4 * NUM_KINDS
+from kwx.engine.tiles import COPIES, NUM_KINDS, WALL_SIZE
 
 
-@dataclass
-class FeedRecord:
+class FeedRecord(NamedTuple):
+    """One player's record (also what an `Observation` carries per seat; a JSON pair as it stands)."""
+
     feeds: int = 0  # discards that were a declared hand's winning tile
     expected: float = 0.0  # what a discarder ignoring declared hands would have fed in those spots
 
-    def add(self, other: FeedRecord) -> None:
-        self.feeds += other.feeds
-        self.expected += other.expected
-
-    def to_json(self) -> list:
-        return [self.feeds, self.expected]
+    def plus(self, other: FeedRecord) -> FeedRecord:
+        return FeedRecord(self.feeds + other.feeds, self.expected + other.expected)
 
 
 def hand_feed_records(events: Iterable[Event], seats: int = 3) -> list[FeedRecord]:
     """Per seat, its feeding record in one hand, from the hand's public events only."""
-    records = [FeedRecord() for _ in range(seats)]
+    feeds = [0] * seats
+    expected = [0.0] * seats
     seen = [0] * NUM_KINDS  # tiles every seat has seen
     waits: dict[int, Sequence[int]] = {}  # declared seat → its waits
     for e in events:
         if isinstance(e, Discard):
             against = {int(w) for s, ws in waits.items() if s != e.seat for w in ws}
             if against and e.seat not in waits:
-                unseen = max(1, _ALL_TILES - sum(seen))
-                rec = records[e.seat]
-                rec.expected += sum(max(0, 4 - seen[w]) for w in against) / unseen
-                rec.feeds += int(e.tile) in against
+                unseen = max(1, WALL_SIZE - sum(seen))
+                expected[e.seat] += sum(max(0, COPIES - seen[w]) for w in against) / unseen
+                feeds[e.seat] += int(e.tile) in against
             seen[e.tile] += 1
         elif isinstance(e, Liangdao):
             waits[e.seat] = tuple(e.waits)
@@ -58,8 +52,8 @@ def hand_feed_records(events: Iterable[Event], seats: int = 3) -> list[FeedRecor
         elif isinstance(e, Peng):
             seen[e.tile] += 2  # the third is the discard, already seen
         elif isinstance(e, Gang) and e.gang != "angang":  # a 暗杠 shows no tile
-            seen[e.tile] = 4
-    return records
+            seen[e.tile] = COPIES
+    return [FeedRecord(f, x) for f, x in zip(feeds, expected)]
 
 
 class FeedReads:
@@ -72,23 +66,19 @@ class FeedReads:
         """Add one finished hand; `seated[s]` is the player in seat s."""
         for seat, rec in enumerate(hand_feed_records(events, len(seated))):
             if rec.expected or rec.feeds:
-                self.by_player.setdefault(seated[seat], FeedRecord()).add(rec)
+                player = seated[seat]
+                self.by_player[player] = self.by_player.get(player, FeedRecord()).plus(rec)
 
     def forget(self, player: int) -> None:
         """Someone else now plays as `player` (a seat taken over): what was learned was of the last one."""
         self.by_player.pop(player, None)
 
-    def for_seats(self, seated: Sequence[int]) -> dict[int, tuple[int, float]]:
-        """seat → (feeds, expected) of the player sitting there, for players with a record."""
-        out = {}
-        for seat, player in enumerate(seated):
-            rec = self.by_player.get(player)
-            if rec is not None:
-                out[seat] = (rec.feeds, rec.expected)
-        return out
+    def for_seats(self, seated: Sequence[int]) -> dict[int, FeedRecord]:
+        """seat → the record of the player sitting there, for players with a record."""
+        return {seat: self.by_player[p] for seat, p in enumerate(seated) if p in self.by_player}
 
     def to_json(self) -> dict[str, Any]:
-        return {str(p): r.to_json() for p, r in sorted(self.by_player.items())}
+        return {str(p): list(r) for p, r in sorted(self.by_player.items())}
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any] | None) -> FeedReads:

@@ -31,6 +31,7 @@ from typing import Any
 from kwx.engine.actions import Action, Event
 from kwx.engine.ai import choose, decide, observe
 from kwx.engine.hand import CLAIM, ROB, TURN, HandResult, HandState
+from kwx.engine.reads import FeedRecord
 from kwx.engine.rules import RuleSet
 from kwx.engine.seeds import ai_piao, hand_seed, reveal, seed_ref
 from kwx.engine.table import TableState
@@ -612,7 +613,7 @@ class LiveTable:
             return choose(obs, AUTOPLAY_LEVEL)
         return legal[0]
 
-    def _feed_records(self) -> dict[int, tuple[int, float]]:
+    def _feed_records(self) -> dict[int, FeedRecord]:
         """What the table has seen of its players feeding declared hands, per seat of this hand."""
         assert self.state is not None
         return self.state.reads.for_seats(self.state.seated)

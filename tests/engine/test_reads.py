@@ -52,5 +52,5 @@ def test_old_saved_tables_have_no_records() -> None:
 
 def test_records_add_up() -> None:
     reads = FeedReads({0: FeedRecord(1, 0.5)})
-    reads.by_player[0].add(FeedRecord(2, 1.0))
+    reads.by_player[0] = reads.by_player[0].plus(FeedRecord(2, 1.0))
     assert reads.for_seats((2, 0, 1)) == {1: (3, 1.5)}
