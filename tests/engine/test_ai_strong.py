@@ -61,12 +61,19 @@ def test_does_not_plan_on_throwing_a_tile_a_declared_hand_waits_on():
 
 
 def test_keeps_a_triplet_whose_last_tile_is_live():
-    # 666s may still become a kong (a 暗杠 is 2 from each opponent, a 直杠 2 from the discarder): the lone 2s
-    # goes. Once the fourth 6s is on the table the triplet is only three tiles, and breaking it for seven pairs
-    # (22p 44p 白白 发发 already) is the better plan.
+    # 666s may still become a kong (a 暗杠 is 2 from each opponent, a 直杠 2 from the discarder): a lone tile goes
+    # (5p: a middle tile is a wait other players seldom throw). Once the fourth 6s is on the table the triplet is
+    # only three tiles, and breaking it for seven pairs (22p 44p 白白 发发 already) is the better plan.
     hand = "22p445p2s666s8s5z5z6z6z"
-    assert choose(_obs(hand, _discards(hand), wall_remaining=37), "strong").tile == parse_tile("2s")
+    assert choose(_obs(hand, _discards(hand), wall_remaining=37), "strong").tile == parse_tile("5p")
     assert choose(_obs(hand, _discards(hand), seen="6s", wall_remaining=37), "strong").tile == parse_tile("6s")
+
+
+def test_waits_concealed_on_a_tile_players_throw():
+    # Ready either way, a single wait on 白 or on 5s, three of each unseen and 1 fan each. Players throw lone
+    # dragons far more often than middle tiles (which they keep), so a concealed hand waits on 白: 5s goes.
+    hand = "123p456p789p123s5s7z"
+    assert choose(_obs(hand, _discards(hand), wall_remaining=30), "strong").tile == parse_tile("5s")
 
 
 def test_reads_what_a_declared_hand_would_cost_from_what_it_shows():
@@ -100,6 +107,16 @@ def test_declares_a_cheap_hand_on_wide_live_waits():
     legal = _with_liangdao(hand, "9s")
     action = choose(_obs(hand, legal, wall_remaining=30), "strong")
     assert action == Action(0, "liangdao", parse_tile("9s"))
+
+
+def test_declares_wide_waits_and_keeps_thin_ones_concealed():
+    # The same 1s/4s wait after 9s. Shown, its tiles are ones the other players must hold back: with seven live
+    # that freezes a good part of their hands, so declare even with 20 tiles left; with five live (two 1s and a
+    # 4s already out) it is a wait they simply avoid, and the hand stays concealed, where discards still feed it.
+    hand = "123456789p2388s9s"
+    legal = _with_liangdao(hand, "9s")
+    assert choose(_obs(hand, legal, seen="1s", wall_remaining=20), "strong").verb == "liangdao"
+    assert choose(_obs(hand, legal, seen="1s1s4s", wall_remaining=30), "strong").verb == "discard"
 
 
 def test_does_not_declare_a_dead_wait():
@@ -218,11 +235,11 @@ def test_kong_tile_hidden_from_others_is_not_counted():
 
 
 def test_declares_against_players_who_throw_declared_waits():
-    # Ready on 4s after 8p, early (38 tiles left). Against players who hold a declared wait back, the ×2 on its
-    # own draws does not pay for showing the hand: stay concealed, where every discard may still feed it. Against
-    # players this table has seen throw declared waits (half as often as a careless player would), 亮倒 also
-    # collects 包胡 (the feeder pays double): declare.
-    hand = "1p1p8p9p9p9p1s2s3s3s5s6s6s6s"
+    # Ready on 8s after 8p, early (38 tiles left). Against players who hold a declared wait back, the ×2 on its
+    # own draws does not pay for showing the hand: stay concealed, where every discard may still feed it (an 8s
+    # leaves hands more readily than a middle tile). Against players this table has seen throw declared waits
+    # (half as often as a careless player would), 亮倒 also collects 包胡 (the feeder pays double): declare.
+    hand = "1p1p8p9p9p9p1s2s3s6s6s6s7s9s"
     z = parse_tiles("5z6z7z")
     obs = _obs(hand, _with_liangdao(hand, "8p"), seen="1s5z6z6z6z7z", wall_remaining=38,
                discards={0: (z[2], z[0]), 1: (z[1], z[1]), 2: (parse_tile("1s"), z[1])},
