@@ -97,6 +97,8 @@ DISCARD_SHAPE = (
     (0.8, 1.0, 1.35, 1.5),  # 2 and 8
     (0.42, 0.6, 0.87, 0.95),  # 3 to 7
 )
+_SHAPE_OF_TILE = tuple(  # each tile kind's row of DISCARD_SHAPE
+    DISCARD_SHAPE[0 if t >= 18 else (1, 2, 3, 3, 3, 3, 3, 2, 1)[t % 9]] for t in range(NUM_KINDS))
 NEVER = 1000.0  # the cost of feeding a declared hand while another tile is legal
 
 _SD = WinContext(self_draw=True)
@@ -210,7 +212,8 @@ class _Table:
                                         for s in self.declared_opp)
         # how often each undeclared opponent's discard feeds a declared wait of ours, relative to our own draw
         self.feed_rate = {s: _feed_rate(obs.feed_records.get(s)) for s in others if s not in obs.liangdao_waits}
-        self.discard_shape = [_discard_shape(t, obs.visible[t]) for t in range(NUM_KINDS)]
+        # per tile, how readily opponents discard it (feeding a concealed wait on it)
+        self.discard_shape = [shape[min(3, seen)] for shape, seen in zip(_SHAPE_OF_TILE, obs.visible)]
         piao = obs.piao or (0, 0, 0)
         self.piao_in = [piao[obs.seat] + piao[s] for s in others]
         self.min_fan = rules.min_fan
@@ -303,6 +306,14 @@ class _Table:
             locked_rounds = (1.0 - (1.0 - q) ** rounds) / q
             ev -= locked_rounds * self.locked_risk
         return ev
+
+    def declared_value(self, counts: list[int], melds: tuple[Meld, ...]) -> float:
+        """A ready hand of 13 − 3n tiles, declared now: the model's value, the edge of showing its waits (larger
+        the more of them are live) and the kong money still to come."""
+        wf = _wait_fans(counts, melds, self.rules, self.decl_cache, declared=True)
+        waits_live = sum(self.live[w] for w, _, _ in wf) / self.unseen
+        return (self.ready_value(wf, True, self.rounds) * DECLARE_WEIGHT + DECLARE_EDGE
+                + WAIT_HOLD * (waits_live - TYPICAL_WAIT_SHARE) + self.kong_chances(counts, melds, self.rounds))
 
     # -- a hand of 13 − 3n tiles (waiting for a draw) -----------------------------------------------------------
     def hand_value(self, counts: list[int], melds: tuple[Meld, ...], rounds: float | None = None) -> float:
@@ -494,12 +505,6 @@ def _feed_rate(record: FeedRecord | None) -> float:
     return min(RON_CONCEALED, max(RON_DECLARED_FROM_UNDECLARED, rate))
 
 
-def _discard_shape(t: int, seen: int) -> float:
-    """How much more (or less) often than its share of the unseen tiles `t` is discarded (DISCARD_SHAPE)."""
-    kind = 0 if t >= 18 else (1, 2, 3, 3, 3, 3, 3, 2, 1)[t % 9]
-    return DISCARD_SHAPE[kind][min(3, seen)]
-
-
 def _lean(counts: list[int], melds: tuple[Meld, ...], t: int) -> int:
     return _pattern_lean(counts, melds, t)
 
@@ -614,10 +619,7 @@ def _turn(obs: Observation, table: _Table, acts: dict):
             v = 0.0
         scored.append((round(v - danger, 6), iso, -t, 0))
         if t in ld_tiles:
-            wf = _wait_fans(counts, melds, obs.rules, table.decl_cache, declared=True)
-            dv = table.ready_value(wf, True, table.rounds) * DECLARE_WEIGHT + DECLARE_EDGE
-            dv += table.kong_chances(counts, melds, table.rounds)
-            dv += WAIT_HOLD * (sum(table.live[w] for w, _, _ in wf) / table.unseen - TYPICAL_WAIT_SHARE)
+            dv = table.declared_value(counts, melds)
             scored.append((round(dv - danger, 6), iso, -t, 1))
         counts[t] += 1
     # kongs of our own turn: kong money, a replacement draw (杠上开花), against the best discard now
