@@ -58,7 +58,7 @@ from kwx.engine.analysis import (
 from kwx.engine.fan import WinContext, score_counts
 from kwx.engine.reads import FeedRecord
 from kwx.engine.rules import RuleSet
-from kwx.engine.tiles import NUM_KINDS
+from kwx.engine.tiles import NUM_KINDS, Tile
 
 # -- model constants (tuned on simulated tables) --------------------------------------------------------------
 SPARED_LOSS = 1.5  # what a win saves on average: the points an opponent's win would have cost us
@@ -72,7 +72,6 @@ TYPICAL_LIVE = 5.0  # live winning tiles of a typical ready hand (for hands stil
 STEP_DECAY = 0.6  # each step towards ready accepts fewer tiles than the last
 SLOWER_WEIGHT = 0.75  # a discard that leaves the hand a step further from ready needs a clearly better route
 EXACT_CANDIDATES = 4  # discards valued in full per decision (the time budget)
-DECLARE_WEIGHT = 1.0  # (for experiments) scales the declared hand's value against the concealed one
 DECLARE_EDGE = 0.3  # what declaring gains beyond the model: undeclared opponents must hold our waits back (it
 # slows them, and now and then one is forced to feed: 包胡), while a concealed hand must hold back every wait a
 # declared opponent shows. Measured: +0.05 base per hand over three sets of development seeds
@@ -87,7 +86,6 @@ DECLARED_SD_COST = 3.0  # what a declared opponent's 自摸 costs us when its fa
 SPARED_PER_DECLARED = 1.0  # a win also spares us a declared hand's win: this much more per declared opponent,
 # scaled by its fan over 3. Measured: +0.019 base per hand (paired, 16,000 hands)
 KONG_LATER = 0.6  # the chance a triplet's last live copy shows before the hand ends, per 3 rounds / unseen
-KONG_FEED_WEIGHT = 1.0  # (for experiments) scales the cost of a discard a declared opponent can 直杠
 # How often opponents discard a tile, relative to its share of the unseen tiles, by kind (dragon, 1/9, 2/8,
 # 3–7) and by how many of it we have seen (0–3): measured over simulated discards of `standard` and `strong`
 # players in mid-hand. Dragons and terminals leave hands early and often; middle tiles are kept.
@@ -97,8 +95,8 @@ DISCARD_SHAPE = (
     (0.8, 1.0, 1.35, 1.5),  # 2 and 8
     (0.42, 0.6, 0.87, 0.95),  # 3 to 7
 )
-_SHAPE_OF_TILE = tuple(  # each tile kind's row of DISCARD_SHAPE
-    DISCARD_SHAPE[0 if t >= 18 else (1, 2, 3, 3, 3, 3, 3, 2, 1)[t % 9]] for t in range(NUM_KINDS))
+_SHAPE_OF_TILE = tuple(  # each tile kind's row of DISCARD_SHAPE: dragons, else by distance from the suit's edge
+    DISCARD_SHAPE[0 if t.is_dragon else min(3, t.number, 10 - t.number)] for t in Tile)
 NEVER = 1000.0  # the cost of feeding a declared hand while another tile is legal
 
 _SD = WinContext(self_draw=True)
@@ -254,7 +252,7 @@ class _Table:
                     if tuple(waits(after, (Meld("kong", t),))) == ws:
                         cost = rules.zhigang_pay + self.draw_win.get(s, 0.0) * (
                             2 * self.decl_fan.get(s, DECLARED_SD_COST) + SPARED_LOSS)
-                        self.kong_feed[t] = self.kong_feed.get(t, 0.0) + cost * KONG_FEED_WEIGHT
+                        self.kong_feed[t] = self.kong_feed.get(t, 0.0) + cost
 
     # -- winning chances ------------------------------------------------------------------------------
     def win_prob(self, p: float, rounds: float) -> float:
@@ -312,7 +310,7 @@ class _Table:
         the more of them are live) and the kong money still to come."""
         wf = _wait_fans(counts, melds, self.rules, self.decl_cache, declared=True)
         waits_live = sum(self.live[w] for w, _, _ in wf) / self.unseen
-        return (self.ready_value(wf, True, self.rounds) * DECLARE_WEIGHT + DECLARE_EDGE
+        return (self.ready_value(wf, True, self.rounds) + DECLARE_EDGE
                 + WAIT_HOLD * (waits_live - TYPICAL_WAIT_SHARE) + self.kong_chances(counts, melds, self.rounds))
 
     # -- a hand of 13 − 3n tiles (waiting for a draw) -----------------------------------------------------------
