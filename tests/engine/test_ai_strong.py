@@ -69,6 +69,14 @@ def test_keeps_a_triplet_whose_last_tile_is_live():
     assert choose(_obs(hand, _discards(hand), seen="6s", wall_remaining=37), "strong").tile == parse_tile("6s")
 
 
+def test_throws_a_lone_dragon_before_breaking_a_connected_shape():
+    # One tile from ready whether 白 or an 8p of 7889p goes, and one draw ahead the two look alike (keeping 白
+    # keeps a single wait on a tile players throw). Further ahead a lone 白 adds nothing and 7889p does: 白 goes.
+    hand = "123p7889p2345s78s5z"
+    obs = _obs(hand, _discards(hand), seen="1p1p2p4p5p6p8p1s2s3s3s7s7s9s6z6z7z", wall_remaining=36)
+    assert choose(obs, "strong").tile == parse_tile("5z")
+
+
 def test_waits_concealed_on_a_tile_players_throw():
     # Ready either way, a single wait on 白 or on 5s, three of each unseen and 1 fan each. Players throw lone
     # dragons far more often than middle tiles (which they keep), so a concealed hand waits on 白: 5s goes.
