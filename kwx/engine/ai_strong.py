@@ -511,10 +511,6 @@ def _feed_rate(record: FeedRecord | None) -> float:
     return min(RON_CONCEALED, max(RON_DECLARED_FROM_UNDECLARED, rate))
 
 
-def _lean(counts: list[int], melds: tuple[Meld, ...], t: int) -> int:
-    return _pattern_lean(counts, melds, t)
-
-
 def _capped(f: int, cap: int | None) -> float:
     return float(min(f, cap)) if cap is not None else float(f)
 
@@ -609,14 +605,17 @@ def _turn(obs: Observation, table: _Table, acts: dict):
     dangers = {t: (table.danger(t) if safe_exists or t not in table.feeds else 0.0) for t in tiles}
     # The discards that keep the hand as close to ready as it can be are valued in full, the most promising
     # first and at most EXACT_CANDIDATES of them; a slower discard only for a big route, or as a fold.
+    # How loose each tile is, once per decision: it orders the discards valued in full, and each point of it adds
+    # LOOSE_WEIGHT to throwing the tile.
+    iso = {t: _isolation(counts, t) for t in tiles}
+    lean = {t: _pattern_lean(counts, melds, t) for t in tiles}
     fastest = [t for t in tiles if after[t] == lo and dangers[t] < NEVER]
-    fastest.sort(key=lambda t: (-_lean(counts, melds, t), -_isolation(counts, t), t))
+    fastest.sort(key=lambda t: (-lean[t], -iso[t], t))
     exact = set(fastest[:EXACT_CANDIDATES]) | (ld_tiles & set(fastest))
     for t in tiles:
         s = after[t]
         danger = dangers[t]
-        iso = _isolation(counts, t)
-        loose = LOOSE_WEIGHT * (iso + _lean(counts, melds, t))
+        loose = LOOSE_WEIGHT * (iso[t] + lean[t])
         counts[t] -= 1
         if t in exact:
             v = table.hand_value(counts, melds)
@@ -624,10 +623,10 @@ def _turn(obs: Observation, table: _Table, acts: dict):
             v = table._routes(counts, melds, s, table.rounds) * (SLOWER_WEIGHT if s > lo else 1.0)
         else:
             v = 0.0
-        scored.append((round(v - danger + loose, 6), iso, -t, 0))
+        scored.append((round(v - danger + loose, 6), iso[t], -t, 0))
         if t in ld_tiles:
             dv = table.declared_value(counts, melds)
-            scored.append((round(dv - danger + loose, 6), iso, -t, 1))
+            scored.append((round(dv - danger + loose, 6), iso[t], -t, 1))
         counts[t] += 1
     # kongs of our own turn: kong money, a replacement draw (杠上开花), against the best discard now
     best = max(scored)
