@@ -77,6 +77,14 @@ def test_throws_a_lone_dragon_before_breaking_a_connected_shape():
     assert choose(obs, "strong").tile == parse_tile("5z")
 
 
+def test_keeps_pairs_that_a_pung_can_complete_over_a_gap_shape():
+    # One tile from ready either way. Throwing 9s breaks the 99s pair to keep the 1-3s gap; throwing 1s keeps three
+    # pairs (33p 99s 中中). A gap waits on our own draw of its one tile, while a pair also becomes a triplet by a
+    # 碰 of either opponent's discard (there is no 吃), so the pairs come sooner: 1s goes.
+    hand = "335678p135899s7z7z"
+    assert choose(_obs(hand, _discards(hand), seen="1p", wall_remaining=43), "strong").tile == parse_tile("1s")
+
+
 def test_waits_concealed_on_a_tile_players_throw():
     # Ready either way, a single wait on 白 or on 5s, three of each unseen and 1 fan each. Players throw lone
     # dragons far more often than middle tiles (which they keep), so a concealed hand waits on 白: 5s goes.
