@@ -225,13 +225,14 @@ class _Table:
                                         for s in self.declared_opp)
         # how often each undeclared opponent's discard feeds a declared wait of ours, relative to our own draw
         self.feed_rate = {s: _feed_rate(obs.feed_records.get(s)) for s in others if s not in obs.liangdao_waits}
-        # per tile, how readily opponents discard it (feeding a concealed wait on it)
+        # per tile, how readily opponents discard it, and so how often each round, relative to our own draw, an
+        # opponent's discard of it comes our way: an undeclared opponent throws it as readily as its shape says, a
+        # declared one throws its draws blind. It feeds a concealed wait on the tile, or it is a 碰 for a pair of it.
         self.discard_shape = [shape[min(3, seen)] for shape, seen in zip(_SHAPE_OF_TILE, obs.visible)]
-        # per tile, how often a discard of it is ours to 碰 each round, relative to our own draw: an undeclared
-        # opponent throws it as readily as the shape says, a declared one throws its draws blind
         n_decl = len(self.declared_opp)
-        self.pung_rate = [PUNG_SPEED * ((2 - n_decl) * RON_CONCEALED * d + n_decl * LOCKED_FEED)
-                          for d in self.discard_shape]
+        self.locked_feed = n_decl * LOCKED_FEED
+        concealed_feed = (2 - n_decl) * RON_CONCEALED
+        self.discard_feed = [self.locked_feed + concealed_feed * d for d in self.discard_shape]
         piao = obs.piao or (0, 0, 0)
         self.piao_in = [piao[obs.seat] + piao[s] for s in others]
         self.min_fan = rules.min_fan
@@ -290,15 +291,12 @@ class _Table:
             return 0.0
         live = live or self.live
         u = self.unseen
-        n_decl = len(self.declared_opp)
-        n_undecl = 2 - n_decl
+        n_undecl = 2 - len(self.declared_opp)
         piao = self.piao_in
         piao_self = sum(piao)
         piao_ron = piao_self / 2.0
         rate = value = 0.0
         ron_bao = sum(self.feed_rate.values()) if declared else 0.0
-        concealed_ron = 0.0 if declared else n_undecl * RON_CONCEALED
-        locked_ron = n_decl * LOCKED_FEED
         for w, fs, fr in wf:
             lw = live[w] / u
             if not lw:
@@ -307,7 +305,8 @@ class _Table:
                 rate += lw
                 value += lw * (2 * fs + piao_self)
             if fr >= self.min_fan_discard:
-                ron_plain = locked_ron + concealed_ron * self.discard_shape[w]
+                # opponents hold a declared wait back: only a declared opponent's blind discard feeds it
+                ron_plain = self.locked_feed if declared else self.discard_feed[w]
                 rate += lw * (ron_plain + ron_bao)
                 value += lw * (ron_plain * (fr + piao_ron) + ron_bao * 2 * (fr + piao_ron))
         if rate <= 0:
@@ -367,7 +366,7 @@ class _Table:
         """How often, relative to one draw of ours, tile `u` comes our way each round: by our own draw, and for a
         tile we hold a pair of, also by a 碰 of someone's discard."""
         live = self.live[u]
-        return live * (1.0 + self.pung_rate[u]) if counts[u] == 2 else live
+        return live * (1.0 + PUNG_SPEED * self.discard_feed[u]) if counts[u] == 2 else live
 
     def _acceptance(self, counts: list[int], n: int, s: int) -> float:
         return sum(self._draw_weight(counts, u) for u in _improving(counts, n, s)) / self.unseen
