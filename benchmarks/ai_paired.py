@@ -8,7 +8,7 @@ Both runs deal the same walls, so most hands play out alike and the difference i
 separate `simulate` runs: at 20,000 hands per seed, ±0.01 to ±0.03 base per hand, against ±0.06 for one run's
 own result. Changes to `strong` in this repository were measured this way; to check one, set its constant back
 (`--set PUNG_SPEED=0`, `--set LOOSE_WEIGHT=0`) and read the landed change with the sign reversed.
-The two runs of a seed go to two processes (`--jobs`).
+`--rules PRESET` plays a rule preset other than the default. The two runs of a seed go to two processes (`--jobs`).
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from collections.abc import Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 
 from kwx.engine import ai_strong
+from kwx.engine.rules import PRESETS, RuleSet
 from kwx.engine.simulate import simulate
 
 _NOT_TUNABLE = {"NUM_KINDS", "NEVER"}  # the tile count, and the sentinel cost of feeding a declared hand
@@ -47,13 +48,16 @@ def parse_settings(pairs: Sequence[str]) -> dict[str, float]:
     return out
 
 
-def strong_nets(hands: int, seed: str, against: str, settings: Mapping[str, float]) -> list[int]:
-    """Player 0's (strong's) net of every hand, with `settings` applied to ai_strong for this run only."""
+def strong_nets(hands: int, seed: str, against: str, settings: Mapping[str, float],
+                preset: str = "standard") -> list[int]:
+    """Player 0's (strong's) net of every hand under the rule preset, with `settings` applied to ai_strong for
+    this run only."""
     saved = {name: getattr(ai_strong, name) for name in settings}
     try:
         for name, value in settings.items():
             setattr(ai_strong, name, value)
-        report = simulate(hands, seed, ("strong", against, against), keep_per_hand=True)
+        report = simulate(hands, seed, ("strong", against, against), rules=RuleSet.preset(preset),
+                          keep_per_hand=True)
     finally:
         for name, value in saved.items():
             setattr(ai_strong, name, value)
@@ -72,10 +76,10 @@ def _mean_ci(xs: Sequence[float]) -> tuple[float, float]:
 
 
 def compare(hands: int, seeds: Sequence[str], settings: Mapping[str, float], against: str = "standard",
-            jobs: int = 2) -> dict:
+            jobs: int = 2, preset: str = "standard") -> dict:
     """The paired comparison, as the JSON this benchmark prints."""
     runs = [(seed, changed) for seed in seeds for changed in (False, True)]
-    args = [(hands, seed, against, settings if changed else {}) for seed, changed in runs]
+    args = [(hands, seed, against, settings if changed else {}, preset) for seed, changed in runs]
     if jobs > 1:
         with ProcessPoolExecutor(max_workers=jobs) as pool:
             nets = list(pool.map(strong_nets, *zip(*args)))
@@ -101,6 +105,7 @@ def compare(hands: int, seeds: Sequence[str], settings: Mapping[str, float], aga
     return {
         "hands": hands,
         "against": against,
+        "rules": preset,
         "set": dict(settings),
         "seeds": per_seed,
         "diff": round(mean, 4),
@@ -115,6 +120,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seeds", default="d1,d2", help="comma-separated simulation seeds (default d1,d2)")
     parser.add_argument("--hands", type=int, default=20000, help="hands per seed (default 20000)")
     parser.add_argument("--against", default="standard", choices=("simple", "standard", "strong"))
+    parser.add_argument("--rules", default="standard", choices=sorted(PRESETS), help="rule preset (default standard)")
     parser.add_argument("--jobs", type=int, default=2, help="processes (default 2)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
@@ -123,7 +129,7 @@ def main(argv: list[str] | None = None) -> None:
     except ValueError as exc:
         parser.error(str(exc))
     seeds = [s for s in args.seeds.split(",") if s]
-    out = compare(args.hands, seeds, settings, args.against, args.jobs)
+    out = compare(args.hands, seeds, settings, args.against, args.jobs, args.rules)
     print(json.dumps(out, ensure_ascii=False) if args.json else json.dumps(out, indent=2, ensure_ascii=False))
 
 

@@ -2,8 +2,10 @@
 
 import pytest
 
-from benchmarks.ai_paired import compare, parse_settings
+from benchmarks.ai_paired import compare, parse_settings, strong_nets
 from kwx.engine import ai_strong
+from kwx.engine.rules import RuleSet
+from kwx.engine.simulate import simulate
 
 
 def test_unchanged_strong_ends_every_hand_the_same():
@@ -29,3 +31,10 @@ def test_settings_name_only_the_models_numeric_constants():
     for bad in ("NEVER=1", "DISCARD_SHAPE=1", "_MAX_CACHE=5", "NUM_KINDS=3", "PUNG_SPEED", "PUNG_SPEED=fast", "math=1"):
         with pytest.raises(ValueError, match="--set"):
             parse_settings([bad])
+
+
+def test_plays_the_rule_preset_it_is_given():
+    rules = RuleSet.preset("online-3d")
+    expected = simulate(5, "paired-c", ("strong", "standard", "standard"), rules=rules, keep_per_hand=True)
+    assert strong_nets(5, "paired-c", "standard", {}, "online-3d") == [row[0] for row in expected.per_hand_net]
+    assert compare(2, ["paired-c"], {}, jobs=1, preset="online-3d")["rules"] == "online-3d"
