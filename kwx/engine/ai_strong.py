@@ -105,6 +105,9 @@ PENG_MARGIN = 1.12  # a 碰 is taken only when the hand after it is worth this m
 # pung exposes the hand and spends a pair (the hand's head, a 七对 route, a pair to 碰 later) in ways the model
 # values only in part. Measured against the earlier 1.03: +0.015 base per hand, 95 % interval +0.002 to +0.028
 # (paired, 120,000 hands on six development seeds; every seed gained); 0.9 −0.017, 1.25 −0.031 (d1, d2)
+PENG_MARGIN_MIN_FAN2 = 1.03  # but where a plain hand cannot win (min_fan ≥ 2), a 碰 that heads for a pattern is worth
+# more than the model says: 1.12 there cost 0.10 base per hand under online-3d (95 % interval +0.00 to +0.20, paired,
+# 16,000 hands), so such tables keep the earlier margin
 KONG_LATER = 0.6  # the chance a triplet's last live copy shows before the hand ends, per 3 rounds / unseen
 # How often opponents discard a tile, relative to its share of the unseen tiles, by kind (dragon, 1/9, 2/8,
 # 3–7) and by how many of it we have seen (0–3): measured over simulated discards of `standard` and `strong`
@@ -581,7 +584,8 @@ def _claim(obs: Observation, table: _Table, acts: dict):
             v = max(v, table.hand_value(counts, new_melds) - table.danger(t))
             counts[t] += 1
         counts[tile] += 2
-        if v > best_value * PENG_MARGIN:
+        margin = PENG_MARGIN if obs.rules.min_fan <= 1 else PENG_MARGIN_MIN_FAN2
+        if v > best_value * margin:
             best_value, best = v, acts["peng"][0]
     return best
 
