@@ -15,13 +15,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 
 from kwx.engine import ai_strong
 from kwx.engine.rules import PRESETS, RuleSet
-from kwx.engine.simulate import simulate
+from kwx.engine.simulate import mean_ci95, simulate
 
 _NOT_TUNABLE = {"NUM_KINDS", "NEVER"}  # the tile count, and the sentinel cost of feeding a declared hand
 
@@ -34,12 +33,13 @@ def tunable() -> list[str]:
 
 def parse_settings(pairs: Sequence[str]) -> dict[str, float]:
     """`NAME=VALUE` pairs → {NAME: value}; only the numeric model constants of ai_strong may be changed."""
+    names = tunable()
     out: dict[str, float] = {}
     for pair in pairs:
         name, sep, raw = pair.partition("=")
         name = name.strip()
-        if not sep or name not in tunable():
-            raise ValueError(f"--set {pair!r}: expected NAME=VALUE with NAME one of {', '.join(tunable())}")
+        if not sep or name not in names:
+            raise ValueError(f"--set {pair!r}: expected NAME=VALUE with NAME one of {', '.join(names)}")
         try:
             value = float(raw)
         except ValueError:
@@ -66,13 +66,8 @@ def strong_nets(hands: int, seed: str, against: str, settings: Mapping[str, floa
     return [row[0] for row in report.per_hand_net]
 
 
-def _mean_ci(xs: Sequence[float]) -> tuple[float, float]:
-    n = len(xs)
-    mean = sum(xs) / n if n else 0.0
-    if n < 2:
-        return mean, 0.0
-    var = sum((x - mean) ** 2 for x in xs) / (n - 1)
-    return mean, 1.96 * math.sqrt(var / n)
+def _mean_ci(xs: Sequence[int]) -> tuple[float, float]:
+    return mean_ci95(len(xs), sum(xs), sum(x * x for x in xs))
 
 
 def compare(hands: int, seeds: Sequence[str], settings: Mapping[str, float], against: str = "standard",
@@ -129,6 +124,10 @@ def main(argv: list[str] | None = None) -> None:
     except ValueError as exc:
         parser.error(str(exc))
     seeds = [s for s in args.seeds.split(",") if s]
+    if not seeds:
+        parser.error("--seeds: name at least one seed")
+    if args.hands < 1:
+        parser.error("--hands: play at least one hand per seed")
     out = compare(args.hands, seeds, settings, args.against, args.jobs, args.rules)
     print(json.dumps(out, ensure_ascii=False) if args.json else json.dumps(out, indent=2, ensure_ascii=False))
 

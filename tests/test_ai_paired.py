@@ -2,7 +2,7 @@
 
 import pytest
 
-from benchmarks.ai_paired import compare, parse_settings, strong_nets
+from benchmarks.ai_paired import compare, main, parse_settings, strong_nets
 from kwx.engine import ai_strong
 from kwx.engine.rules import RuleSet
 from kwx.engine.simulate import simulate
@@ -38,3 +38,10 @@ def test_plays_the_rule_preset_it_is_given():
     expected = simulate(5, "paired-c", ("strong", "standard", "standard"), rules=rules, keep_per_hand=True)
     assert strong_nets(5, "paired-c", "standard", {}, "online-3d") == [row[0] for row in expected.per_hand_net]
     assert compare(2, ["paired-c"], {}, jobs=1, preset="online-3d")["rules"] == "online-3d"
+
+
+@pytest.mark.parametrize("argv", [["--seeds", ","], ["--hands", "0"], ["--set", "PUNG_SPEED"]])
+def test_bad_arguments_get_a_clear_error(argv, capsys):
+    with pytest.raises(SystemExit):
+        main(argv)
+    assert "error: --" in capsys.readouterr().err

@@ -584,7 +584,7 @@ def _claim(obs: Observation, table: _Table, acts: dict):
             v = max(v, table.hand_value(counts, new_melds) - table.danger(t))
             counts[t] += 1
         counts[tile] += 2
-        margin = PENG_MARGIN if obs.rules.min_fan <= 1 else PENG_MARGIN_MIN_FAN2
+        margin = PENG_MARGIN if table.min_fan <= 1 else PENG_MARGIN_MIN_FAN2
         if v > best_value * margin:
             best_value, best = v, acts["peng"][0]
     return best

@@ -26,6 +26,16 @@ from kwx.engine.seeds import first_dealer, hand_seed
 from kwx.engine.table import TableState
 
 
+def mean_ci95(n: int, total: float, sum_sq: float) -> tuple[float, float]:
+    """Mean of n values from their sum and sum of squares, and the half-width of its 95 % interval (normal
+    approximation; 0 for fewer than two values)."""
+    mean = total / n if n else 0.0
+    if n < 2:
+        return mean, 0.0
+    var = max(0.0, (sum_sq - n * mean * mean) / (n - 1))
+    return mean, 1.96 * math.sqrt(var / n)
+
+
 @dataclass
 class PlayerStats:
     level: str
@@ -39,11 +49,7 @@ class PlayerStats:
     fan_total: int = 0
 
     def to_json(self, hands: int) -> dict:
-        mean = self.net / hands if hands else 0.0
-        half = 0.0
-        if hands > 1:
-            var = max(0.0, (self.sum_sq - hands * mean * mean) / (hands - 1))
-            half = 1.96 * math.sqrt(var / hands)
+        mean, half = mean_ci95(hands, self.net, self.sum_sq)
         return {
             "level": self.level,
             "net": self.net,
