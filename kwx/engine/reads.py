@@ -1,10 +1,12 @@
-"""What a table learns of its players from the public record of the hands they played: here, how readily each
-discards a tile that wins for a declared 亮倒 hand.
+"""What a table learns of its players from the public record of the hands they played: how readily each
+discards a tile that wins for a declared 亮倒 hand, and how many win payments each receives against those it pays.
 
 A strong player remembers who holds back a declared hand's waits and who throws them anyway: against the first,
 亮倒 locks the hand for ×2 on its own draws; against the second it also collects 包胡 (the feeder pays double).
-The record counts only what every seat saw — discards, pungs and kongs, the hands shown by 亮倒 — never a draw
-or a concealed tile, so any seat may be told it (`Observation.feed_records`).
+It also remembers who comes out ahead in the wins: 漂 raises every win payment a player is part of, so it pays
+to raise it against players one wins from (kwx.engine.piao).
+The records count only what every seat saw — discards, pungs and kongs, the hands shown by 亮倒, the payments —
+never a draw or a concealed tile, so any seat may be told them (`Observation.feed_records`).
 
 For each discard a player made while undeclared and facing a declared hand, `expected` grows by the share of the
 tiles nobody has seen that win for a declared hand (what a player who ignored declared hands would feed, on
@@ -15,9 +17,10 @@ feeds ≈ 0 over a large `expected`: it holds declared waits back.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, NamedTuple
+from typing import Any, Generic, NamedTuple, TypeVar
 
 from kwx.engine.actions import Discard, Event, Gang, Liangdao, Peng
+from kwx.engine.payments import Payment
 from kwx.engine.tiles import COPIES, NUM_KINDS, WALL_SIZE
 
 
@@ -56,24 +59,46 @@ def hand_feed_records(events: Iterable[Event], seats: int = 3) -> list[FeedRecor
     return [FeedRecord(f, x) for f, x in zip(feeds, expected)]
 
 
-class FeedReads:
-    """Feeding records per player, summed over the hands of one table."""
+class BalanceRecord(NamedTuple):
+    """One player's win payments at a table: what 漂 multiplies (kwx.engine.piao)."""
 
-    def __init__(self, records: Mapping[int, FeedRecord] | None = None) -> None:
-        self.by_player: dict[int, FeedRecord] = dict(records or {})
+    hands: int = 0  # hands played
+    dealt: int = 0  # of them, as the dealer
+    balance: int = 0  # win payments received − win payments paid (a 自摸 is two payments, 包胡 one)
 
-    def learn(self, events: Iterable[Event], seated: Sequence[int]) -> None:
-        """Add one finished hand; `seated[s]` is the player in seat s."""
-        for seat, rec in enumerate(hand_feed_records(events, len(seated))):
-            if rec.expected or rec.feeds:
-                player = seated[seat]
-                self.by_player[player] = self.by_player.get(player, FeedRecord()).plus(rec)
+    def plus(self, other: BalanceRecord) -> BalanceRecord:
+        return BalanceRecord(self.hands + other.hands, self.dealt + other.dealt, self.balance + other.balance)
+
+
+def hand_balances(payments: Iterable[Payment], seats: int = 3) -> list[int]:
+    """Per seat, win payments received − paid in one hand (kong money, 漂 and 买码 records not counted)."""
+    out = [0] * seats
+    for pay in payments:
+        if pay.reason in ("hu", "baohu"):
+            out[pay.to_seat] += 1
+            out[pay.from_seat] -= 1
+    return out
+
+
+R = TypeVar("R", FeedRecord, BalanceRecord)
+
+
+class _PlayerReads(Generic[R]):
+    """Records per player, summed over the hands of one table."""
+
+    record: type[R]
+
+    def __init__(self, records: Mapping[int, R] | None = None) -> None:
+        self.by_player: dict[int, R] = dict(records or {})
+
+    def _add(self, player: int, rec: R) -> None:
+        self.by_player[player] = self.by_player.get(player, self.record()).plus(rec)
 
     def forget(self, player: int) -> None:
         """Someone else now plays as `player` (a seat taken over): what was learned was of the last one."""
         self.by_player.pop(player, None)
 
-    def for_seats(self, seated: Sequence[int]) -> dict[int, FeedRecord]:
+    def for_seats(self, seated: Sequence[int]) -> dict[int, R]:
         """seat → the record of the player sitting there, for players with a record."""
         return {seat: self.by_player[p] for seat, p in enumerate(seated) if p in self.by_player}
 
@@ -81,5 +106,29 @@ class FeedReads:
         return {str(p): list(r) for p, r in sorted(self.by_player.items())}
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any] | None) -> FeedReads:
-        return cls({int(p): FeedRecord(int(v[0]), float(v[1])) for p, v in (data or {}).items()})
+    def from_json(cls, data: Mapping[str, Any] | None):
+        empty = cls.record()  # each field's default gives its type
+        return cls({int(p): cls.record(*(type(d)(x) for d, x in zip(empty, v))) for p, v in (data or {}).items()})
+
+
+class FeedReads(_PlayerReads[FeedRecord]):
+    """Feeding records per player, summed over the hands of one table."""
+
+    record = FeedRecord
+
+    def learn(self, events: Iterable[Event], seated: Sequence[int]) -> None:
+        """Add one finished hand; `seated[s]` is the player in seat s."""
+        for seat, rec in enumerate(hand_feed_records(events, len(seated))):
+            if rec.expected or rec.feeds:
+                self._add(seated[seat], rec)
+
+
+class BalanceReads(_PlayerReads[BalanceRecord]):
+    """Win-payment records per player, summed over the hands of one table."""
+
+    record = BalanceRecord
+
+    def learn(self, payments: Iterable[Payment], seated: Sequence[int], dealer_seat: int) -> None:
+        """Add one finished hand; `seated[s]` is the player in seat s."""
+        for seat, balance in enumerate(hand_balances(payments, len(seated))):
+            self._add(seated[seat], BalanceRecord(1, int(seat == dealer_seat), balance))

@@ -1,5 +1,6 @@
 """Simulated tables of AI players (`python -m kwx simulate`). Plays hands as a table would (dealer
-succession, 上楼, 漂 picks of zero, what the AI learns of the other players from hand to hand) and checks the
+succession, 上楼, 漂 picked as AI seats pick it (kwx.engine.piao), what the AI learns of the other players from hand
+to hand) and checks the
 books as it goes: every hand sums to zero and the 84 tiles are all accounted for. Same seed, same result: hands
 derive from the run's seed as a table's do (kwx.engine.seeds).
 
@@ -10,7 +11,8 @@ Per player (players keep their level as the dealer moves) the report keeps what 
 - `win_rate` (hands won / hands), `self_draw_rate` (share of the player's wins that were 自摸),
   `deal_in_rate` (hands in which the player's discard or robbed 补杠 was won on / hands);
 - `fed_liangdao`: how many times the player paid 包胡 (fed a declared 亮倒 hand), `liangdao_rate` (hands in which
-  the player declared 亮倒 / hands), `mean_fan` (mean fan of the player's wins).
+  the player declared 亮倒 / hands), `mean_fan` (mean fan of the player's wins), `mean_piao` (the player's mean 漂
+  pick; 0 without the option).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from kwx.engine.ai import AI_LEVELS, decide
+from kwx.engine.piao import choose_piao
 from kwx.engine.rules import STANDARD, RuleSet
 from kwx.engine.seeds import first_dealer, hand_seed
 from kwx.engine.table import TableState
@@ -47,6 +50,7 @@ class PlayerStats:
     fed_liangdao: int = 0
     liangdao: int = 0
     fan_total: int = 0
+    piao_total: int = 0
 
     def to_json(self, hands: int) -> dict:
         mean, half = mean_ci95(hands, self.net, self.sum_sq)
@@ -61,6 +65,7 @@ class PlayerStats:
             "fed_liangdao": self.fed_liangdao,
             "liangdao_rate": round(self.liangdao / hands, 4) if hands else 0.0,
             "mean_fan": round(self.fan_total / self.wins, 3) if self.wins else 0.0,
+            "mean_piao": round(self.piao_total / hands, 3) if hands else 0.0,
         }
 
 
@@ -115,8 +120,9 @@ def simulate(hands: int, seed: str = "0", ai: Sequence[str] = ("standard", "stan
     table = TableState(rules, first_dealer(seed))
     started = time.perf_counter()
     for number in range(1, hands + 1):
-        hand = table.start_hand(hand_seed(seed, number))
         seated = table.seated
+        picks = _piao_picks(table, ai, seed, number) if rules.piao else None
+        hand = table.start_hand(hand_seed(seed, number), picks)
         levels = [ai[seated[s]] for s in range(3)]
         known = table.reads.for_seats(seated)
         try:
@@ -151,6 +157,8 @@ def simulate(hands: int, seed: str = "0", ai: Sequence[str] = ("standard", "stan
         for pay in result.payments:
             if pay.reason == "baohu":
                 stats[seated[pay.from_seat]].fed_liangdao += 1
+        for s, pick in enumerate(hand.piao):
+            stats[seated[s]].piao_total += pick
         report.liangdao += len(hand.declare_order)
         for s in hand.declare_order:
             stats[seated[s]].liangdao += 1
@@ -164,3 +172,11 @@ def simulate(hands: int, seed: str = "0", ai: Sequence[str] = ("standard", "stan
             progress(number, report)
     report.seconds = time.perf_counter() - started
     return report
+
+
+def _piao_picks(table: TableState, ai: Sequence[str], seed: str, number: int) -> list[int]:
+    """Each seat's 漂 for hand `number`, picked by its player's level as at a live table."""
+    records = table.balances.for_seats(table.seated)
+    return [choose_piao(ai[p], table.rules.piao or 0, dealer=s == table.dealer_seat, record=records.get(s),
+                        table_seed=seed, hand_no=number, player_id=f"player{p}")
+            for s, p in enumerate(table.seated)]

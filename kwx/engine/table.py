@@ -5,6 +5,7 @@
     ... play it ...
     record = table.finish_hand(hand)               # running net, next dealer, 上楼, rotation
     table.reads.for_seats(table.seated)            # what the AI may know of the players (kwx.engine.reads)
+    table.balances.for_seats(table.seated)         # and of their win payments, for its 漂 picks (kwx.engine.piao)
 
 Players are numbered 0…n−1 for the whole table; a hand's seats are 0–2 in play order and `seated[seat]` is the
 player in that seat. Without rotation seat = player.
@@ -24,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kwx.engine.hand import HandResult, HandState
-from kwx.engine.reads import FeedReads
+from kwx.engine.reads import BalanceReads, FeedReads
 from kwx.engine.rules import RuleSet
 from kwx.engine.wall import dice_from_seed, new_seed, wall_from_seed
 
@@ -74,6 +75,7 @@ class TableState:
         self.net = [0] * players
         self.history: list[HandRecord] = []
         self.reads = FeedReads()  # who feeds declared hands, from the public record of the hands played
+        self.balances = BalanceReads()  # who receives more win payments than it pays (the AI's 漂 picks)
         self._hands_before = 0  # hands booked before this object was restored from JSON
         self.current: HandState | None = None
         self._seed: str | None = None
@@ -90,6 +92,11 @@ class TableState:
 
     def seat_of(self, player: int) -> int | None:
         return self.seated.index(player) if player in self.seated else None
+
+    def forget_player(self, player: int) -> None:
+        """Someone else now plays as `player` (a seat taken over): what the reads learned was of the last one."""
+        self.reads.forget(player)
+        self.balances.forget(player)
 
     def base_multiplier(self, seed: str) -> int:
         """What the base is multiplied by in the hand dealt from `seed` (上楼; 1 without the option)."""
@@ -131,6 +138,7 @@ class TableState:
         assert self._seed is not None
         hand_net = {self.seated[s]: result.net[s] for s in range(3)}
         self.reads.learn(hand.events, self.seated)
+        self.balances.learn(result.payments, self.seated, hand.dealer)
         for player, amount in hand_net.items():
             self.net[player] += amount
         record = HandRecord(self.hands_played + 1, self._seed, self._dice, self.seated, self.dealer, hand.base,
@@ -163,7 +171,8 @@ class TableState:
         """The table between hands (history excluded: the store keeps it)."""
         return {"rules": self.rules.to_json(), "players": self.n_players, "seated": list(self.seated),
                 "waiting": self.waiting, "dealer": self.dealer, "shanglou_level": self.shanglou_level,
-                "net": list(self.net), "hands_played": self.hands_played, "feed_reads": self.reads.to_json()}
+                "net": list(self.net), "hands_played": self.hands_played, "feed_reads": self.reads.to_json(),
+                "balance_reads": self.balances.to_json()}
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> TableState:
@@ -174,4 +183,5 @@ class TableState:
         table.net = [int(n) for n in data["net"]]
         table._hands_before = int(data.get("hands_played", 0))
         table.reads = FeedReads.from_json(data.get("feed_reads"))
+        table.balances = BalanceReads.from_json(data.get("balance_reads"))
         return table

@@ -25,7 +25,7 @@ CPU work on the event loop, and every loop turn they take delays the commits in 
 
 Choices where the brief is silent:
 - 漂: before each hand (rules.piao set) a `piao` phase: every seat picks 0…max with act(…, "piao", amount=n);
-  AI seats pick from the table seed (seeds.ai_piao), humans in 托管 and timeouts pick 0. Picks stay hidden
+  AI seats pick by their level (kwx.engine.piao), humans in 托管 and timeouts pick 0. Picks stay hidden
   until the deal. The phase has the turn deadline.
 - Timeout moves: pass a claim (a missed win is 漏胡, as for any pass); on a turn discard the drawn tile, or
   the AI's discard when there is no drawn tile (after a 碰, the dealer's first turn) or it may not be discarded.

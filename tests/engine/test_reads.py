@@ -54,3 +54,21 @@ def test_records_add_up() -> None:
     reads = FeedReads({0: FeedRecord(1, 0.5)})
     reads.by_player[0] = reads.by_player[0].plus(FeedRecord(2, 1.0))
     assert reads.for_seats((2, 0, 1)) == {1: (3, 1.5)}
+
+
+def test_a_tables_balances_count_win_payments_received_against_paid() -> None:
+    table = TableState(RuleSet.preset("standard"), first_dealer=0)
+    hand = table.start_hand("0", wall=build_wall(DEALER, WAIT_5P, JUNK_WITH_5P, draws="3s 2p"))
+    d = hand.dealer
+    winner, feeder = (d + 1) % 3, (d + 2) % 3
+    play(hand, f"{d} discard 7p", f"{winner} liangdao 3s", f"{feeder} discard 5p", f"{winner} hu")
+    seated = table.seated
+    table.finish_hand(hand)  # 包胡: the feeder alone pays, one win payment
+    by_player = table.balances.by_player
+    assert by_player[seated[winner]] == (1, 0, 1)
+    assert by_player[seated[feeder]] == (1, 0, -1)
+    assert by_player[seated[d]] == (1, 1, 0)  # the dealer paid nothing and is on record as the dealer
+    restored = TableState.from_json(table.to_json())
+    assert restored.balances.by_player == by_player
+    restored.forget_player(seated[winner])  # someone else takes that seat: nothing is known of them
+    assert seated[winner] not in restored.balances.by_player and seated[winner] not in restored.reads.by_player

@@ -109,6 +109,20 @@ async def test_piao_phase_with_ai_picks(make_service, frontend, store):
     assert hand_id is not None
 
 
+async def test_strong_ai_seats_pick_piao_by_what_they_expect(make_service, frontend):
+    from kwx.table import PlayerRef
+
+    svc = make_service(between_hands=60)
+    host = PlayerRef(AI_HOST_ID, "AI 9", "strong")
+    table = await table_with(svc, host, level="strong", channel=None, seed="piao-strong",
+                             rules=RuleSet.preset("shiyan"))
+    await svc.start_game(table, by=host.player_id)
+    await finished_hands(frontend, table, 1)
+    dealt = next(b for b in frontend.boards(table) if b.phase in ("turn", "claim"))
+    # a new table: only the dealer (a tile ahead) expects to receive more win payments than it pays
+    assert [s.piao for s in dealt.seats] == [3 if s.is_dealer else 0 for s in dealt.seats]
+
+
 async def test_rotation_winner_sits_out(make_service, frontend):
     from kwx.table import PlayerRef
 
