@@ -1,8 +1,7 @@
 """Simulated tables of AI players (`python -m kwx simulate`). Plays hands as a table would (dealer
-succession, 上楼, 漂 picked as AI seats pick it (kwx.engine.piao), what the AI learns of the other players from hand
-to hand) and checks the
-books as it goes: every hand sums to zero and the 84 tiles are all accounted for. Same seed, same result: hands
-derive from the run's seed as a table's do (kwx.engine.seeds).
+succession, 上楼, 漂 picked as AI seats pick it (kwx.engine.piao), what the AI learns of the other players from
+hand to hand) and checks the books as it goes: every hand sums to zero and the 84 tiles are all accounted for.
+Same seed, same result: hands derive from the run's seed as a table's do (kwx.engine.seeds).
 
 Pure like the rest of the engine: no output of its own; a caller that wants progress passes a callback.
 

@@ -46,8 +46,9 @@ def test_a_table_keeps_each_players_record_across_hands_and_seats() -> None:
 
 def test_old_saved_tables_have_no_records() -> None:
     data = TableState(RuleSet.preset("standard"), first_dealer=0).to_json()
-    del data["feed_reads"]
-    assert TableState.from_json(data).reads.by_player == {}
+    del data["feed_reads"], data["balance_reads"]
+    restored = TableState.from_json(data)
+    assert restored.reads.by_player == {} and restored.balances.by_player == {}
 
 
 def test_records_add_up() -> None:
