@@ -18,8 +18,9 @@ from __future__ import annotations
 
 from kwx.engine.reads import BalanceRecord
 from kwx.engine.seeds import ai_piao
+from kwx.engine.table import TableState
 
-# Win payments received − paid per hand among equal players (three `standard` seats, 9,000 hands): the dealer
+# Win payments received − paid per hand among equal players (three `standard` seats, 3,000 hands): the dealer
 # +0.06, each other seat −0.03 (they sum to zero over the three seats).
 DEALER_BALANCE = 0.06
 OTHER_BALANCE = -0.03
@@ -32,7 +33,7 @@ def expected_balance(dealer: bool, record: BalanceRecord | None) -> float:
     """Win payments a player expects to receive − pay in its next hand: the seat's share among equal players,
     plus how far its record at this table has run above (or below) that share, shrunk towards nothing."""
     seat_share = DEALER_BALANCE if dealer else OTHER_BALANCE
-    if record is None or not record.hands:
+    if record is None:
         return seat_share
     par = record.dealt * DEALER_BALANCE + (record.hands - record.dealt) * OTHER_BALANCE
     return seat_share + (record.balance - par) / (record.hands + RECORD_PRIOR)
@@ -46,3 +47,10 @@ def choose_piao(level: str, maximum: int, *, dealer: bool, record: BalanceRecord
     if level == "strong":
         return maximum if expected_balance(dealer, record) > 0 else 0
     return ai_piao(table_seed, hand_no, player_id, maximum)
+
+
+def seat_piao(table: TableState, seat: int, level: str, *, table_seed: str, hand_no: int, player_id: str) -> int:
+    """The pick of the AI seat `seat` for the hand `table` deals next (between hands: its dealer and seating)."""
+    return choose_piao(level, table.rules.piao or 0, dealer=seat == table.dealer_seat,
+                       record=table.balances.by_player.get(table.seated[seat]), table_seed=table_seed,
+                       hand_no=hand_no, player_id=player_id)

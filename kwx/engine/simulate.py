@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from kwx.engine.ai import AI_LEVELS, decide
-from kwx.engine.piao import choose_piao
+from kwx.engine.piao import seat_piao
 from kwx.engine.rules import STANDARD, RuleSet
 from kwx.engine.seeds import first_dealer, hand_seed
 from kwx.engine.table import TableState
@@ -120,7 +120,8 @@ def simulate(hands: int, seed: str = "0", ai: Sequence[str] = ("standard", "stan
     started = time.perf_counter()
     for number in range(1, hands + 1):
         seated = table.seated
-        picks = _piao_picks(table, ai, seed, number) if rules.piao else None
+        picks = [seat_piao(table, s, ai[p], table_seed=seed, hand_no=number, player_id=f"player{p}")
+                 for s, p in enumerate(seated)] if rules.piao else None
         hand = table.start_hand(hand_seed(seed, number), picks)
         levels = [ai[seated[s]] for s in range(3)]
         known = table.reads.for_seats(seated)
@@ -171,11 +172,3 @@ def simulate(hands: int, seed: str = "0", ai: Sequence[str] = ("standard", "stan
             progress(number, report)
     report.seconds = time.perf_counter() - started
     return report
-
-
-def _piao_picks(table: TableState, ai: Sequence[str], seed: str, number: int) -> list[int]:
-    """Each seat's 漂 for hand `number`, picked by its player's level as at a live table."""
-    records = table.balances.for_seats(table.seated)
-    return [choose_piao(ai[p], table.rules.piao or 0, dealer=s == table.dealer_seat, record=records.get(s),
-                        table_seed=seed, hand_no=number, player_id=f"player{p}")
-            for s, p in enumerate(table.seated)]

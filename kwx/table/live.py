@@ -31,7 +31,7 @@ from typing import Any
 from kwx.engine.actions import Action, Event
 from kwx.engine.ai import choose, decide, observe
 from kwx.engine.hand import CLAIM, ROB, TURN, HandResult, HandState
-from kwx.engine.piao import choose_piao
+from kwx.engine.piao import seat_piao
 from kwx.engine.reads import FeedRecord
 from kwx.engine.rules import RuleSet
 from kwx.engine.seeds import hand_seed, reveal, seed_ref
@@ -580,20 +580,16 @@ class LiveTable:
             else:
                 continue
             if self.status == PIAO:
-                out.append((seat, self._machine_piao(seat, level) if by == "ai" else 0, by))
+                assert self.state is not None
+                amount = seat_piao(self.state, seat, level, table_seed=self._seed, hand_no=self.hand_no,
+                                   player_id=player.player_id) if by == "ai" else 0
+                out.append((seat, amount, by))
             else:
                 assert self.hand is not None
                 if known is None:
                     known = self._feed_records()
                 out.append((seat, decide(self.hand, seat, level, known), by))
         return out
-
-    def _machine_piao(self, seat: int, level: str) -> int:
-        """An AI seat's 漂 pick for the hand about to be dealt (kwx.engine.piao)."""
-        assert self.state is not None and self.setup is not None
-        return choose_piao(level, self.rules.piao or 0, dealer=seat == self.setup.dealer,
-                           record=self.state.balances.for_seats(self.state.seated).get(seat),
-                           table_seed=self._seed, hand_no=self.hand_no, player_id=self.seat_player(seat).player_id)
 
     def timeout_move(self, seat: int) -> Action | int:
         """What a seat does when its time runs out: 漂 0; pass a claim; discard the drawn tile. A 亮倒 seat
