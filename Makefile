@@ -28,6 +28,7 @@ run: $(STAMP)
 bench: $(STAMP)
 	$(PY) -m benchmarks.engine --json
 	$(PY) -m benchmarks.game --json
+	$(PY) -m benchmarks.ai_outcomes --json
 	$(PY) -m benchmarks.ledger --json
 	$(PY) -m benchmarks.tables --json
 	$(PY) -m benchmarks.discord_load --json

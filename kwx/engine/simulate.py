@@ -22,10 +22,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from kwx.engine.ai import AI_LEVELS, decide
+from kwx.engine.hand import HandState
 from kwx.engine.piao import seat_piao
 from kwx.engine.rules import STANDARD, RuleSet
 from kwx.engine.seeds import first_dealer, hand_seed
-from kwx.engine.table import TableState
+from kwx.engine.table import HandRecord, TableState
 
 
 def mean_ci95(n: int, total: float, sum_sq: float) -> tuple[float, float]:
@@ -103,10 +104,12 @@ class SimulationReport:
 
 def simulate(hands: int, seed: str = "0", ai: Sequence[str] = ("standard", "standard", "standard"),
              rules: RuleSet = STANDARD, progress: Callable[[int, SimulationReport], None] | None = None,
-             keep_per_hand: bool = False) -> SimulationReport:
+             keep_per_hand: bool = False,
+             on_hand: Callable[[HandState, HandRecord], None] | None = None) -> SimulationReport:
     """Play `hands` hands; `ai[p]` is player p's level (players keep their level as the dealer moves).
     `progress(n, report)` is called after each hand with the number of hands played so far and the report
-    as it stands (its `seconds` is filled in only at the end)."""
+    as it stands (its `seconds` is filled in only at the end); `on_hand(hand, record)` with each finished hand
+    and its record, for a caller that measures more than the report keeps (benchmarks.ai_outcomes)."""
     for level in ai:
         if level not in AI_LEVELS:
             raise ValueError(f"unknown AI level {level!r}: choose from {', '.join(AI_LEVELS)}")
@@ -166,6 +169,8 @@ def simulate(hands: int, seed: str = "0", ai: Sequence[str] = ("standard", "stan
             report.net[player] += amount
             stats[player].net += amount
             stats[player].sum_sq += amount * amount
+        if on_hand is not None:
+            on_hand(hand, record)
         if keep_per_hand:
             report.per_hand_net.append([record.net[p] for p in range(3)])
         if progress is not None:
