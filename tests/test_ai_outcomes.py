@@ -15,9 +15,17 @@ def test_each_players_outcomes_and_reasons_add_up_to_its_net():
         assert sum(c["net_per_hand"] for c in player["by_outcome"].values()) == pytest.approx(stats.net / 40, abs=1e-3)
         assert sum(player["by_reason"].values()) == pytest.approx(stats.net / 40, abs=1e-3)
         assert sum(c["share"] for c in player["by_outcome"].values()) == pytest.approx(1.0, abs=1e-3)
-        won = sum(c["share"] for k, c in player["by_outcome"].items() if k.startswith("won_"))
-        assert won == pytest.approx(stats.wins / 40, abs=1e-3)
-        assert 0.0 <= player["ready_concealed_share"] <= 1.0
+        cases = player["by_outcome"]
+        def share(prefix, cases=cases):
+            return sum(c["share"] for k, c in cases.items() if k.startswith(prefix))
+        assert share("won_") == pytest.approx(stats.wins / 40, abs=1e-3)
+        assert share("won_self_draw_") == pytest.approx(stats.self_draws / 40, abs=1e-3)
+        assert share("dealt_in_") == pytest.approx(stats.deal_ins / 40, abs=1e-3)
+        # a won hand ended ready: a concealed win shows in the concealed share, a declared one keeps it below 1
+        if share("won_self_draw_concealed") + share("won_on_discard_concealed"):
+            assert player["ready_concealed_share"] > 0
+        if share("won_self_draw_declared") + share("won_on_discard_declared"):
+            assert player["ready_concealed_share"] < 1
 
 
 def test_a_winners_case_says_how_it_won():

@@ -109,7 +109,7 @@ def simulate(hands: int, seed: str = "0", ai: Sequence[str] = ("standard", "stan
     """Play `hands` hands; `ai[p]` is player p's level (players keep their level as the dealer moves).
     `progress(n, report)` is called after each hand with the number of hands played so far and the report
     as it stands (its `seconds` is filled in only at the end); `on_hand(hand, record)` with each finished hand
-    and its record, for a caller that measures more than the report keeps (benchmarks.ai_outcomes)."""
+    and its record, for a caller that measures more than the report keeps."""
     for level in ai:
         if level not in AI_LEVELS:
             raise ValueError(f"unknown AI level {level!r}: choose from {', '.join(AI_LEVELS)}")
