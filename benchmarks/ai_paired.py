@@ -16,8 +16,8 @@ from __future__ import annotations
 import argparse
 import json
 from collections.abc import Mapping, Sequence
-from concurrent.futures import ProcessPoolExecutor
 
+from benchmarks.parallel import run_all
 from kwx.engine import ai_strong
 from kwx.engine.rules import PRESETS, RuleSet
 from kwx.engine.simulate import mean_ci95, simulate
@@ -75,11 +75,7 @@ def compare(hands: int, seeds: Sequence[str], settings: Mapping[str, float], aga
     """The paired comparison, as the JSON this benchmark prints."""
     runs = [(seed, changed) for seed in seeds for changed in (False, True)]
     args = [(hands, seed, against, settings if changed else {}, preset) for seed, changed in runs]
-    if jobs > 1:
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
-            nets = list(pool.map(strong_nets, *zip(*args)))
-    else:
-        nets = [strong_nets(*a) for a in args]
+    nets = run_all(strong_nets, args, jobs)
     by_run = dict(zip(runs, nets))
     per_seed = []
     all_diffs: list[int] = []
