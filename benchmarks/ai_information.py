@@ -4,8 +4,8 @@ A ceiling for work on reading opponents. `strong` (seat 0) plays the same hands 
 once per oracle, and is told, on top of its own `Observation`:
 - `none`: nothing (strong as it plays);
 - `tiles_at_ready`: at each decision where it may declare 亮倒, where every tile it has not seen is: in the wall or
-  in an opponent's concealed hand (a 暗杠 included). The opponents' tiles are added to what it has seen, so its
-  live counts become the wall's own;
+  in an opponent's concealed hand (a 暗杠 included). Everything outside the wall counts as seen, so its live counts
+  become the wall's own;
 - `tiles`: the same at every decision.
 The dealer rotates with the hand number (not the winner), so a hand and its twin under another oracle share wall
 and dealer, and the difference is paired hand by hand. Per oracle it reports strong's net per hand, the paired
@@ -45,14 +45,18 @@ def told_where_tiles_are(hand: HandState, obs: Observation) -> Observation:
     return obs
 
 
+def deal(seed: str, number: int) -> HandState:
+    """Hand `number` of a run: its wall from the seed, the dealer rotating with the number (not the winner), so
+    the hand is the same under every oracle."""
+    return HandState(STANDARD, number % 3, wall_from_seed(hand_seed(seed, number)))
+
+
 def _strong_action(hand: HandState, oracle: str):
     legal = hand.legal_actions(STRONG)
-    if len(legal) == 1:
-        return legal[0]
-    obs = observe(hand, STRONG)
-    if oracle == "tiles" or (oracle == "tiles_at_ready" and any(a.verb == "liangdao" for a in legal)):
-        obs = told_where_tiles_are(hand, obs)
-    return choose(obs, "strong")
+    told = oracle == "tiles" or (oracle == "tiles_at_ready" and any(a.verb == "liangdao" for a in legal))
+    if not told or len(legal) == 1:
+        return decide(hand, STRONG, "strong")
+    return choose(told_where_tiles_are(hand, observe(hand, STRONG)), "strong")
 
 
 def play(hands: int, seed: str, oracle: str, against: str = "standard") -> dict:
@@ -62,20 +66,16 @@ def play(hands: int, seed: str, oracle: str, against: str = "standard") -> dict:
     nets: list[int] = []
     declared = wall_copies = 0
     for number in range(1, hands + 1):
-        hand = HandState(STANDARD, number % 3, wall_from_seed(hand_seed(seed, number)))
+        hand = deal(seed, number)
         while not hand.finished:
             seat = min(hand.to_act())
-            if seat == STRONG:
-                action = _strong_action(hand, oracle)
-            else:
-                action = decide(hand, seat, against)
-            if seat == STRONG and action.verb == "liangdao":
-                left = Counter(hand.remaining_wall())  # before the next player draws
-                hand.apply(action)
+            action = _strong_action(hand, oracle) if seat == STRONG else decide(hand, seat, against)
+            declaring = seat == STRONG and action.verb == "liangdao"
+            left = Counter(hand.remaining_wall()) if declaring else None  # before the next player draws
+            hand.apply(action)
+            if left is not None:
                 declared += 1
                 wall_copies += sum(left[w] for w in hand.liangdao_waits(STRONG))
-            else:
-                hand.apply(action)
         nets.append(hand.result.net[STRONG] // hand.base)
     return {"nets": nets, "declared": declared, "wall_copies": wall_copies}
 
@@ -88,10 +88,10 @@ def compare(hands: int, seeds: Sequence[str], oracles: Sequence[str] = ORACLES, 
     args = [(hands, seed, oracle, against) for seed, oracle in runs]
     results = run_all(play, args, jobs)
     by_run = dict(zip(runs, results))
+    base = [x for seed in seeds for x in by_run[(seed, "none")]["nets"]]
     out = {}
     for oracle in oracles:
         nets = [x for seed in seeds for x in by_run[(seed, oracle)]["nets"]]
-        base = [x for seed in seeds for x in by_run[(seed, "none")]["nets"]]
         diffs = [a - b for a, b in zip(nets, base)]
         mean, half = mean_ci95(len(diffs), sum(diffs), sum(d * d for d in diffs))
         declared = sum(by_run[(seed, oracle)]["declared"] for seed in seeds)
