@@ -1,13 +1,18 @@
 """Tile emojis as Discord *application* emojis: owned by the bot, usable in every server and DM.
 
-`ensure_tile_emojis(client)` uploads whichever of kwx_1p … kwx_7z and kwx_back are missing (from data/tiles,
-drawn on the fly when a file is missing) and returns tile -> "<:kwx_5p:123…>". Call it once in setup_hook,
-after login (it needs the application id). `TileFormatter` writes tiles with those emojis, or as text (5筒, 中)
-when an emoji is unavailable, so a failed upload only makes the board plainer.
+`ensure_tile_emojis(client)` uploads whichever of the 22 tile emojis are missing (from data/tiles, drawn on the
+fly when a file is missing) and returns tile -> "<:kwx_5p_1a2b3c4d:123…>". Call it once in setup_hook, after
+login (it needs the application id). `TileFormatter` writes tiles with those emojis, or as text (5筒, 中) when
+an emoji is unavailable, so a failed upload only makes the board plainer.
+
+An emoji is named after its tile and a digest of its picture (kwx_5p_1a2b3c4d), because Discord cannot replace
+an emoji's image: when data/tiles changes, the new pictures have new names and the next start uploads them.
+Emojis of earlier pictures are left in place, so that messages already posted with them keep their tiles.
 """
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import re
 from collections.abc import Iterable, Mapping
@@ -26,13 +31,14 @@ BACK_TEXT = "🀫"
 _CUSTOM_EMOJI = re.compile(r"<(?P<animated>a?):(?P<name>\w+):(?P<id>\d+)>")
 
 
-def emoji_name(tile: int) -> str:
-    """kwx_5p, kwx_7z (中), or kwx_back for BACK_KEY."""
-    return f"{EMOJI_PREFIX}back" if tile == BACK_KEY else f"{EMOJI_PREFIX}{Tile(tile).compact}"
+def emoji_name(tile: int, image: bytes) -> str:
+    """kwx_5p_1a2b3c4d, kwx_7z_… (中), or kwx_back_… for BACK_KEY: the tile and a digest of its picture."""
+    kind = "back" if tile == BACK_KEY else Tile(tile).compact
+    return f"{EMOJI_PREFIX}{kind}_{hashlib.sha256(image).hexdigest()[:8]}"
 
 
 async def ensure_tile_emojis(client: discord.Client) -> dict[int, str]:
-    """Upload the missing tile emojis; return {tile (and BACK_KEY): '<:kwx_5p:id>'} for those that exist.
+    """Upload the missing tile emojis; return {tile (and BACK_KEY): '<:kwx_5p_…:id>'} for those that exist.
 
     Discord errors are logged, never raised: tiles without an emoji are missing from the result. Each call
     takes its token from the bot-wide limit: a first start uploads 22 emojis in a burst, just before resumed
@@ -45,11 +51,11 @@ async def ensure_tile_emojis(client: discord.Client) -> dict[int, str]:
         return {}
     result: dict[int, str] = {}
     for key in (*[int(t) for t in ALL_TILES], BACK_KEY):
-        name = emoji_name(key)
+        image = tile_png_bytes(None if key == BACK_KEY else key)
+        name = emoji_name(key, image)
         emoji = existing.get(name)
         if emoji is None:
             try:
-                image = tile_png_bytes(None if key == BACK_KEY else key)
                 await wait_for_limit(urgent=False)
                 emoji = await client.create_application_emoji(name=name, image=image)
                 logger.info("uploaded application emoji %s", name)

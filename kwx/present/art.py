@@ -1,7 +1,8 @@
 """Tile pictures: the 21 tile faces and the back, drawn with Pillow, and hand rows composed from them.
 
-The faces are our own drawings (circles, sticks, a bird, a frame); 中 and 发 are glyphs of a CJK font when one
-is installed (Noto CJK, WenQuanYi) and simple strokes otherwise, so drawing never depends on a system font.
+The faces are our own drawings (circles, sticks, a bird, a frame), and each number tile carries its numeral in a
+corner, drawn as strokes, so that it reads at Discord's inline emoji size; 中 and 发 are glyphs of a CJK font
+when one is installed (Noto CJK, WenQuanYi) and simple strokes otherwise, so drawing never depends on a font.
 `scripts/draw_tiles.py` writes them to data/tiles/ (1p.png … 7z.png, back.png) for the Discord application
 emojis; `render_hand` composes a hand row from those files, drawing any missing one on the fly.
 
@@ -187,11 +188,13 @@ def _coin(pen: _Pen, cx: float, cy: float, r: float, color: tuple[int, int, int]
     pen.circle(cx, cy, r * 0.2, IVORY)
 
 
+# Coin layouts (centre, radius, colour), drawn full size and then shrunk beside the numeral (PATTERN_SCALE): the
+# first coins of 3 and 5 sit a little inwards so that they stay clear of it.
 _DOTS: dict[int, list[tuple[float, float, float, tuple[int, int, int]]]] = {
     2: [(64, 33, 19, GREEN), (64, 87, 19, BLUE)],
-    3: [(39, 27, 15, BLUE), (64, 60, 15, RED), (89, 93, 15, GREEN)],
+    3: [(44, 31, 14, BLUE), (64, 60, 14, RED), (84, 89, 14, GREEN)],
     4: [(44, 36, 17, BLUE), (84, 36, 17, GREEN), (44, 84, 17, GREEN), (84, 84, 17, BLUE)],
-    5: [(41, 30, 15, BLUE), (87, 30, 15, GREEN), (64, 60, 15, RED), (41, 90, 15, GREEN), (87, 90, 15, BLUE)],
+    5: [(43, 32, 14.5, BLUE), (85, 32, 14.5, GREEN), (64, 60, 14.5, RED), (43, 88, 14.5, GREEN), (85, 88, 14.5, BLUE)],
     6: [
         (44, 25, 13, GREEN),
         (84, 25, 13, GREEN),
@@ -210,7 +213,7 @@ _DOTS: dict[int, list[tuple[float, float, float, tuple[int, int, int]]]] = {
         (82, 98, 12, RED),
     ],
     8: [(x, y, 11, BLUE) for y in (22.5, 48.5, 74, 99.5) for x in (46, 82)],
-    9: [(x, y, 12, color) for y, color in ((27, BLUE), (60, RED), (93, GREEN)) for x in (38, 64, 90)],
+    9: [(x, y, 11, color) for y, color in ((27, BLUE), (60, RED), (93, GREEN)) for x in (38, 64, 90)],
 }
 
 
@@ -362,6 +365,79 @@ def _draw_white_frame(pen: _Pen) -> None:
     pen.draw.rounded_rectangle(pen.box(41, 26, 87, 94), radius=pen.s(3), outline=BLUE, width=pen.s(2))
 
 
+# -- numerals -------------------------------------------------------------------------------------------
+# Discord shows an inline emoji at 1.375em: 22 px in message text, 19 px in an embed, where a tile is 14 px
+# wide and six to nine coins or sticks can only be counted, not seen. So a number tile carries its numeral in
+# the top-left corner, in its suit's colour (筒 blue, 条 green), and its coins or sticks shrink towards the
+# lower right, clear of it. The digits are strokes drawn here, not a font: the same pixels on every machine.
+
+
+def _arc(cx: float, cy: float, rx: float, ry: float, start: float, end: float) -> list[tuple[float, float]]:
+    """Points along an ellipse from angle `start` to `end` (degrees, clockwise on screen from +x)."""
+    steps = max(2, round(abs(end - start) / 10))
+    return [
+        (cx + rx * math.cos(math.radians(a)), cy + ry * math.sin(math.radians(a)))
+        for a in (start + (end - start) * i / steps for i in range(steps + 1))
+    ]
+
+
+def _curve(p0: tuple[float, float], p1: tuple[float, float], p2: tuple[float, float]) -> list[tuple[float, float]]:
+    """Points along the quadratic Bezier curve p0-p1-p2."""
+    return [
+        (
+            (1 - t) ** 2 * p0[0] + 2 * (1 - t) * t * p1[0] + t * t * p2[0],
+            (1 - t) ** 2 * p0[1] + 2 * (1 - t) * t * p1[1] + t * t * p2[1],
+        )
+        for t in (i / 12 for i in range(13))
+    ]
+
+
+# Centre lines of the digits 1-9 in a unit box (x right, y down).
+_DIGITS: dict[int, list[list[tuple[float, float]]]] = {
+    1: [[(0.18, 0.24), (0.58, 0.0), (0.58, 1.0)], [(0.2, 1.0), (0.96, 1.0)]],
+    2: [_arc(0.5, 0.28, 0.46, 0.28, 195, 375) + [(0.02, 1.0), (1.0, 1.0)]],
+    3: [_arc(0.5, 0.25, 0.43, 0.25, 200, 450), _arc(0.5, 0.75, 0.48, 0.25, 270, 520)],
+    4: [[(0.74, 1.0), (0.74, 0.0), (0.0, 0.7), (1.0, 0.7)]],
+    5: [[(0.95, 0.0), (0.16, 0.0), (0.1, 0.47)] + _arc(0.5, 0.7, 0.48, 0.3, 228, 512)],
+    6: [_curve((0.88, 0.02), (0.08, 0.1), (0.03, 0.7)), _arc(0.5, 0.7, 0.47, 0.3, 0, 360)],
+    7: [[(0.0, 0.0), (1.0, 0.0), (0.36, 1.0)]],
+    8: [_arc(0.5, 0.24, 0.4, 0.24, 0, 360), _arc(0.5, 0.74, 0.47, 0.26, 0, 360)],
+    9: [_arc(0.5, 0.3, 0.47, 0.3, 0, 360), _curve((0.97, 0.3), (0.92, 0.9), (0.12, 0.98))],
+}
+NUMERAL_BOX = (24.0, 8.0, 49.0, 51.0)  # where the digit's centre lines run: 6 px high at 19 px
+NUMERAL_WIDTH = 8.0  # the stroke: more than a pixel at 19 px
+NUMERAL_COLORS = {"p": BLUE, "s": GREEN_DARK}
+PATTERN_SCALE = 0.7  # the coins and sticks, shrunk by this much ...
+PATTERN_CENTRE = (80.0, 70.0)  # ... and moved so that the middle of the face lands here
+
+
+def _draw_numeral(pen: _Pen, n: int, color: tuple[int, int, int]) -> None:
+    """The digit n in the top-left corner, with a thin ivory halo where it comes near a coin or stick."""
+    x0, y0, x1, y1 = NUMERAL_BOX
+    strokes = [[(x0 + px * (x1 - x0), y0 + py * (y1 - y0)) for px, py in s] for s in _DIGITS[n]]
+    for fill, width in ((IVORY, NUMERAL_WIDTH + 4), (color, NUMERAL_WIDTH)):
+        for stroke in strokes:
+            pen.line(stroke, fill, width)
+
+
+def _draw_pattern(image: Image.Image, tile: Tile) -> None:
+    """The coins, sticks or bird of a number tile, drawn full size on a layer and laid on the face shrunk."""
+    layer = Image.new("RGBA", image.size, (0, 0, 0, 0))
+    pen = _Pen(layer)
+    if tile.suit == "p":
+        _draw_dots(pen, tile.number)
+    elif tile.number == 1:
+        _draw_bird(pen)
+    else:
+        for x0, y0, x1, y1, red in _STICKS[tile.number]:
+            _stick(pen, x0, y0, x1, y1, red)
+    size = round(image.width * PATTERN_SCALE)
+    small = layer.convert("RGBa").resize((size, size), Image.LANCZOS).convert("RGBA")
+    cx, cy = PATTERN_CENTRE
+    offset = (round((cx - 64 * PATTERN_SCALE) * _SS), round((cy - 64 * PATTERN_SCALE) * _SS))
+    image.alpha_composite(small, offset)
+
+
 _AUTO: Any = object()
 
 
@@ -374,14 +450,9 @@ def draw_tile(tile: Tile | None, *, font: FontSpec | None = _AUTO) -> Image.Imag
     _tile_body(pen, face_down=tile is None)
     if tile is not None:
         tile = Tile(tile)
-        if tile.suit == "p":
-            _draw_dots(pen, tile.number)
-        elif tile.suit == "s":
-            if tile.number == 1:
-                _draw_bird(pen)
-            else:
-                for x0, y0, x1, y1, red in _STICKS[tile.number]:
-                    _stick(pen, x0, y0, x1, y1, red)
+        if tile.suit in "ps":
+            _draw_pattern(image, tile)
+            _draw_numeral(pen, tile.number, NUMERAL_COLORS[tile.suit])
         elif tile == Tile.RED:
             _draw_glyph(pen, "中", RED, font)
         elif tile == Tile.GREEN:

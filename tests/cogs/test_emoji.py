@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import io
+import re
+import shutil
+from pathlib import Path
 
 import discord
 import pytest
@@ -10,6 +13,7 @@ from PIL import Image
 
 from cogs.emoji import BACK_KEY, BACK_TEXT, TileFormatter, emoji_name, ensure_tile_emojis
 from kwx.engine.tiles import ALL_TILES, Tile, parse_tiles
+from kwx.present import art
 from kwx.present.art import tile_png_bytes
 from tests.cogs.fakes import FakeDiscord, discord_error
 
@@ -21,24 +25,22 @@ async def fake() -> FakeDiscord:
     await f.close()
 
 
-def test_emoji_names_follow_compact_notation() -> None:
-    assert [emoji_name(t) for t in (Tile.P5, Tile.S1, Tile.RED, Tile.GREEN, Tile.WHITE)] == [
-        "kwx_5p",
-        "kwx_1s",
-        "kwx_7z",
-        "kwx_6z",
-        "kwx_5z",
-    ]
-    assert emoji_name(BACK_KEY) == "kwx_back"
+def test_emoji_names_are_the_tile_in_compact_notation_and_a_digest_of_its_picture() -> None:
+    names = [emoji_name(t, tile_png_bytes(t)) for t in (Tile.P5, Tile.S1, Tile.RED, Tile.GREEN, Tile.WHITE)]
+    assert [n.rsplit("_", 1)[0] for n in names] == ["kwx_5p", "kwx_1s", "kwx_7z", "kwx_6z", "kwx_5z"]
+    assert emoji_name(BACK_KEY, tile_png_bytes(None)).startswith("kwx_back_")
+    assert all(re.fullmatch(r"kwx_\w+_[0-9a-f]{8}", n) and len(n) <= 32 for n in names)  # Discord: 2-32 \w
+    assert emoji_name(Tile.P5, b"other picture") != names[0]
 
 
 async def test_first_run_uploads_every_tile_and_the_back_with_the_tile_pictures(fake: FakeDiscord) -> None:
     emojis = await ensure_tile_emojis(fake.client)
     assert set(emojis) == {int(t) for t in ALL_TILES} | {BACK_KEY}
     by_name = {e["name"]: int(e["id"]) for e in fake.emojis.values()}
-    assert emojis[Tile.P5] == f"<:kwx_5p:{by_name['kwx_5p']}>"
-    assert emojis[Tile.RED] == f"<:kwx_7z:{by_name['kwx_7z']}>"
-    image = fake.emoji_images[by_name["kwx_5p"]]
+    p5, red = emoji_name(Tile.P5, tile_png_bytes(Tile.P5)), emoji_name(Tile.RED, tile_png_bytes(Tile.RED))
+    assert emojis[Tile.P5] == f"<:{p5}:{by_name[p5]}>"
+    assert emojis[Tile.RED] == f"<:{red}:{by_name[red]}>"
+    image = fake.emoji_images[by_name[p5]]
     assert image == tile_png_bytes(Tile.P5)
     assert Image.open(io.BytesIO(image)).size == (128, 128)
 
@@ -52,7 +54,7 @@ async def test_second_run_uploads_nothing_and_returns_the_same_map(fake: FakeDis
 
 async def test_only_missing_emojis_are_uploaded(fake: FakeDiscord) -> None:
     await ensure_tile_emojis(fake.client)
-    gone = next(eid for eid, e in fake.emojis.items() if e["name"] == "kwx_9s")
+    gone = next(eid for eid, e in fake.emojis.items() if e["name"].startswith("kwx_9s_"))
     kept = {eid for eid in fake.emojis if eid != gone}
     del fake.emojis[gone]
     emojis = await ensure_tile_emojis(fake.client)
@@ -67,7 +69,23 @@ async def test_failures_leave_tiles_as_text(fake: FakeDiscord) -> None:
     emojis = await ensure_tile_emojis(fake.client)
     assert Tile.P1 not in emojis and len(emojis) == 21  # the first upload failed, the rest went through
     fmt = TileFormatter(emojis)
-    assert fmt.tile(Tile.P1) == "1筒" and fmt.tile(Tile.P2).startswith("<:kwx_2p:")
+    assert fmt.tile(Tile.P1) == "1筒" and fmt.tile(Tile.P2).startswith("<:kwx_2p_")
+
+
+async def test_changed_art_is_uploaded_under_a_new_name_and_the_old_emoji_stays(
+    fake: FakeDiscord, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first = await ensure_tile_emojis(fake.client)
+    redrawn = tmp_path / "tiles"
+    shutil.copytree(art.TILE_DIR, redrawn)
+    (redrawn / "5p.png").write_bytes(art.to_png(art.draw_tile(Tile.P6)))  # as if the 5筒 art had changed
+    monkeypatch.setattr(art, "TILE_DIR", redrawn)
+    second = await ensure_tile_emojis(fake.client)
+    assert len(fake.emojis) == 23  # one upload: the changed picture; the old 5筒 stays for old messages
+    assert second[Tile.P5] != first[Tile.P5]
+    assert {k: v for k, v in second.items() if k != Tile.P5} == {k: v for k, v in first.items() if k != Tile.P5}
+    new_id = int(second[Tile.P5].rsplit(":", 1)[1].rstrip(">"))
+    assert fake.emoji_images[new_id] == (redrawn / "5p.png").read_bytes()
 
 
 def test_formatter_text_fallback() -> None:
@@ -79,13 +97,13 @@ def test_formatter_text_fallback() -> None:
 
 
 def test_formatter_with_emojis_puts_them_side_by_side_and_mixes_in_text() -> None:
-    fmt = TileFormatter({int(Tile.P5): "<:kwx_5p:111>", BACK_KEY: "<:kwx_back:999>"})
-    assert fmt.tiles([Tile.P5, Tile.P5]) == "<:kwx_5p:111><:kwx_5p:111>"
-    assert fmt.tiles([Tile.P5, Tile.RED]) == "<:kwx_5p:111> 中"
+    fmt = TileFormatter({int(Tile.P5): "<:kwx_5p_0a1b2c3d:111>", BACK_KEY: "<:kwx_back_4e5f6a7b:999>"})
+    assert fmt.tiles([Tile.P5, Tile.P5]) == "<:kwx_5p_0a1b2c3d:111><:kwx_5p_0a1b2c3d:111>"
+    assert fmt.tiles([Tile.P5, Tile.RED]) == "<:kwx_5p_0a1b2c3d:111> 中"
     assert fmt.text(Tile.P5) == "5筒"
-    assert fmt.back(2) == "<:kwx_back:999>" * 2
+    assert fmt.back(2) == "<:kwx_back_4e5f6a7b:999>" * 2
     emoji = fmt.partial_emoji(Tile.P5)
-    assert isinstance(emoji, discord.PartialEmoji) and (emoji.name, emoji.id) == ("kwx_5p", 111)
+    assert isinstance(emoji, discord.PartialEmoji) and (emoji.name, emoji.id) == ("kwx_5p_0a1b2c3d", 111)
 
 
 async def test_the_uploads_take_their_tokens_from_the_bots_global_limit(fake: FakeDiscord) -> None:

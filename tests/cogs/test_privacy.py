@@ -1,6 +1,6 @@
 """No public message and no other player's DM ever shows a concealed tile (except by 亮倒 and the final reveal).
 
-How the check is made precise. Tiles are written as application emojis (`<:kwx_5p:…>`), so every tile a
+How the check is made precise. Tiles are written as application emojis (`<:kwx_5p_…:…>`), so every tile a
 message shows can be found. Tiles of one kind are indistinguishable, so "shows a concealed tile" means: shows
 more copies of a kind than could have come from what is public at that moment. The audit runs inside the fake
 Discord, synchronously, every time a message is sent or edited, against the engine's own state of the hand at
@@ -35,7 +35,7 @@ from kwx.table.viewbuild import public_concealed
 from tests.cogs.fakes import Recorder, Sent
 from tests.cogs.kit import Kit, seat_table, start_kit, stop_kit
 
-TILE = re.compile(r"<:kwx_([1-9][psz]):\d+>")
+TILE = re.compile(r"<:kwx_([1-9][psz])_[0-9a-f]+:\d+>")
 FOOTER = re.compile(r"牌桌 (\d+) · 第 (\d+) 局")
 WAITS = "听"  # what follows it in a line are the kinds waited on, not tiles
 

@@ -8,7 +8,7 @@ import pytest
 
 from tests.cogs.kit import ACT, Kit, seat_table, start_kit, stop_kit
 
-EMOJI_TILE = re.compile(r"<:kwx_([1-9][psz]):\d+>")
+EMOJI_TILE = re.compile(r"<:kwx_([1-9][psz])_[0-9a-f]+:\d+>")
 
 
 @pytest.fixture
