@@ -6,8 +6,9 @@
 
 The drawing code lives in kwx/present/art.py so the bot can draw a missing file on the fly with the same code.
 中 and 发 use a CJK font when found (Debian: fonts-noto-cjk or fonts-wqy-microhei; or set $KWX_CJK_FONT). The
-committed 中 and 发 were drawn with fonts-noto-cjk's Noto Serif CJK Bold: without it they come out as strokes.
-Everything else (the numerals included) is drawn without a font and comes out the same on every machine.
+committed 中 and 发 were drawn with fonts-noto-cjk's Noto Serif CJK Bold; without a CJK font the script leaves
+them as they are (--no-font redraws them with strokes). Everything else, the numerals included, is drawn
+without a font and comes out the same on every machine.
 The bot uploads changed pictures as new emojis on its next start (cogs/emoji.py names them by content).
 
 The sheet shows every tile at full size, then as Discord shows it inline (22 px in message text, 19 px in an
@@ -24,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from PIL import Image  # noqa: E402
 
-from kwx.engine.tiles import ALL_TILES  # noqa: E402
+from kwx.engine.tiles import ALL_TILES, Tile  # noqa: E402
 from kwx.present.art import BACK_NAME, EMOJI_SIZE, TILE_DIR, draw_tile, find_cjk_font, to_png  # noqa: E402
 
 MAX_EMOJI_BYTES = 256 * 1024  # Discord's limit for an emoji image
@@ -62,7 +63,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     font = None if args.no_font else find_cjk_font()
-    print(f"中/发 drawn with {'font ' + font[0] + f' (face {font[1]})' if font else 'strokes (no CJK font)'}")
+    keep_glyphs = font is None and not args.no_font  # strokes would replace the committed font-drawn 中/发
+    if font:
+        print(f"中/发 drawn with font {font[0]} (face {font[1]})")
+    else:
+        print("中/发 " + ("left as they are: no CJK font (--no-font draws strokes)" if keep_glyphs else "as strokes"))
     args.out.mkdir(parents=True, exist_ok=True)
     images = []
     for tile in (*ALL_TILES, None):
@@ -71,6 +76,10 @@ def main(argv: list[str] | None = None) -> int:
         if len(data) >= MAX_EMOJI_BYTES:
             raise SystemExit(f"{tile}: {len(data)} bytes is over Discord's emoji limit")
         path = args.out / f"{BACK_NAME if tile is None else tile.compact}.png"
+        if keep_glyphs and tile in (Tile.RED, Tile.GREEN) and path.is_file():
+            images.append(Image.open(path).convert("RGBA"))
+            print(f"  {path.name:9} kept")
+            continue
         changed = not path.is_file() or path.read_bytes() != data
         if changed:
             path.write_bytes(data)
