@@ -115,14 +115,14 @@ def kong_payments(kind: str, seat: int, *, from_seat: int | None, chain: int, ba
 def draw_liangdao_payments(declared_order: Sequence[int], *, base: int, rules: RuleSet,
                            n_seats: int = 3) -> list[Payment]:
     """荒庄 with 亮倒 players (docs/rules.md §6). `each`: every declared seat pays every seat that has not declared
-    1 × base. `first`: only the first declarer pays, 1 × base to each other seat (the text of §6). In both, when
-    every seat declared nobody pays."""
-    if not declared_order or len(set(declared_order)) >= n_seats:
+    1 × base, so when every seat declared nobody pays. `first`: the first declarer pays each other seat 1 × base
+    however many declared ("几家亮倒荒庄由第一个亮倒赔"), all three too — but not under edition 1 (rules.py)."""
+    declared = set(declared_order)
+    if not declared_order or (rules.edition == 1 and len(declared) == n_seats):
         return []
     if rules.draw_liangdao_penalty == "first":
         first = declared_order[0]
         return [Payment(first, s, base, "draw_liangdao") for s in _others(first, n_seats)]
-    declared = set(declared_order)
     return [Payment(d, s, base, "draw_liangdao")
             for d in declared_order for s in range(n_seats) if s not in declared]
 

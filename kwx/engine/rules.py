@@ -3,6 +3,13 @@
 Every option of docs/rules.md §10 is here under its id. Two options are this project's own, for the presets that
 change pattern values: `fan_values` (pattern id -> multiplier overrides) and `sanyuan_qidui` (whether the
 三元七对 pattern exists; only `xiangyang-unlimited` turns it on).
+
+A rule set also carries the `edition` of the reckoning it was made under (not an option: players never choose
+it; the JSON form names it only when it is not the current one). When a fix changes what the referee pays,
+RULES_EDITION goes up, the old reckoning stays in the engine behind `edition`, and a store migration writes the
+old number into every stored table that has dealt a hand and names no edition. So replaying a stored table's
+log (crash recovery, `python -m kwx verify`) gives the hands as they were played, and a sitting never changes
+its reckoning halfway; a new table plays the current edition.
 """
 
 from __future__ import annotations
@@ -47,6 +54,10 @@ PAYMENT_REASONS = (
     "hu", "baohu", "angang", "bugang", "zhigang", "draw_liangdao", "chajiao", "forbid_feeding", "piao", "maima",
 )
 
+# 1: the first reckoning. 2: `draw_liangdao_penalty` `first` pays also when all three declared 亮倒, and 上楼
+# doubles only the hand right after a 荒庄 or 一炮双响 (edition 1 climbed ×2 per such hand in a row, to ×8).
+RULES_EDITION = 2
+
 _ONOFF_WORDS = {"on": True, "off": False, "true": True, "false": False, "yes": True, "no": False, "1": True, "0": False}
 
 
@@ -80,6 +91,8 @@ class RuleSet:
     # project options for the presets that change pattern values
     fan_values: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({}))
     sanyuan_qidui: bool = False
+    # the reckoning (see RULES_EDITION), kept apart from the options
+    edition: int = RULES_EDITION
 
     def __post_init__(self) -> None:
         # Freeze the mappings so a RuleSet is hashable in spirit and never changes under a table.
@@ -98,7 +111,7 @@ class RuleSet:
 
     @classmethod
     def from_options(cls, options: Mapping[str, Any], preset_name: str = "standard") -> RuleSet:
-        known = {f.name for f in fields(cls)} - {"preset_name"}
+        known = {f.name for f in fields(cls)} - _NOT_OPTIONS
         coerced: dict[str, Any] = {}
         for key, value in options.items():
             if key not in known:
@@ -108,7 +121,8 @@ class RuleSet:
 
     @classmethod
     def from_json(cls, spec: str | Mapping[str, Any] | None) -> RuleSet:
-        """`"standard"`, `{"preset": "...", "options": {...}}`, or None for the default."""
+        """`"standard"`, `{"preset": "...", "options": {...}}` (with `"edition": n` for an older reckoning), or
+        None for the default."""
         if spec is None:
             return cls.preset()
         if isinstance(spec, str):
@@ -119,25 +133,32 @@ class RuleSet:
         options = spec.get("options", {}) or {}
         if not isinstance(options, Mapping):
             raise RulesError("rules options must be an object")
-        return cls.preset(str(preset), **dict(options))
+        rules = cls.preset(str(preset), **dict(options))
+        if "edition" in spec:
+            rules = replace(rules, edition=_int("edition", spec["edition"]))
+        return rules
 
     def with_options(self, **overrides: Any) -> RuleSet:
         coerced = {k: _coerce(k, v) for k, v in overrides.items()}
         for key in coerced:
-            if key not in {f.name for f in fields(self)} or key == "preset_name":
+            if key not in {f.name for f in fields(self)} or key in _NOT_OPTIONS:
                 raise RulesError(f"unknown option {key!r}")
         return replace(self, **coerced)
 
     def to_json(self) -> dict[str, Any]:
-        """{"preset": name, "options": {only the options that differ from the preset}}."""
+        """{"preset": name, "options": {only the options that differ from the preset}}, and "edition" when it
+        is not the current one."""
         preset_values = RuleSet.preset(self.preset_name).options() if self.preset_name in PRESETS else {}
         diff = {k: v for k, v in self.options().items() if preset_values.get(k) != v}
-        return {"preset": self.preset_name, "options": diff}
+        out: dict[str, Any] = {"preset": self.preset_name, "options": diff}
+        if self.edition != RULES_EDITION:
+            out["edition"] = self.edition
+        return out
 
     def options(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
         for f in fields(self):
-            if f.name == "preset_name":
+            if f.name in _NOT_OPTIONS:
                 continue
             v = getattr(self, f.name)
             out[f.name] = dict(v) if isinstance(v, Mapping) else v
@@ -162,6 +183,9 @@ class RuleSet:
     def fan_table(self) -> Mapping[str, int]:
         """Every pattern id's multiplier under these rules, computed once (the fan scorer's hot path)."""
         return MappingProxyType({p: self.pattern_fan(p) for p in PATTERN_FAN})
+
+
+_NOT_OPTIONS = frozenset({"preset_name", "edition"})
 
 
 def _coerce(key: str, value: Any) -> Any:
@@ -220,6 +244,7 @@ def _validate(r: RuleSet) -> None:
     need(r.draw_liangdao_penalty in ("each", "first"), "draw_liangdao_penalty is each or first")
     need(isinstance(r.liangdao_min_wall, int) and 0 <= r.liangdao_min_wall <= 84, "liangdao_min_wall is 0–84")
     need(r.piao is None or (isinstance(r.piao, int) and 1 <= r.piao <= 100), "piao is off or a maximum from 1 to 100")
+    need(isinstance(r.edition, int) and 1 <= r.edition <= RULES_EDITION, f"edition is 1 to {RULES_EDITION}")
 
 
 PRESETS: Mapping[str, Mapping[str, Any]] = MappingProxyType({

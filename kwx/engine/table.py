@@ -10,10 +10,13 @@
 Players are numbered 0…n−1 for the whole table; a hand's seats are 0–2 in play order and `seated[seat]` is the
 player in that seat. Without rotation seat = player.
 
+上楼 (docs/rules.md §10): the hand right after a 荒庄 or an 一炮双响 is played at base × 2, and a hand whose two
+opening dice match at × 2 more, × 4 at most: the doubling never carries past the next hand, however many 荒庄
+come in a row ("下局结算的底分x2"). Tables of rules edition 1 (kwx.engine.rules) keep the reckoning they began
+with: 2^k for k such hands in a row, k at most LEGACY_MAX_SHANGLOU_LEVEL.
+
 Choices where the rules (docs/rules.md) are silent:
-- 上楼: the multiplier from history is 2^k where k counts the hands just ended in a row by 荒庄 or 一炮双响 (a
-  forbid_feeding ending neither climbs nor resets), capped at 2^MAX_SHANGLOU_LEVEL; any other win resets it. A
-  hand whose opening dice match doubles once more, for that hand only.
+- 上楼: a forbid_feeding ending is no 荒庄 (the hand ends with a payment), so the hand after it is not doubled.
 - rotation: the winner's seat goes to the waiting player, who deals; the winner waits. After 一炮双响 or any hand
   without a winner nobody moves, and the dealer follows the usual rule (discarder / draw_dealer).
 """
@@ -29,7 +32,7 @@ from kwx.engine.reads import BalanceReads, FeedReads
 from kwx.engine.rules import RuleSet
 from kwx.engine.wall import dice_from_seed, new_seed, wall_from_seed
 
-MAX_SHANGLOU_LEVEL = 3  # 上楼 from history stops climbing at × 8
+LEGACY_MAX_SHANGLOU_LEVEL = 3  # edition 1: 上楼 from history stopped climbing at × 8
 
 
 @dataclass(frozen=True)
@@ -146,10 +149,7 @@ class TableState:
         self.history.append(record)
 
         if self.rules.shanglou:
-            if result.double_win or result.end == "huangzhuang":
-                self.shanglou_level = min(self.shanglou_level + 1, MAX_SHANGLOU_LEVEL)
-            elif result.outcome == "win":
-                self.shanglou_level = 0
+            self.shanglou_level = _next_shanglou_level(self.shanglou_level, result, self.rules.edition)
 
         single_winner = result.outcome == "win" and not result.double_win
         if self.waiting is not None and single_winner:
@@ -180,8 +180,21 @@ class TableState:
         table.seated = tuple(int(p) for p in data["seated"])
         table.waiting = None if data.get("waiting") is None else int(data["waiting"])
         table.shanglou_level = int(data.get("shanglou_level", 0))
+        if table.rules.edition > 1:  # saved by an engine that let 上楼 climb: the next hand is doubled once
+            table.shanglou_level = min(table.shanglou_level, 1)
         table.net = [int(n) for n in data["net"]]
         table._hands_before = int(data.get("hands_played", 0))
         table.reads = FeedReads.from_json(data.get("feed_reads"))
         table.balances = BalanceReads.from_json(data.get("balance_reads"))
         return table
+
+
+def _next_shanglou_level(level: int, result: HandResult, edition: int) -> int:
+    """How many 上楼 doublings the next hand inherits from the hand just ended (`level` before it)."""
+    doubles = result.double_win or result.end == "huangzhuang"
+    if edition > 1:
+        return 1 if doubles else 0
+    # edition 1: each such hand in a row climbed once more; a forbid_feeding ending kept the level
+    if doubles:
+        return min(level + 1, LEGACY_MAX_SHANGLOU_LEVEL)
+    return 0 if result.outcome == "win" else level

@@ -1,6 +1,7 @@
 """The rule tables for players, generated from the engine's own rule tables and the string catalog.
 
-    tables = rule_tables("en")              # {"patterns": markdown, "cap": ..., "options": ..., "presets": ..., "payments": ...}
+    tables = rule_tables("en")              # {"patterns": markdown, "cap": ..., "options": ..., "presets": ...,
+                                            #  "payments": ..., "draw": ...}
     text = fill_generated(doc_text, "en")   # the doc with every generated block brought up to date
 
 docs/rules.md (English) and docs/rules.zh-CN.md (中文) hold their tables between `<!-- generated: NAME -->`
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -106,9 +108,46 @@ def payments_table(lang: str) -> str:
                   [[f"`{r}`", t(f"payment.{r}", lang)] for r in PAYMENT_REASONS])
 
 
+@dataclass(frozen=True)
+class DrawRow:
+    """One row of the table of what is paid when a hand ends without a winner; its words are the catalog's
+    `rules.draw.<id>` (the case) and `rules.draw.<id>.paid`. tests/engine/test_draw_settlement.py plays a
+    scripted hand for every row."""
+
+    id: str
+    options: tuple[tuple[str, Any], ...] = ()  # (option id, value) the row depends on; value None: any
+    reasons: tuple[str, ...] = ()  # the payment reasons it books in the ledger
+
+
+DRAW_ROWS: tuple[DrawRow, ...] = (
+    DrawRow("kong", reasons=("angang", "bugang", "zhigang")),
+    DrawRow("liangdao_each", (("draw_liangdao_penalty", "each"),), ("draw_liangdao",)),
+    DrawRow("liangdao_first", (("draw_liangdao_penalty", "first"),), ("draw_liangdao",)),
+    DrawRow("chajiao", (("draw_chajiao", True),), ("chajiao",)),
+    DrawRow("chajiao_declared", (("draw_chajiao", True),), ("chajiao", "draw_liangdao")),
+    DrawRow("chajiao_all_ready", (("draw_chajiao", True),)),
+    DrawRow("ready", (("draw_chajiao", True), ("min_fan", None))),
+    DrawRow("dead_end", (("forbid_feeding", True),), ("forbid_feeding",)),
+    DrawRow("piao", (("piao", None), ("maima", None))),
+    DrawRow("base", (("shanglou", True),)),
+)
+
+
+def draw_table(lang: str) -> str:
+    """What is paid at an exhaustive draw (荒庄) and at forbid_feeding's dead end, case by case."""
+    rows = []
+    for row in DRAW_ROWS:
+        options = ", ".join(f"`{o}`" if v is None else f"`{o}` {value_text(v, lang)}" for o, v in row.options)
+        reasons = ", ".join(f"`{r}`" for r in row.reasons)
+        rows.append([t(f"rules.draw.{row.id}", lang), options or t("rules.table.absent", lang),
+                     t(f"rules.draw.{row.id}.paid", lang), reasons or t("rules.table.absent", lang)])
+    return _table([t("rules.table.case", lang), t("rules.table.option", lang), t("rules.table.paid", lang),
+                   t("rules.table.reason", lang)], rows)
+
+
 TABLES: dict[str, Callable[[str], str]] = {
     "patterns": patterns_table, "cap": cap_table, "options": options_table, "presets": presets_table,
-    "payments": payments_table,
+    "payments": payments_table, "draw": draw_table,
 }
 
 

@@ -221,6 +221,16 @@ MIGRATIONS: list[str] = [
         WHEN EXISTS (SELECT 1 FROM hand_seats WHERE hand_id = NEW.hand_id AND seat = NEW.seat)
         BEGIN SELECT RAISE(ABORT, 'a recorded hand is never rewritten'); END;
     """,
+    # 4: every table that has dealt a hand keeps the reckoning it played under, rules edition 1
+    # (kwx.engine.rules.RULES_EDITION): its log replays as it was played, and its sitting goes on as it began.
+    # A table still in its lobby plays the current edition.
+    """
+    UPDATE tables SET rules = CASE json_type(rules)
+            WHEN 'object' THEN json_set(rules, '$.edition', 1)
+            ELSE json_object('preset', json_extract(rules, '$'), 'options', json_object(), 'edition', 1) END
+        WHERE json_type(rules) IN ('object', 'text')
+          AND EXISTS (SELECT 1 FROM events WHERE events.table_id = tables.id AND events.kind = 'hand_start');
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -94,7 +94,10 @@ def test_draw_liangdao_penalties() -> None:
     assert rows(draw_liangdao_payments([2, 0], base=1, rules=first)) == [(2, 0, 1, "draw_liangdao"),
                                                                          (2, 1, 1, "draw_liangdao")]
     assert draw_liangdao_payments([0, 1, 2], base=1, rules=each) == []
-    assert draw_liangdao_payments([0, 1, 2], base=1, rules=first) == []
+    assert rows(draw_liangdao_payments([1, 2, 0], base=2, rules=first)) == [(1, 0, 2, "draw_liangdao"),
+                                                                            (1, 2, 2, "draw_liangdao")]
+    first_edition_1 = RuleSet.from_json({**first.to_json(), "edition": 1})  # a table that dealt before the fix
+    assert draw_liangdao_payments([0, 1, 2], base=1, rules=first_edition_1) == []
 
 
 def test_chajiao_and_forbid_feeding() -> None:

@@ -6,7 +6,7 @@ import dataclasses
 
 import pytest
 
-from kwx.engine.rules import PATTERN_FAN, PRESETS, STANDARD, RulesError, RuleSet
+from kwx.engine.rules import PATTERN_FAN, PRESETS, RULES_EDITION, STANDARD, RulesError, RuleSet
 
 
 def test_standard_is_every_default_of_section_10() -> None:
@@ -92,3 +92,16 @@ def test_json_round_trip_keeps_only_the_differences() -> None:
     assert RuleSet.from_json(r.to_json()) == r
     assert RuleSet.from_json(None) == STANDARD
     assert RuleSet.from_json("online-3d") == RuleSet.preset("online-3d")
+
+
+def test_the_edition_is_kept_apart_from_the_options() -> None:
+    assert STANDARD.edition == RULES_EDITION and "edition" not in STANDARD.options()
+    assert "edition" not in STANDARD.to_json()  # a current rule set is written as before
+    old = RuleSet.from_json({"preset": "shiyan", "options": {"base": 2}, "edition": 1})
+    assert (old.edition, old.base, old.shanglou) == (1, 2, True) and old != RuleSet.preset("shiyan", base=2)
+    assert old.to_json() == {"preset": "shiyan", "options": {"base": 2}, "edition": 1}
+    assert RuleSet.from_json(old.to_json()) == old and old.with_options(base=3).edition == 1
+    with pytest.raises(RulesError, match="unknown option 'edition'"):
+        RuleSet.preset("standard", edition=1)
+    with pytest.raises(RulesError, match="edition is 1 to"):
+        RuleSet.from_json({"preset": "standard", "edition": RULES_EDITION + 1})

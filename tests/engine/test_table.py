@@ -7,7 +7,7 @@ import random
 import pytest
 
 from kwx.engine.rules import RuleSet
-from kwx.engine.table import MAX_SHANGLOU_LEVEL, TableState
+from kwx.engine.table import LEGACY_MAX_SHANGLOU_LEVEL, TableState
 from kwx.engine.wall import dice_from_seed
 from tests.engine.builders import build_wall, drain, play
 from tests.engine.test_hand_stateful import choose
@@ -71,23 +71,76 @@ def test_shanglou_doubles_after_huangzhuang_and_double_win_and_matching_dice() -
     assert table.base_multiplier(PLAIN_DICE) == 2 and table.base_multiplier(DOUBLE_DICE) == 4
     hand = table.start_hand(DOUBLE_DICE, wall=build_wall(DEALER, WAIT_5P_A, WAIT_5P_B))
     assert hand.base == 4  # both doublings stack
-    play(hand, "0 discard 5p", "1 hu", "2 hu")  # 一炮双响: climbs again
+    play(hand, "0 discard 5p", "1 hu", "2 hu")  # 一炮双响: the next hand is doubled, not doubled again
     assert [p.amount for p in hand.result.payments] == [8, 8]
     table.finish_hand(hand)
-    assert table.base_multiplier(PLAIN_DICE) == 4
+    assert table.base_multiplier(PLAIN_DICE) == 2
     hand = table.start_hand(PLAIN_DICE, wall=build_wall(DEALER, WAIT_5P_A, JUNK))
     play(hand, "0 discard 5p", "1 hu")  # an ordinary win comes back down
     table.finish_hand(hand)
     assert table.base_multiplier(PLAIN_DICE) == 1
 
 
-def test_shanglou_stops_climbing() -> None:
+def draw_with_a_declarer(table: TableState, seed: str) -> None:
+    """A hand in which seat 1 lays down and the wall runs out: seat 1 pays the others 1 × base each."""
+    hand = table.start_hand(seed, wall=build_wall(DEALER, WAIT_5P_A, JUNK, draws="3s"))
+    play(hand, "0 discard 7p", "1 liangdao 3s")
+    drain(hand)
+    assert hand.result.end == "huangzhuang"
+    table.finish_hand(hand)
+
+
+def test_shanglou_two_draws_and_a_dice_pair_play_at_four_not_eight() -> None:
+    """The text: "当出现一炮双响，或荒庄时，下局结算的底分x2；…若两粒骰子的点数相同，则本局结算的底分x2"."""
     table = TableState(RuleSet.preset("shiyan"), first_dealer=0)
-    for _ in range(MAX_SHANGLOU_LEVEL + 2):
-        hand = table.start_hand(PLAIN_DICE, wall=build_wall(DEALER, WAIT_5P_A, JUNK))
-        drain(hand)
-        table.finish_hand(hand)
-    assert table.base_multiplier(PLAIN_DICE) == 2 ** MAX_SHANGLOU_LEVEL
+    draw_with_a_declarer(table, PLAIN_DICE)  # at × 1
+    draw_with_a_declarer(table, PLAIN_DICE)  # at × 2: after one draw
+    assert [r.base for r in table.history] == [1, 2]
+    assert table.net == [3, -6, 3]  # seat 1 paid 1 × base to each, then 2 × base
+    hand = table.start_hand(DOUBLE_DICE, wall=build_wall(DEALER, WAIT_5P_A, JUNK))
+    assert hand.base == 4  # after two draws: × 2 once, × 2 for the dice
+    play(hand, "0 discard 5p", "1 hu")  # 卡五星, 2 fan
+    table.finish_hand(hand)
+    assert table.history[-1].net == {0: -8, 1: 8, 2: 0}
+    assert table.net == [-5, 2, 3]
+
+
+def test_three_draws_in_a_row_double_each_next_hand_once() -> None:
+    table = TableState(RuleSet.preset("shiyan"), first_dealer=0)
+    for _ in range(3):
+        draw_with_a_declarer(table, PLAIN_DICE)
+    assert [r.base for r in table.history] == [1, 2, 2]
+    assert table.base_multiplier(PLAIN_DICE) == 2 and table.base_multiplier(DOUBLE_DICE) == 4
+
+
+def test_shanglou_after_a_forbid_feeding_ending_the_next_hand_is_not_doubled() -> None:
+    """Nobody won, but the wall did not run out either: no 荒庄, so nothing doubles the next hand."""
+    table = TableState(RuleSet.preset("shiyan", forbid_feeding=True), first_dealer=0)
+    draw_with_a_declarer(table, PLAIN_DICE)
+    hand = table.start_hand(PLAIN_DICE, wall=build_wall("1357s2468s9s55z6z77z", "1112345678999p",
+                                                        "2234455667788p", draws="9s 1p"))
+    assert hand.base == 2
+    play(hand, "0 discard 9s", "1 liangdao 9s")
+    assert hand.result.end == "forbid_feeding"
+    table.finish_hand(hand)
+    assert table.base_multiplier(PLAIN_DICE) == 1
+
+
+def test_tables_of_edition_1_keep_climbing() -> None:
+    """A table that dealt before the fix (pinned to edition 1 in the store) plays on as it began."""
+    table = TableState(RuleSet.from_json({"preset": "shiyan", "options": {}, "edition": 1}), first_dealer=0)
+    for level in range(LEGACY_MAX_SHANGLOU_LEVEL + 2):
+        assert table.base_multiplier(PLAIN_DICE) == 2 ** min(level, LEGACY_MAX_SHANGLOU_LEVEL)
+        draw_with_a_declarer(table, PLAIN_DICE)
+    assert table.base_multiplier(PLAIN_DICE) == 8 and table.base_multiplier(DOUBLE_DICE) == 16
+    restored = TableState.from_json(table.to_json())
+    assert restored.rules.edition == 1 and restored.base_multiplier(PLAIN_DICE) == 8
+
+
+def test_a_table_saved_while_climbing_loads_doubled_once() -> None:
+    table = TableState(RuleSet.preset("shiyan"), first_dealer=0)
+    saved = {**table.to_json(), "shanglou_level": 3}  # written by an engine that let 上楼 climb
+    assert TableState.from_json(saved).base_multiplier(PLAIN_DICE) == 2
 
 
 def test_no_shanglou_without_the_option() -> None:

@@ -183,3 +183,26 @@ async def test_postgres_schema_is_numbered_and_a_newer_one_is_refused():
             await db.execute("INSERT INTO kwx_schema(version) VALUES (?)", (PG_VERSION + 1,))
     with pytest.raises(StoreError, match="newer"):
         await Store.open(database)
+
+
+async def test_tables_that_dealt_a_hand_keep_the_rules_edition_they_played_under(store):
+    """The migration that came with rules edition 2 pins every table that had dealt a hand to edition 1, so its
+    log replays as it was played; a table still in its lobby plays the current edition."""
+    from kwx.engine.rules import RULES_EDITION, RuleSet
+    from kwx.store.postgres.migrations import MIGRATIONS as PG_MIGRATIONS
+
+    pin = {"sqlite": MIGRATIONS[3], "postgresql": PG_MIGRATIONS[4]}[store.backend]
+    shiyan = RuleSet.preset("shiyan", base=2).to_json()
+    dealt = await store.create_table("g", rules=shiyan, seed="s1", seats=[])
+    by_name = await store.create_table("g", rules="online-3d", seed="s2", seats=[])
+    lobby = await store.create_table("g", rules=shiyan, seed="s3", seats=[])
+    for table in (dealt, by_name, lobby):
+        await store.append_event(table, 0, "start", {"at": 0})
+    for table in (dealt, by_name):
+        await store.append_event(table, 1, "hand_start", {"at": 1})
+    async with store._write() as db:
+        await db.execute(pin)
+    rules = {t: RuleSet.from_json((await store.get_table(t)).rules) for t in (dealt, by_name, lobby)}
+    assert rules[dealt] == RuleSet.from_json({**shiyan, "edition": 1})
+    assert rules[by_name] == RuleSet.from_json({"preset": "online-3d", "edition": 1})
+    assert rules[lobby] == RuleSet.preset("shiyan", base=2) and rules[lobby].edition == RULES_EDITION

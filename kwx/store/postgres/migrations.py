@@ -233,6 +233,15 @@ MIGRATIONS: list[str] = [
         updated_at  TIMESTAMPTZ NOT NULL
     );
     """,
+    # 5: every table that has dealt a hand keeps the reckoning it played under, rules edition 1 (SQLite
+    # migration 4).
+    """
+    UPDATE tables SET rules = (CASE jsonb_typeof(rules::jsonb)
+            WHEN 'object' THEN rules::jsonb || '{"edition": 1}'::jsonb
+            ELSE jsonb_build_object('preset', rules::jsonb #>> '{}', 'options', '{}'::jsonb, 'edition', 1) END)::text
+        WHERE jsonb_typeof(rules::jsonb) IN ('object', 'string')
+          AND EXISTS (SELECT 1 FROM events WHERE events.table_id = tables.id AND events.kind = 'hand_start');
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)
