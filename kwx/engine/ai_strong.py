@@ -51,6 +51,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import Any, NamedTuple
 
 from kwx.engine.ai_base import Observation, _by_verb, _isolation, _pattern_lean
 from kwx.engine.analysis import (
@@ -541,36 +542,60 @@ def _capped(f: int, cap: int | None) -> float:
 
 
 # -- decisions -------------------------------------------------------------------------------------------------
-def choose_strong(obs: Observation):
+class Valued(NamedTuple):
+    """One legal action and what strong makes of it: expected points as it weighs them (its margins for a 碰 and
+    for passing a win included), or None where it decides by rule (a locked 亮倒 hand's win or kong, an action it
+    does not weigh against a win on offer)."""
+
+    action: Any
+    value: float | None
+
+
+def evaluate(obs: Observation, also: Sequence[Any] = ()) -> list[Valued]:
+    """Every legal action with strong's value, the one it plays first (`choose_strong` plays `[0]`), the others
+    best first. Strong values at most EXACT_CANDIDATES discards in full per decision (its time budget) and the
+    rest by their routes; the discards in `also` are valued in full as well, which never changes `[0]`.
+    Deterministic: strong does not sample, so a value has no spread."""
     acts = _by_verb(obs.legal)
     if len(obs.legal) == 1:
-        return obs.legal[0]
+        return [Valued(obs.legal[0], None)]
     if obs.declared:  # a locked hand: win, or a kong that keeps the waits (money, a 杠上开花 chance)
-        for verb in ("hu", "gang", "pass"):
-            if verb in acts:
-                return acts[verb][0]
-        return obs.legal[0]
+        order = [a for verb in ("hu", "gang", "pass") for a in acts.get(verb, ())]
+        return [Valued(a, None) for a in order or obs.legal]
     table = _Table(obs)
     if obs.claim_tile is not None:
         return _claim(obs, table, acts)
-    return _turn(obs, table, acts)
+    return _turn(obs, table, acts, {int(a.tile) for a in also if a.tile is not None})
 
 
-def _claim(obs: Observation, table: _Table, acts: dict):
+def choose_strong(obs: Observation):
+    return evaluate(obs)[0].action
+
+
+def _ranked(chosen: Valued, others: Sequence[tuple[Any, Valued]]) -> list[Valued]:
+    """`chosen` first, then the others best first by their sort keys (unvalued ones last)."""
+    rest = sorted((o for o in others if o[1] is not chosen), key=lambda o: o[0], reverse=True)
+    return [chosen, *(v for _, v in rest)]
+
+
+def _claim(obs: Observation, table: _Table, acts: dict) -> list[Valued]:
     tile = int(obs.claim_tile)
     counts = list(obs.counts)
     melds = tuple(obs.melds)
     pass_value = table.hand_value(counts, melds)
     if "hu" in acts:
-        return acts["hu"][0] if _take_the_win(obs, table, counts, melds, tile, pass_value) else acts["pass"][0]
-    best_value, best = pass_value, acts.get("pass", obs.legal)[0]
+        hu, passed = _win_values(obs, table, counts, melds, tile, pass_value)
+        win, skip = Valued(acts["hu"][0], hu), Valued(acts["pass"][0], passed)
+        first, second = (win, skip) if hu is None or hu >= passed else (skip, win)
+        return [first, second, *(Valued(a, None) for a in obs.legal if a.verb not in ("hu", "pass"))]
+    # in this order, so that a tie keeps the earlier: pass, then 杠, then 碰
+    options = [Valued(acts.get("pass", obs.legal)[0], pass_value)]
     if "gang" in acts:
         counts[tile] -= 3
         v = table.hand_value(counts, (*melds, Meld("kong", tile))) + obs.rules.zhigang_pay
         v += _kaihua(table, counts, (*melds, Meld("kong", tile)))
         counts[tile] += 3
-        if v > best_value:
-            best_value, best = v, acts["gang"][0]
+        options.append(Valued(acts["gang"][0], v))
     if "peng" in acts:
         counts[tile] -= 2
         new_melds = (*melds, Meld("pung", tile))
@@ -585,22 +610,25 @@ def _claim(obs: Observation, table: _Table, acts: dict):
             counts[t] += 1
         counts[tile] += 2
         margin = PENG_MARGIN if table.min_fan <= 1 else PENG_MARGIN_MIN_FAN2
-        if v > best_value * margin:
-            best_value, best = v, acts["peng"][0]
-    return best
+        options.append(Valued(acts["peng"][0], v / margin))  # taken only when worth `margin` times the best
+    best = options[0]
+    for o in options[1:]:
+        if o.value > best.value:  # type: ignore[operator]
+            best = o
+    return _ranked(best, [((o.value, -i), o) for i, o in enumerate(options)])
 
 
-def _take_the_win(obs: Observation, table: _Table, counts: list[int], melds: tuple[Meld, ...], tile: int,
-                  pass_value: float) -> bool:
+def _win_values(obs: Observation, table: _Table, counts: list[int], melds: tuple[Meld, ...], tile: int,
+                pass_value: float) -> tuple[float | None, float]:
     """漏胡: passing a win on a discard blocks every discard win until our next draw. Pass only when the
     hand, waiting on, is worth far more than this win (a cheap 屁胡 offered to a hand whose other waits pay
-    big); otherwise take the points and end the hand."""
+    big); otherwise take the points and end the hand. (the win's value, passing's value as weighed against it)"""
+    passed = pass_value * LOUHU_DISCOUNT / LOUHU_MARGIN
     r = score_counts(counts, tile, melds, _RON, table.rules)
     if r is None:
-        return True
+        return None, passed
     piao = obs.piao or (0, 0, 0)
-    take = r.fan + sum(piao) / 2.0 + SPARED_LOSS
-    return pass_value * LOUHU_DISCOUNT <= LOUHU_MARGIN * take
+    return r.fan + sum(piao) / 2.0 + SPARED_LOSS, passed
 
 
 def _kaihua(table: _Table, counts: list[int], melds: tuple[Meld, ...]) -> float:
@@ -615,9 +643,23 @@ def _kaihua(table: _Table, counts: list[int], melds: tuple[Meld, ...]) -> float:
     return out
 
 
-def _turn(obs: Observation, table: _Table, acts: dict):
-    if "hu" in acts:
-        return acts["hu"][0]
+def _zimo_value(obs: Observation, table: _Table) -> float | None:
+    """What a self-drawn win is worth in the model's terms, on its best reading (a win on offer is always
+    taken, so this is for showing, never for choosing)."""
+    counts = list(obs.counts)
+    melds = tuple(obs.melds)
+    best: float | None = None
+    for w in range(NUM_KINDS):
+        if counts[w]:
+            counts[w] -= 1
+            r = score_counts(counts, w, melds, _SD, table.rules)
+            counts[w] += 1
+            if r is not None and (best is None or r.fan > best):
+                best = r.fan
+    return None if best is None else 2 * best + sum(table.piao_in) + table.spared
+
+
+def _turn(obs: Observation, table: _Table, acts: dict, also: set[int]) -> list[Valued]:
     counts = list(obs.counts)
     melds = tuple(obs.melds)
     n = len(melds)
@@ -625,7 +667,8 @@ def _turn(obs: Observation, table: _Table, acts: dict):
     tiles = sorted({int(a.tile) for a in discard_like})
     after = shanten_after_discards(counts, n)
     lo = min((after[t] for t in tiles), default=0)
-    scored: list[tuple[float, int, int, int]] = []  # (value, isolation, -tile, declare)
+    # (value, isolation, -tile, declare): the largest is the discard played, ties broken by the rest
+    scored: list[tuple[tuple[float, int, int, int], Valued]] = []
     ld_tiles = {int(a.tile) for a in acts.get("liangdao", ())}
     safe_exists = any(t not in table.feeds for t in tiles)
     dangers = {t: (table.danger(t) if safe_exists or t not in table.feeds else 0.0) for t in tiles}
@@ -638,6 +681,7 @@ def _turn(obs: Observation, table: _Table, acts: dict):
     fastest = [t for t in tiles if after[t] == lo and dangers[t] < NEVER]
     fastest.sort(key=lambda t: (-lean[t], -iso[t], t))
     exact = set(fastest[:EXACT_CANDIDATES]) | (ld_tiles & set(fastest))
+    action = {(a.verb, int(a.tile)): a for a in discard_like}
     for t in tiles:
         s = after[t]
         danger = dangers[t]
@@ -649,13 +693,17 @@ def _turn(obs: Observation, table: _Table, acts: dict):
             v = table._routes(counts, melds, s, table.rounds) * (SLOWER_WEIGHT if s > lo else 1.0)
         else:
             v = 0.0
-        scored.append((round(v - danger + loose, 6), iso[t], -t, 0))
+        key = (round(v - danger + loose, 6), iso[t], -t, 0)
+        shown = key[0] if t in exact or t not in also else round(table.hand_value(counts, melds) - danger + loose, 6)
+        if ("discard", t) in action:
+            scored.append((key, Valued(action["discard", t], shown)))
         if t in ld_tiles:
             dv = table.declared_value(counts, melds)
-            scored.append((round(dv - danger + loose, 6), iso[t], -t, 1))
+            scored.append(((round(dv - danger + loose, 6), iso[t], -t, 1),
+                           Valued(action["liangdao", t], round(dv - danger + loose, 6))))
         counts[t] += 1
     # kongs of our own turn: kong money, a replacement draw (杠上开花), against the best discard now
-    best = max(scored)
+    best_key, chosen = max(scored, key=lambda e: e[0]) if scored else ((-math.inf,), Valued(obs.legal[0], None))
     for g in acts.get("gang", ()):
         t = int(g.tile)
         if counts[t] == 4:
@@ -672,12 +720,10 @@ def _turn(obs: Observation, table: _Table, acts: dict):
                 money = -NEVER  # robbing a 补杠 is 包胡 for the declarer
         v = money + table.hand_value(counts, new_melds) + _kaihua(table, counts, new_melds)
         counts[t] += restore
-        if v >= best[0]:
-            return g
-    value, _, neg_t, declare = best
-    t = -neg_t
-    verb = "liangdao" if declare else "discard"
-    for a in discard_like:
-        if a.verb == verb and int(a.tile) == t:
-            return a
-    return discard_like[0] if discard_like else acts.get("pass", obs.legal)[0]
+        kong = Valued(g, v)
+        scored.append(((v, 0, -t, 0), kong))
+        if v >= best_key[0] and chosen.action.verb not in ("gang", "hu"):
+            chosen = kong
+    if "hu" in acts:  # a self-drawn win is always taken
+        chosen = Valued(acts["hu"][0], _zimo_value(obs, table))
+    return _ranked(chosen, scored)
