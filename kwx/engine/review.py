@@ -204,6 +204,23 @@ class Review:
                 return d
         return None
 
+    # -- stepping through it, as a viewer's buttons do -----------------------------------------------------------
+    def step(self, frame: int, move: str) -> int:
+        """The frame a viewer goes to from `frame`: `first`, `prev`, `next`, `last`, `mine` (the reviewed seat's
+        next decision) or `mistake` (its next big mistake); where there is none, it stays."""
+        last = len(self.frames) - 1
+        frame = min(max(frame, 0), last)
+        if move == "first":
+            return 0
+        if move == "last":
+            return last
+        if move in ("prev", "next"):
+            return min(max(frame + (1 if move == "next" else -1), 0), last)
+        wanted = (d.frame for d in self.decisions if d.frame > frame and (move == "mine" or (d.big and d.counted)))
+        if move not in ("mine", "mistake"):
+            raise ValueError(f"unknown move {move!r}")
+        return next(wanted, frame)
+
     def to_json(self) -> dict[str, Any]:
         return {"seat": self.seat, "dealer": self.dealer, "rules": self.rules.to_json(),
                 "result": self.result.to_json(),
