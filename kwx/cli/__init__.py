@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 # Command modules, in the order `--help` lists them.
-COMMANDS = ("fan", "waits", "rules", "replay", "simulate", "ledger", "verify")
+COMMANDS = ("fan", "waits", "rules", "replay", "simulate", "ledger", "verify", "review")
 
 
 class CliError(Exception):

@@ -107,13 +107,7 @@ async def _run(args: argparse.Namespace) -> int:
         raise UsageError(f"choose a command: {', '.join(COMMANDS)}")
     if command == "migrate":
         return await _migrate(args)
-    if not getattr(args, "db", None):
-        _read_env()
-    path: Path | str = getattr(args, "db", None) or database_url() or default_db_path()
-    if not _is_url(path):
-        path = Path(path)
-        if not path.is_file():
-            raise UsageError(f"no ledger database at {path}")
+    path = ledger_target(getattr(args, "db", None))
     server = getattr(args, "server", None) or "local"
     as_json = bool(getattr(args, "json", False))
     args.lang = resolve_lang(getattr(args, "lang", None) or os.environ.get("KWX_LANG") or DEFAULT_LANG)
@@ -127,6 +121,19 @@ async def _run(args: argparse.Namespace) -> int:
     if output is not None:
         print(output)
     return 0
+
+
+def ledger_target(db: str | None) -> Path | str:
+    """The ledger `--db` names, else $KWX_DATABASE_URL, else $KWX_DB (environment or `.env`), else
+    data/kwx.sqlite3; UsageError when it is a file that does not exist."""
+    if not db:
+        _read_env()
+    path: Path | str = db or database_url() or default_db_path()
+    if not _is_url(path):
+        path = Path(path)
+        if not path.is_file():
+            raise UsageError(f"no ledger database at {path}")
+    return path
 
 
 def _read_env() -> None:

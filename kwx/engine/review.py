@@ -300,7 +300,12 @@ def review(log: HandLog, seat: int, evaluator: Evaluator = evaluate) -> Review:
         before = _frame(hand, k, action, by)
         frames.append(replace(before, events=tuple(apply_logged(hand, k, action))))
     result = check_result(hand, len(log.actions), log.net, log.outcome)
-    frames.append(_frame(hand, len(log.actions), None, ""))
+    end = _frame(hand, len(log.actions), None, "")
+    if result.self_draw:  # the winner's last draw is the winning tile: shown apart, as on its turn
+        win = next(e.tile for e in hand.events if isinstance(e, Hu))
+        end = replace(end, seats=tuple(replace(v, drawn=win) if s in result.winners else v
+                                       for s, v in enumerate(end.seats)))
+    frames.append(end)
     decisions = _mark_deal_in(decisions, frames, result, seat, log)
     win_tile = next((e.tile for e in hand.events if isinstance(e, Hu)), None)
     return Review(seat, tuple(frames), tuple(decisions), result, _summary(seat, decisions, result), log.rules,
