@@ -9,7 +9,13 @@ import pytest
 
 from kwx.engine.seeds import reveal
 from kwx.table import PlayerRef
-from kwx.table.reviews import ReviewRefused, last_table_hand, load_exported_hand, load_ledger_hand, review_hand
+from kwx.table.reviews import (
+    ReviewRefused,
+    last_table_hand,
+    load_exported_hand,
+    load_ledger_hand,
+    review_hand,
+)
 from tests.table.conftest import ANN, GUILD
 from tests.table.helpers import finished_hands, table_with, wait_prompt
 

@@ -1,0 +1,40 @@
+"""The 复盘 screen at the terminal, driven by Textual's headless pilot: keys move through the hand."""
+
+from __future__ import annotations
+
+from kwx.engine.ai import decide
+from kwx.engine.hand import HandState
+from kwx.engine.review import HandLog, review
+from kwx.engine.rules import STANDARD
+from kwx.engine.wall import wall_from_seed
+from kwx.local.review import ReviewApp
+
+
+def reviewed(seed: str):
+    wall = wall_from_seed(seed)
+    hand = HandState(STANDARD, 0, wall)
+    actions = []
+    while not hand.finished:
+        seat = min(hand.to_act())
+        action = decide(hand, seat, ("simple", "strong", "standard")[seat])
+        actions.append(action)
+        hand.apply(action)
+    return review(HandLog(STANDARD, 0, wall, actions=actions, net=hand.result.net), 0)
+
+
+async def test_keys_step_through_the_hand_and_jump_to_decisions_and_mistakes():
+    done = next(d for d in (reviewed(f"screen{i}") for i in range(40)) if any(x.big for x in d.decisions))
+    app = ReviewApp(done, ["Ann", "[b]Bob", "Cy"], "en", hand_id=4)
+    async with app.run_test(size=(110, 40)) as pilot:
+        step = app.query_one("#step")
+        assert app.at == 0 and "Step 1 of" in str(step.render())
+        await pilot.press("right", "right", "left")
+        assert app.at == 1
+        await pilot.press("m")
+        assert app.at == next(d.frame for d in done.decisions if d.frame > 1)
+        await pilot.press("home", "x")
+        big = next(d for d in done.decisions if d.big)
+        assert app.at == big.frame and "❗" in str(step.render())
+        await pilot.press("end")
+        assert app.at == len(done.frames) - 1 and "End:" in str(step.render())
+        assert "[b]Bob" in str(step.render())  # a name is shown as it is, never as markup
