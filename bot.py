@@ -91,7 +91,7 @@ def use_api_base(base: str | None) -> None:
 
 # -- the Discord bot -------------------------------------------------------------------------------------------
 # One cog a file; each adds its subcommands to /kwx (cogs/group.py).
-EXTENSIONS = ("cogs.tables", "cogs.ledger", "cogs.tools", "cogs.config")
+EXTENSIONS = ("cogs.tables", "cogs.ledger", "cogs.tools", "cogs.config", "cogs.review")
 LOCAL_GUILD = "local"  # the terminal and autoplay tables: never run by the Discord bot
 
 
