@@ -20,26 +20,10 @@ from typing import Any
 import aiohttp
 import pytest
 
-from kwx.engine.ai import decide
-from kwx.engine.hand import HandState
-from kwx.engine.review import HandLog, review
-from kwx.engine.rules import STANDARD
-from kwx.engine.wall import wall_from_seed
 from kwx.present.review_html import review_page
+from tests.engine.hands import reviewed
 
 NAMES = ["Ann", "Bob <b>", "Cy"]
-
-
-def reviewed(seed: str = "page"):
-    wall = wall_from_seed(seed)
-    hand = HandState(STANDARD, 0, wall)
-    actions = []
-    while not hand.finished:
-        seat = min(hand.to_act())
-        action = decide(hand, seat, ("standard", "strong", "simple")[seat])
-        actions.append(action)
-        hand.apply(action)
-    return review(HandLog(STANDARD, 0, wall, actions=actions, net=hand.result.net), 0)
 
 
 def page_data(page: str) -> dict[str, Any]:
@@ -49,7 +33,7 @@ def page_data(page: str) -> dict[str, Any]:
 
 
 def test_the_page_needs_no_network_and_carries_every_step():
-    done = reviewed()
+    done = reviewed("page")
     page = review_page(done, NAMES, "en", hand_id=7)
     assert not re.search(r"(src|href)\s*=\s*[\"']?(https?:)?//", page) and "url(http" not in page
     assert "Bob <b>" not in page.split("<script")[0]  # a name is text, never markup
@@ -120,7 +104,7 @@ async def browser(url: str, profile: Path) -> AsyncIterator[Page]:
 
 @pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed")
 async def test_stepping_through_the_page_in_a_browser(tmp_path):
-    done = reviewed()
+    done = reviewed("page")
     path = tmp_path / "review.html"
     path.write_text(review_page(done, NAMES, "en", hand_id=7), encoding="utf-8")
     last = len(done.frames) - 1

@@ -3,8 +3,6 @@ decisions on what that seat could see, agreeing with what strong plays."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import pytest
 
 from kwx.engine.actions import Action
@@ -14,26 +12,7 @@ from kwx.engine.hand import HandState
 from kwx.engine.review import HandLog, ReplayMismatch, review
 from kwx.engine.rules import STANDARD
 from kwx.engine.wall import wall_from_seed
-
-Policy = Callable[[HandState, int], Action]
-
-
-def level(name: str) -> Policy:
-    return lambda hand, seat: decide(hand, seat, name)
-
-
-def play(seed: str, policies: tuple[Policy, Policy, Policy]) -> HandLog:
-    wall = wall_from_seed(seed)
-    hand = HandState(STANDARD, 0, wall)
-    actions = []
-    while not hand.finished:
-        seat = min(hand.to_act())
-        action = policies[seat](hand, seat)
-        actions.append(action)
-        hand.apply(action)
-    assert hand.result is not None
-    return HandLog(STANDARD, 0, wall, actions=actions, net=hand.result.net, outcome=hand.result.outcome)
-
+from tests.engine.hands import level, play
 
 MIXED = (level("standard"), level("strong"), level("simple"))
 

@@ -2,28 +2,12 @@
 
 from __future__ import annotations
 
-from kwx.engine.ai import decide
-from kwx.engine.hand import HandState
-from kwx.engine.review import HandLog, review
-from kwx.engine.rules import STANDARD
-from kwx.engine.wall import wall_from_seed
 from kwx.local.review import ReviewApp
-
-
-def reviewed(seed: str):
-    wall = wall_from_seed(seed)
-    hand = HandState(STANDARD, 0, wall)
-    actions = []
-    while not hand.finished:
-        seat = min(hand.to_act())
-        action = decide(hand, seat, ("simple", "strong", "standard")[seat])
-        actions.append(action)
-        hand.apply(action)
-    return review(HandLog(STANDARD, 0, wall, actions=actions, net=hand.result.net), 0)
+from tests.engine.hands import reviewed
 
 
 async def test_keys_step_through_the_hand_and_jump_to_decisions_and_mistakes():
-    done = next(d for d in (reviewed(f"screen{i}") for i in range(40)) if any(x.big for x in d.decisions))
+    done = next(d for d in (reviewed(f"screen{i}", ("simple", "strong", "standard")) for i in range(40)) if any(x.big for x in d.decisions))
     app = ReviewApp(done, ["Ann", "[b]Bob", "Cy"], "en", hand_id=4)
     async with app.run_test(size=(110, 40)) as pilot:
         step = app.query_one("#step")
