@@ -1,9 +1,9 @@
 """A finished hand of the ledger, loaded and checked for 复盘 (kwx.engine.review).
 
 `load_ledger_hand` reads the hand's ledger record, its table (rules, the secret seed) and the table's event log;
-it checks that the table's seed gives the commitment the ledger recorded, rebuilds the table up to the hand's
-deal (so the review's AI knows what the table's AI knew of its players: kwx.engine.reads) and gathers the
-hand's actions with who made each. `load_exported_hand` does the same for an action log exported with
+it checks that the table's seed gives the commitment the ledger recorded, learns what the table had learned of
+its players by the hand's deal (so the review's AI knows what the table's AI knew: kwx.engine.reads) and
+gathers the hand's actions with who made each. `load_exported_hand` does the same for an action log exported with
 `python -m kwx ledger hand ID --actions`, given the seed the result post revealed. `review_hand` then replays
 and values it: a log that does not replay to the recorded result is refused (`mismatch`), never reviewed.
 
@@ -18,12 +18,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from kwx.engine.actions import Action
+from kwx.engine.hand import HandState
+from kwx.engine.reads import FeedReads
 from kwx.engine.review import HandLog, ReplayMismatch, Review, parse_actions, review
 from kwx.engine.rules import RulesError, RuleSet
-from kwx.engine.seeds import check_reveal, reveal
+from kwx.engine.seeds import check_reveal, hand_seed, reveal
+from kwx.engine.tiles import parse_tile
 from kwx.engine.wall import dice_from_seed, wall_from_seed
 from kwx.store import NotFound, Store
-from kwx.table.recovery import rebuild
 
 HISTORY_PAGE = 50
 
@@ -91,21 +94,49 @@ async def load_ledger_hand(store: Store, guild: str, hand_id: int, *, viewer: st
     except ValueError:
         raise ReviewRefused("commitment", f"hand #{hand_id}: the table's seed does not match the ledger's "
                                           f"commitment {record['seed_ref']}", hand=hand_id) from None
-    try:
-        table = rebuild(row, events[:start + 1])  # up to the deal: what the table knew of its players then
-    except ValueError as exc:
-        raise ReviewRefused("mismatch", f"hand #{hand_id}: the table's log does not replay: {exc}",
-                            hand=hand_id, detail=str(exc)) from None
-    assert table.state is not None
-    feed = table.state.reads.for_seats(table.state.seated)
+    rules = RuleSet.from_json(row.rules)
+    feed = table_reads(rules, row.seed, events[:start]).for_seats(players)  # what the table's AI knew at the deal
     mine = [e.payload for e in events[start + 1:] if e.kind == "action" and e.hand_no == hand_no]
-    log = HandLog(RuleSet.from_json(row.rules), int(record["dealer"]), wall_from_seed(seed), record["piao"],
+    log = HandLog(rules, int(record["dealer"]), wall_from_seed(seed), record["piao"],
                   int(record["base_multiplier"]),
                   _actions([[p["seat"], p["verb"], *([p["tile"]] if p.get("tile") else [])] for p in mine], hand_id),
                   tuple(str(p.get("by") or "") for p in mine), feed, record["net"], record["outcome"])
-    names = tuple(table.players[p].name if p in table.players else p for p in players)
+    lobby = {str(p.get("player_id")): str(p.get("name") or p.get("player_id")) for p in row.seats}
+    names = tuple(lobby.get(p, p) for p in players)
     return ReviewSource(log, players, names, revealed, record["seed_ref"], hand_id, row.id, hand_no,
                         {"dice": record.get("dice")})
+
+
+def table_reads(rules: RuleSet, table_seed: str, events: Sequence[Any]) -> FeedReads:
+    """What a table learned of its players' feeding in the hands its `events` finished, by player id: as the
+    live table's reads (kwx.engine.reads), whose only source is hands with a 亮倒, so only those are replayed. A
+    seat taken over starts with nothing known of its new player, as at the table."""
+    reads = FeedReads()
+    hand: tuple[dict[str, Any], list[Any]] | None = None
+    for e in [*events, None]:
+        if e is None or e.kind in ("hand_start", "piao_open", "seat"):
+            if hand is not None and any(a.get("verb") == "liangdao" for a in hand[1]):
+                _learn(reads, rules, table_seed, *hand)
+            hand = None
+        if e is None:
+            break
+        if e.kind == "hand_start":
+            hand = (e.payload, [])
+        elif e.kind == "action" and hand is not None:
+            hand[1].append(e.payload)
+        elif e.kind == "seat":
+            reads.forget(str(e.payload["player"]["player_id"]))
+    return reads
+
+
+def _learn(reads: FeedReads, rules: RuleSet, table_seed: str, deal: dict[str, Any], actions: list[Any]) -> None:
+    setup = deal["setup"]
+    hand = HandState(rules, int(setup["dealer"]), wall_from_seed(hand_seed(table_seed, int(setup["hand_no"]))),
+                     deal["piao"], int(setup.get("base_multiplier", 1)))
+    for a in actions:
+        hand.apply(Action(int(a["seat"]), a["verb"], parse_tile(a["tile"]) if a.get("tile") else None))
+    if hand.finished:  # the table learns from a hand when it is booked
+        reads.learn(hand.events, [str(p) for p in setup["seating"]])
 
 
 def load_exported_hand(data: Any, seed: str) -> ReviewSource:

@@ -7,14 +7,17 @@ import json
 
 import pytest
 
+from kwx.engine.rules import RuleSet
 from kwx.engine.seeds import reveal
 from kwx.table import PlayerRef
+from kwx.table.recovery import rebuild
 from kwx.table.reviews import (
     ReviewRefused,
     last_table_hand,
     load_exported_hand,
     load_ledger_hand,
     review_hand,
+    table_reads,
 )
 from tests.table.conftest import ANN, GUILD
 from tests.table.helpers import finished_hands, table_with, wait_prompt
@@ -104,3 +107,22 @@ async def test_a_hand_in_play_is_not_in_the_ledger_to_review(make_service, front
     await wait_prompt(frontend, svc, table, ANN.player_id)
     assert await last_table_hand(store, GUILD, ANN.player_id) is None
     assert await store.hand_id(table, 1) is None
+
+
+async def test_the_review_knows_what_the_tables_ai_knew_of_its_players(make_service, frontend, store):
+    """The reads the review's AI gets at each deal are the live table's, rebuilt from its whole log."""
+    svc = make_service(between_hands=0)
+    table = await strong_table(svc, "review-six", 10, frontend)
+    row = await store.get_table(table)
+    events = await store.load_events(table)
+    known = 0
+    for i, e in enumerate(events):
+        if e.kind != "hand_start":
+            continue
+        live = rebuild(row, events[:i + 1])
+        assert live.state is not None
+        expected = live.state.reads.for_seats(live.state.seated)
+        seating = e.payload["setup"]["seating"]
+        assert table_reads(RuleSet.from_json(row.rules), row.seed, events[:i]).for_seats(seating) == expected
+        known += bool(expected)
+    assert known >= 3
