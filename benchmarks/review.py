@@ -2,8 +2,8 @@
 
 Plays N hands (default 200) at one table of three `strong` AI seats through the table service into a temporary
 SQLite ledger (the autoplay runner), then reviews every hand as `/kwx review` and `python -m kwx review` do:
-load and check it (`load_ledger_hand`: the ledger record, the table's seed against the commitment, the table
-rebuilt up to the hand's deal) and replay and value it (`review_hand`). Reported per hand, p50 / p99 / max in
+load and check it (`load_ledger_hand`: the ledger record, the table's seed against the commitment, what the
+table had learned of its players by the deal, from its earlier 亮倒 hands) and replay and value it (`review_hand`). Reported per hand, p50 / p99 / max in
 milliseconds: the load, one seat's review, and the whole hand's review (all three seats: every decision of the
 hand), with the decisions each counts. The goal is under 2 s for a whole hand of about 40 decisions.
 """
