@@ -57,6 +57,26 @@ def _row(canvas: Image.Image, x: int, y: int, tiles: Sequence[int | None], heigh
     return x
 
 
+def _wrap(draw: ImageDraw.ImageDraw, text: str, font: Font, width: int) -> list[str]:
+    """`text` in lines that fit `width` pixels, broken at spaces (or anywhere in a long unspaced run)."""
+    lines: list[str] = []
+    line = ""
+    for word in text.split(" "):
+        trial = f"{line} {word}" if line else word
+        if draw.textlength(trial, font=font) <= width or not line:
+            line = trial
+        else:
+            lines.append(line)
+            line = word
+        while draw.textlength(line, font=font) > width and len(line) > 1:
+            cut = len(line) - 1
+            while cut > 1 and draw.textlength(line[:cut], font=font) > width:
+                cut -= 1
+            lines.append(line[:cut])
+            line = line[cut:]
+    return [*lines, line] if line else lines
+
+
 def render_step(review: Review, names: Sequence[str], index: int, lang: str, *, hand_id: int | None = None) -> bytes:
     """A PNG of step `index` of `review` (the last frame: the end of the hand)."""
     words = ReviewText(review, names, lang, hand_id=hand_id)
@@ -67,7 +87,9 @@ def render_step(review: Review, names: Sequence[str], index: int, lang: str, *, 
     width = PAD * 2 + max(19 * tile_w, 200 + 3 * POND_ROW * pond_w)
     rows = max(1, *(-(-len(v.discards) // POND_ROW) for v in frame.seats))
     seat_h = TILE_H + 46 + rows * (POND_H + 8)
-    footer = [line for line in words.frame_lines(index)[4:] if line]
+    measure = ImageDraw.Draw(Image.new("RGBA", (1, 1)))
+    footer = [part for line in words.frame_lines(index)[4:] if line
+              for part in _wrap(measure, line.replace("❗", "!!"), small, width - 2 * PAD)]
     height = PAD * 2 + 64 + 3 * seat_h + 26 * len(footer) + 8
     canvas = Image.new("RGBA", (width, height), BG + (255,))
     draw = ImageDraw.Draw(canvas)
@@ -78,7 +100,11 @@ def render_step(review: Review, names: Sequence[str], index: int, lang: str, *, 
     for seat, view in enumerate(frame.seats):
         label = names[seat] + (t("review.dealer_mark", words.lang) if seat == review.dealer else "")
         colour = HIGHLIGHT if seat in frame.to_act or (end and seat in review.result.winners) else TEXT
-        draw.text((PAD, y), ("▶ " if seat in frame.to_act else "") + label, font=big, fill=colour)
+        x0 = PAD
+        if seat in frame.to_act:  # drawn, not a glyph: the fallback font has no ▶
+            draw.polygon([(PAD, y + 6), (PAD, y + 20), (PAD + 12, y + 13)], fill=HIGHLIGHT)
+            x0 += 18
+        draw.text((x0, y), label, font=big, fill=colour)
         if view.declared:
             draw.text((PAD + 260, y + 4), words.seat_line(frame, seat).rsplit(" · ", 1)[-1], font=small, fill=HIGHLIGHT)
         y += 30
@@ -106,6 +132,6 @@ def render_step(review: Review, names: Sequence[str], index: int, lang: str, *, 
             y += POND_H + 8
         y += (rows - max(1, -(-len(pond) // POND_ROW))) * (POND_H + 8) + 4
     for line in footer:
-        draw.text((PAD, y), line.replace("❗", "!!"), font=small, fill=HIGHLIGHT if line.startswith("❗") else TEXT)
+        draw.text((PAD, y), line, font=small, fill=HIGHLIGHT if line.startswith("!!") else TEXT)
         y += 26
     return to_png(canvas.convert("RGB"))
