@@ -140,6 +140,9 @@ class LiveTable:
         self.delayed: list[tuple[float, Any, tuple[Any, ...], dict[str, Any]]] = []  # front-end calls, due later
         self.flush_timer: asyncio.TimerHandle | None = None
         self.send_due: float | None = None  # while set, front-end calls go out no earlier than this
+        # The views queued for the board and each player's panel, with when each shows (see kwx/table/held.py):
+        # what the front end shows now, while the pause hides the live state.
+        self.told: dict[str, list[tuple[float, Any]]] = {}
 
     # == seats ===========================================================================================
     @property
@@ -188,9 +191,6 @@ class LiveTable:
             return 0.0
         ids = [*self.seating, *([self.waiting.player_id] if self.waiting is not None else [])]
         return self.claim_pause if any(not self.players[pid].is_ai for pid in ids if pid in self.players) else 0.0
-
-    def holding(self, now: float) -> bool:
-        return self.hold_until is not None and now < self.hold_until
 
     @property
     def public_step(self) -> int:

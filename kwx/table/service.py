@@ -408,7 +408,7 @@ class TableService(Lifecycle, HeldBoard):
             else:
                 if t.status == PIAO:
                     raise TableError("illegal", "choose your 漂 first")
-                self._check_not_held(t)
+                self._check_shown(t)
                 action = self._validate(t, seat, verb, tile)
                 await self._apply_action(t, action, "player", received)
 
@@ -451,7 +451,8 @@ class TableService(Lifecycle, HeldBoard):
 
     # == reading =========================================================================================
     def public_view(self, table_id: int) -> PublicView:
-        return public_view(self._table(table_id))
+        """The board as the front end shows it (during the pause after a discard, not yet what follows)."""
+        return self._public_as_shown(self._table(table_id))
 
     def last_result(self, table_id: int) -> ResultView | None:
         """The result of the hand that just ended while the table is between hands (a front end that resumes
@@ -466,7 +467,7 @@ class TableService(Lifecycle, HeldBoard):
         seat = t.seat_of(player_id) if t.status != LOBBY else None
         if seat is None:
             raise TableError("not_seated", "you have no seat in this hand")
-        return private_view(t, seat)
+        return self._private_as_shown(t, seat)
 
     def table_in_channel(self, guild: str, channel: str) -> int | None:
         for t in self._tables.values():
@@ -696,12 +697,15 @@ class TableService(Lifecycle, HeldBoard):
         if self._capturing is not None:
             self._capturing.append((call, args, kwargs))
             return
-        due = t.send_due
-        if t.delayed or (due is not None and due > self._clock()):
+        due, now = t.send_due, self._clock()
+        if t.delayed or (due is not None and due > now):
             last = t.delayed[-1][0] if t.delayed else 0.0
-            t.delayed.append((max(due or 0.0, last), call, args, kwargs))
+            at = max(due or 0.0, last)
+            t.delayed.append((at, call, args, kwargs))
+            self._note_shown(t, call, args, at)
             self._arm_flush(t)
             return
+        self._note_shown(t, call, args, now)
         self._put(t, call, *args, **kwargs)
 
     def _put(self, t: LiveTable, call: Callable[..., Coroutine[Any, Any, None]], *args: Any, **kwargs: Any) -> None:

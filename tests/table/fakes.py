@@ -76,3 +76,21 @@ class RecordingFrontEnd:
                 await self._changed.wait_for(condition)
 
         await asyncio.wait_for(_wait(), timeout)
+
+
+class StampedFrontEnd(RecordingFrontEnd):
+    """Records every call with the (fake) time it was delivered."""
+
+    def __init__(self, clock: Callable[[], float]) -> None:
+        super().__init__()
+        self.clock = clock
+        self.stamps: list[float] = []
+
+    async def _record(self, method: str, *args: Any, **kwargs: Any) -> None:
+        self.stamps.append(self.clock())
+        await super()._record(method, *args, **kwargs)
+
+    def prompts(self, player_id: str) -> list[tuple[float, PrivateView]]:
+        """(when it was delivered, the view) of each prompt (a new decision) sent to this player."""
+        return [(at, c.args[1]) for at, c in zip(self.stamps, self.calls)
+                if c.method == "hand_changed" and c.kwargs["prompt"] and c.args[0].player_id == player_id]

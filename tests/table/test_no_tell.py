@@ -10,7 +10,7 @@ from typing import Any
 from kwx.engine.tiles import Tile
 from kwx.table import PlayerRef
 from tests.table.conftest import ANN, FakeClock
-from tests.table.fakes import RecordingFrontEnd
+from tests.table.fakes import StampedFrontEnd
 from tests.table.helpers import table_with
 
 PAUSE = 1.5
@@ -20,18 +20,7 @@ ANN_CAN_CLAIM = "112245678p11s77z"
 ANN_CANNOT = "112245678p1133s"
 
 
-class StampedFrontEnd(RecordingFrontEnd):
-    """Records every call with the (fake) time it was delivered."""
-
-    def __init__(self, clock: FakeClock) -> None:
-        super().__init__()
-        self.clock = clock
-        self.stamps: list[float] = []
-
-    async def _record(self, method: str, *args: Any, **kwargs: Any) -> None:
-        self.stamps.append(self.clock.now)
-        await super()._record(method, *args, **kwargs)
-
+class ChannelFrontEnd(StampedFrontEnd):
     def public(self, since: float, until: float) -> list[tuple[float, str, tuple[Any, ...], dict[str, Any]]]:
         """What the channel is told (boards, notices, reveals, results), with times relative to `since`."""
         return [(round(at - since, 3), c.method, tuple(_untabled(a) for a in c.args), c.kwargs)
@@ -47,9 +36,9 @@ def _untabled(arg: Any) -> Any:
     return replace(arg, table_id=0, **({"seed_ref": None} if hasattr(arg, "seed_ref") else {}))  # their seeds too
 
 
-async def play_discard(make_service, script, ann_hand: str) -> tuple[StampedFrontEnd, float]:
+async def play_discard(make_service, script, ann_hand: str) -> tuple[ChannelFrontEnd, float]:
     clock = FakeClock()
-    fe = StampedFrontEnd(clock)
+    fe = ChannelFrontEnd(clock)
     script(DEALER, SECOND, ANN_CANNOT if ann_hand is None else ann_hand, dealer=1)
     svc = make_service(frontend=fe, clock=clock, ai_delay=0.3, claim_pause=PAUSE)
     table = await table_with(svc, ANN, level="simple")

@@ -1,0 +1,65 @@
+"""Through Discord: a button a panel shows works. After alice's 补杠 the board holds the kong for the pause a
+rob would have had; her panel offers her replacement draw only when that pause ends (a new prompt), and a
+press on it then works (fake Discord, real service and store, a fake clock for the table timers)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.cogs.kit import Kit, seat_table, start_kit, stop_kit
+from tests.engine.builders import build_wall
+from tests.table.conftest import FakeClock
+
+PAUSE = 1.5
+# alice deals (seat 0); she may 碰 bob's 5p and later adds her drawn 5p to it (补杠); nobody may rob it.
+HANDS = ("12355p12345678s7z", "44668877s5566z3p", "113346789p179s5z")
+DRAWS, BACK = "5p 9p 1p 5p", "9s"
+
+
+@pytest.fixture
+async def kit(tmp_path, monkeypatch) -> Kit:
+    wall = build_wall(*HANDS, draws=DRAWS, back=BACK)
+    monkeypatch.setattr("kwx.table.live.wall_from_seed", lambda seed: list(wall))
+    monkeypatch.setattr("kwx.table.succession.first_dealer", lambda seed, players=3: 0)
+    k = await start_kit(tmp_path, claim_pause=PAUSE)
+    k.service._clock = k.clock = FakeClock()  # the pause runs on a clock the test moves
+    yield k
+    await stop_kit(k)
+
+
+async def later(kit: Kit, seconds: float) -> None:
+    kit.clock.advance(seconds)
+    await kit.service.tick()
+    await kit.settle()
+
+
+async def move(kit: Kit, member, verb: str, arg: str | None = None) -> str:
+    """Once any pause is over, `member` presses this button on their live panel; returns the reply."""
+    await later(kit, PAUSE)
+    panel = kit.live_panel(member)
+    assert panel is not None, f"{member.name} has no live panel"
+    return kit.reply(await kit.press(member, panel, verb, arg))
+
+
+async def test_after_a_bugang_the_replacement_draw_is_offered_when_the_pause_ends_and_works(kit: Kit) -> None:
+    alice, bob, carol = kit.members
+    table = await seat_table(kit, kit.members)
+    await kit.slash(alice, "kwx start")
+    replies = [await move(kit, alice, "discard", "7z"), await move(kit, bob, "discard", "5p"),
+               await move(kit, alice, "peng"), await move(kit, alice, "discard", "1s"),
+               await move(kit, bob, "discard", "9p"), await move(kit, carol, "discard", "1p"),
+               await move(kit, alice, "gang", "5p")]
+    dms = len(kit.dm_messages(alice))
+
+    await later(kit, PAUSE / 2)  # within the pause: the board shows the 补杠, her panel offers nothing
+    assert kit.live_panel(alice) is None
+    assert kit.service.public_view(table).claim_kind == "bugang"
+
+    await later(kit, PAUSE / 2)  # the pause is over: a new prompt with the replacement draw
+    panel = kit.live_panel(alice)
+    assert panel is not None and len(kit.dm_messages(alice)) == dms + 1
+    assert ("discard", "9s") in [(verb, arg) for verb, arg, _ in kit.acts(panel)]
+    replies.append(kit.reply(await kit.press(alice, panel, "discard", "9s")))
+    assert not any(replies), replies  # no press was refused (a press that works gets no words)
+    seat = kit.service.public_view(table).seats[0]
+    assert [m.kind for m in seat.melds] == ["kong"] and seat.discards[-1].compact == "9s"

@@ -1,0 +1,183 @@
+"""A button that is shown works. At a table with a human the board holds every discard and 补杠 for a pause;
+the decision that follows is offered to nobody until the pause ends — not as a prompt, and not in the view a
+button answer, "My hand" or the terminal reads (TableService.private_view) — and from that moment a press
+works, with the whole deadline still to run. After a discard, a 亮倒 and each kind of kong (three human
+seats, every move scripted)."""
+
+from __future__ import annotations
+
+from kwx.engine.tiles import parse_tile
+from kwx.table import PlayerRef, TableService
+from kwx.table.views import ActionChoice
+from tests.table.conftest import ANN, BOB, CY, FakeClock
+from tests.table.fakes import StampedFrontEnd
+from tests.table.helpers import table_with
+from tests.table.test_actions import refused
+
+PAUSE = 1.5
+TURN = 30.0
+
+# Ann deals (seat 0), then Bob (seat 1), then Cy (seat 2). Nobody holds a pair of 7z: a discard of it is
+# claimed by nobody. Ann may 亮倒 by discarding 7z (waiting on 5s).
+ANN_READY = ("123p456p789p123s5s7z", "44668877s5566z3p", "1133456789p117s")
+
+
+async def three_humans(make_service, script, hands: tuple[str, str, str], draws: str = "", back: str = ""
+                       ) -> tuple[TableService, StampedFrontEnd, FakeClock, int]:
+    clock = FakeClock()
+    fe = StampedFrontEnd(clock)
+    script(*hands, draws=draws, back=back, dealer=0)
+    svc = make_service(frontend=fe, clock=clock, claim_pause=PAUSE)
+    table = await table_with(svc, ANN, ais=0, turn_seconds=TURN, claim_seconds=12)
+    await svc.join(table, BOB)
+    await svc.join(table, CY)
+    await svc.start_game(table, by=ANN.player_id)
+    await svc.flush()
+    return svc, fe, clock, table
+
+
+async def later(svc: TableService, clock: FakeClock, seconds: float) -> None:
+    clock.advance(seconds)
+    await svc.tick()
+    await svc.flush()
+
+
+async def play(svc: TableService, clock: FakeClock, table: int, player: PlayerRef, verb: str,
+               tile: str | None = None) -> None:
+    """Once the pause before it is over, `player` makes this move."""
+    await later(svc, clock, PAUSE)
+    view = svc.private_view(table, player.player_id)
+    await svc.act(table, player.player_id, verb, tile, step=view.step)
+    await svc.flush()
+
+
+async def press_shown(svc: TableService, table: int, player: PlayerRef) -> ActionChoice | None:
+    """Press the first button the player's panel shows now (None when it shows none): it must work."""
+    view = svc.private_view(table, player.player_id)
+    if not view.choices:
+        return None
+    choice = view.choices[0]
+    await svc.act(table, player.player_id, choice.verb, choice.tile, step=view.step)
+    return choice
+
+
+async def the_next_decision_waits_for_the_pause(svc: TableService, fe: StampedFrontEnd, clock: FakeClock,
+                                                table: int, player: PlayerRef,
+                                                blind: tuple[str, str]) -> None:
+    """The move just made starts a pause, after which `player` must decide: within the pause their panel
+    offers nothing (the board still shows the move), and `blind`, a move they will be offered, is refused; at
+    its end they are prompted, and the prompt works."""
+    start = clock.now
+    board = fe.boards(table)[-1]
+    await later(svc, clock, PAUSE / 2)
+    assert await press_shown(svc, table, player) is None  # no button while the board holds the move …
+    await refused("not_your_turn", svc.act(table, player.player_id, *blind))  # … nor typed blind
+    held = svc.private_view(table, player.player_id)
+    assert parse_tile(blind[1]) not in (*held.concealed, held.drawn)  # the draw it follows is not shown
+    assert [at for at, _ in fe.prompts(player.player_id) if at > start] == []  # … in no prompt either
+    assert svc.public_view(table) == fe.boards(table)[-1] == board  # the board as it stands
+
+    await later(svc, clock, PAUSE / 2)
+    (shown, prompt), *more = [(at, view) for at, view in fe.prompts(player.player_id) if at > start]
+    assert shown == start + PAUSE and not more
+    assert prompt == svc.private_view(table, player.player_id) and prompt.choices
+    assert prompt.deadline == start + PAUSE + TURN  # the whole turn runs from when it showed
+    assert await press_shown(svc, table, player) is not None  # and it works at once
+
+
+async def test_after_a_discard(make_service, script):
+    svc, fe, clock, table = await three_humans(make_service, script, ANN_READY, draws="9p")
+    await play(svc, clock, table, ANN, "discard", "7z")
+    await the_next_decision_waits_for_the_pause(svc, fe, clock, table, BOB, blind=("discard", "9p"))
+
+
+async def test_after_a_discard_the_whole_turn_is_left(make_service, script):
+    """The deadline counts from when the turn showed: a press just before it works, and nobody timed out."""
+    svc, fe, clock, table = await three_humans(make_service, script, ANN_READY)
+    await play(svc, clock, table, ANN, "discard", "7z")
+    start = clock.now
+    await later(svc, clock, PAUSE / 2)
+    assert await press_shown(svc, table, BOB) is None
+    await later(svc, clock, PAUSE / 2 + TURN - 0.25)  # a quarter of a second left
+    assert await press_shown(svc, table, BOB) is not None
+    await svc.flush()
+    assert fe.notices("event.timeout") == []
+    assert fe.boards(table)[-1].seats[1].discards  # Bob's own discard
+    assert clock.now == start + PAUSE + TURN - 0.25
+
+
+async def test_after_a_liangdao(make_service, script):
+    svc, fe, clock, table = await three_humans(make_service, script, ANN_READY, draws="9p")
+    await play(svc, clock, table, ANN, "liangdao", "7z")
+    assert fe.of("liangdao_revealed")
+    await the_next_decision_waits_for_the_pause(svc, fe, clock, table, BOB, blind=("discard", "9p"))
+
+
+async def test_after_an_angang(make_service, script):
+    """Ann, declared, makes a concealed kong of her draw; her replacement draw does not win and is discarded
+    for her (a 亮倒 hand is locked): that discard is held, and Bob's turn waits for it."""
+    svc, fe, clock, table = await three_humans(make_service, script,
+                                               ("222p456p789p123s5s7z", "44668877s5566z3p", "1133456789p117s"),
+                                               draws="3s 9p 2p 4p", back="9s")
+    await play(svc, clock, table, ANN, "liangdao", "7z")
+    await play(svc, clock, table, BOB, "discard", "3s")
+    await play(svc, clock, table, CY, "discard", "9p")
+    await play(svc, clock, table, ANN, "gang", "2p")
+    assert [m.kind for m in fe.boards(table)[-1].seats[0].melds] == ["ankong"]
+    await the_next_decision_waits_for_the_pause(svc, fe, clock, table, BOB, blind=("discard", "4p"))
+
+
+async def test_after_a_bugang(make_service, script):
+    """Ann adds her drawn 5p to her 碰 of 5p (补杠): nobody may rob it, and her replacement draw waits for the
+    pause a rob would have had."""
+    svc, fe, clock, table = await three_humans(make_service, script,
+                                               ("12355p12345678s7z", "44668877s5566z3p", "113346789p179s5z"),
+                                               draws="5p 9p 1p 5p", back="9s")
+    await play(svc, clock, table, ANN, "discard", "7z")
+    await play(svc, clock, table, BOB, "discard", "5p")
+    await play(svc, clock, table, ANN, "peng")
+    await play(svc, clock, table, ANN, "discard", "1s")
+    await play(svc, clock, table, BOB, "discard", "9p")
+    await play(svc, clock, table, CY, "discard", "1p")
+    await play(svc, clock, table, ANN, "gang", "5p")
+    await the_next_decision_waits_for_the_pause(svc, fe, clock, table, ANN, blind=("discard", "9s"))
+    assert [m.kind for m in fe.boards(table)[-1].seats[0].melds] == ["kong"]
+
+
+async def test_after_a_zhigang(make_service, script):
+    """Bob, declared, makes a kong of Ann's 7s (直杠); his replacement draw does not win and is discarded for
+    him: Cy's turn waits for the pause on that discard."""
+    svc, fe, clock, table = await three_humans(make_service, script,
+                                               ("12345678p2345s79s", "777s456p789p123s5z", "11223344p5566z6s"),
+                                               draws="7z 9p 1s 8p", back="9s")
+    await play(svc, clock, table, ANN, "discard", "9s")
+    await play(svc, clock, table, BOB, "liangdao", "7z")
+    await play(svc, clock, table, CY, "discard", "9p")
+    await play(svc, clock, table, ANN, "discard", "7s")
+    await play(svc, clock, table, BOB, "gang")
+    assert [m.kind for m in fe.boards(table)[-1].seats[1].melds] == ["kong"]
+    await the_next_decision_waits_for_the_pause(svc, fe, clock, table, CY, blind=("discard", "8p"))
+
+
+async def test_a_claim_within_the_pause_shows_the_claimer_s_turn_when_the_board_shows_the_claim(
+        make_service, script):
+    """Bob takes Ann's 8s within the pause (his 碰 closes the window at once): the board shows the window until
+    the pause ends, and his turn after the 碰 is offered then, not before."""
+    svc, fe, clock, table = await three_humans(make_service, script,
+                                               ("12355p12345678s7z", "44668877s5566z3p", "113346789p179s5z"))
+    await play(svc, clock, table, ANN, "discard", "8s")
+    start = clock.now
+    await later(svc, clock, PAUSE / 3)
+    claim = svc.private_view(table, BOB.player_id)
+    assert {c.verb for c in claim.choices} == {"peng", "pass"}  # the claim window shows at once
+    await svc.act(table, BOB.player_id, "peng", step=claim.step)
+    await svc.flush()
+    assert await press_shown(svc, table, BOB) is None  # his 碰 is made; the board still shows the window
+    await refused("not_your_turn", svc.act(table, BOB.player_id, "discard", "3p"))  # nor typed blind
+    assert svc.public_view(table) == fe.boards(table)[-1] and fe.boards(table)[-1].phase == "claim"
+
+    await later(svc, clock, PAUSE * 2 / 3)
+    (shown, prompt), *more = [(at, view) for at, view in fe.prompts(BOB.player_id) if at > start]
+    assert shown == start + PAUSE and not more
+    assert prompt.deadline == start + PAUSE + TURN
+    assert await press_shown(svc, table, BOB) is not None
