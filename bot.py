@@ -149,6 +149,7 @@ class KwxBot(commands.Bot):
         from cogs.runtime import Runtime
         from cogs.translator import KwxTranslator
         from kwx.store import Store
+        from kwx.table.durable import RetryPolicy
         from kwx.table.service import TableService
 
         if self.api_base:
@@ -175,7 +176,8 @@ class KwxBot(commands.Bot):
             pause = {} if self.claim_pause is None else {"claim_pause": self.claim_pause}
             if self.table_clock is not None:
                 pause["clock"] = self.table_clock
-            service = TableService(store, frontend, ai_delay=self.ai_delay, between_hands=self.between_hands, **pause)
+            service = TableService(store, frontend, ai_delay=self.ai_delay, between_hands=self.between_hands,
+                                   store_retry=RetryPolicy(give_up_after=self.settings.store_retry_seconds), **pause)
             frontend.service = service
             self.kwx = Runtime(store, service, frontend, tiles, languages, table_seed=self.table_seed)
             await self.tree.set_translator(KwxTranslator())

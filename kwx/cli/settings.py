@@ -17,6 +17,7 @@ from dotenv import load_dotenv
 
 from kwx.present.i18n import LANGUAGES, resolve_lang
 from kwx.store.db import DEFAULT_DB
+from kwx.table.durable import STORE_RETRY_SECONDS
 
 
 class ConfigError(ValueError):
@@ -32,6 +33,7 @@ class Settings:
     owner_id: str | None = None  # KWX_OWNER_ID: Discord user id of the bot's owner (admin commands)
     test_guild: str | None = None  # KWX_TEST_GUILD: a guild id to sync slash commands to instantly
     api_base: str | None = None  # DISCORD_API_BASE: another Discord API (a REST proxy, the loopback Discord)
+    store_retry_seconds: float = STORE_RETRY_SECONDS  # KWX_STORE_RETRY_SECONDS: then a table whose writes fail pauses
 
     @property
     def database(self) -> str | Path:
@@ -45,7 +47,8 @@ class Settings:
     def __repr__(self) -> str:  # never print the token
         token = "set" if self.discord_token else "unset"
         return (f"Settings(discord_token={token}, db_path={str(self.db_path)!r}, lang={self.lang!r}, "
-                f"owner_id={self.owner_id!r}, test_guild={self.test_guild!r}, api_base={self.api_base!r})")
+                f"owner_id={self.owner_id!r}, test_guild={self.test_guild!r}, api_base={self.api_base!r}, "
+                f"store_retry_seconds={self.store_retry_seconds!r})")
 
 
 def _clean(value: str | None) -> str | None:
@@ -67,6 +70,19 @@ def _api_base(env: Mapping[str, str]) -> str | None:
     if not value.startswith(("http://", "https://")) or "/api/v" not in value:
         raise ConfigError(f"DISCORD_API_BASE must be an http(s) URL ending in /api/v10, not {value!r}")
     return value.rstrip("/")
+
+
+def _seconds(env: Mapping[str, str], name: str, default: float) -> float:
+    value = _clean(env.get(name))
+    if value is None:
+        return default
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = -1.0
+    if not 0 <= seconds < float("inf"):
+        raise ConfigError(f"{name} must be a number of seconds (0 or more), not {value!r}")
+    return seconds
 
 
 def settings_from(env: Mapping[str, str]) -> Settings:
@@ -91,6 +107,7 @@ def settings_from(env: Mapping[str, str]) -> Settings:
         owner_id=_snowflake(env, "KWX_OWNER_ID"),
         test_guild=_snowflake(env, "KWX_TEST_GUILD"),
         api_base=_api_base(env),
+        store_retry_seconds=_seconds(env, "KWX_STORE_RETRY_SECONDS", STORE_RETRY_SECONDS),
     )
 
 

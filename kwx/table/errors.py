@@ -23,6 +23,7 @@ CODES = frozenset({
     "seat_empty",      # resume while a seat someone left is still empty (join, or the host adds an AI)
     "too_many_tables",  # the server has its cap of open tables
     "too_many_hosted",  # the member hosts their cap of open tables
+    "store_failed",    # a store write failed for good: nothing changed; a table in play is paused
 })
 
 
@@ -37,3 +38,10 @@ class TableError(Exception):
 
     def __repr__(self) -> str:
         return f"TableError({self.code!r}, {self.message!r})"
+
+
+class SavingFailed(TableError):
+    """A store write failed for good (code `store_failed`): nothing changed; a table in play is paused."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__("store_failed", message)

@@ -5,14 +5,17 @@ of a sitting, caps, listings, and the fresh deadlines of a restart.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Collection
 
 from kwx.store import settle_up
-from kwx.table.errors import TableError
-from kwx.table.live import LiveTable
+from kwx.table.errors import SavingFailed, TableError
+from kwx.table.live import STORE_PAUSE, Applied, LiveTable
 from kwx.table.phases import BETWEEN, CLOSED, LOBBY, PIAO, PLAYING
 from kwx.table.viewbuild import public_view, result_view
 from kwx.table.views import PlayerRef, TableInfo, TableSummary, TransferView
+
+logger = logging.getLogger(__name__)
 
 
 class Lifecycle:
@@ -55,7 +58,10 @@ class Lifecycle:
             async with t.lock:
                 if t.status == CLOSED or t.id not in self._tables:
                     continue
-                await self._close(t, "", reason=reason)
+                try:
+                    await self._close(t, "", reason=reason)
+                except SavingFailed:  # logged: that table stays, paused
+                    continue
                 closed.append(t.id)
         return closed
 
@@ -116,6 +122,17 @@ class Lifecycle:
         applied = await self._commit(t, "pause", {"reason": reason, "at": self._clock()})
         if before is not None:
             before()
+        self._tell_paused(t, applied, reason)
+
+    def _pause_for_store(self, t: LiveTable) -> None:
+        """A store write failed for good (logged): the table pauses — no move, no timer — until a player
+        resumes it (which tries again) or the service restarts. Nothing is written: the store failed."""
+        if t.paused is not None or t.status not in (PIAO, PLAYING, BETWEEN):
+            return
+        self.stats.store_pauses += 1
+        self._tell_paused(t, t.store_paused(self._clock()), STORE_PAUSE)
+
+    def _tell_paused(self, t: LiveTable, applied: Applied, reason: str) -> None:
         self._send(t, self._frontend.board_changed, public_view(t))
         for key, fmt in applied.notices:
             self._send(t, self._frontend.notice, t.id, key, **fmt)
@@ -125,10 +142,49 @@ class Lifecycle:
         self._arm(t)
 
     async def _resume(self, t: LiveTable, by: str) -> None:
+        if t.paused == STORE_PAUSE:  # never written: the log knows nothing of this pause
+            await self._catch_up(t)
+            if t.paused == STORE_PAUSE:
+                self._show(t, t.store_resumed(by, self._clock()))
+                await self._carry_on(t)
+                if t.paused == STORE_PAUSE:
+                    raise SavingFailed("saving failed again: the table is paused")
+                return
+            if t.paused is None:  # a record that landed resumed the table itself, or closed it
+                return
         applied = await self._commit(t, "resume", {"by": by, "at": self._clock()})
         self._show(t, applied)
 
-    async def _end_hand(self, t: LiveTable, *, resumed: bool = False) -> None:
+    async def _carry_on(self, t: LiveTable) -> None:
+        """After a pause for the store: what the write that failed was part of, done now. Between hands, the
+        hand to the ledger and what its end decides (the one who resumed is here: no pause for want of
+        players); in the 漂 phase with every pick made, the deal."""
+        if t.status == BETWEEN:
+            if not t.ledger_done:
+                await self._end_hand(t, present=True)
+            else:
+                await self._after_hand(t, present=True)
+        elif t.status == PIAO and len(t.piao_picks) == 3:
+            await self._deal(t)
+
+    async def _catch_up(self, t: LiveTable) -> None:
+        """Apply the records the log holds beyond those applied here: a write reported failed may have
+        committed (a connection lost as it committed). Refused, the table still paused, while the store
+        cannot be read."""
+        try:
+            rows = await self._store.load_events(t.id, after_seq=t.seq)
+        except Exception as exc:
+            logger.warning("table %s: cannot read its event log to resume (%r)", t.id, exc)
+            raise SavingFailed("the store cannot be read: the table stays paused") from exc
+        for row in rows:
+            applied = t.apply(row.kind, row.payload)
+            t.seq = row.seq
+            if row.kind == "stop":  # the table was being closed: it is
+                await self._stopped(t, applied, row.payload.get("reason", "stopped"))
+                return
+            self._show(t, applied)
+
+    async def _end_hand(self, t: LiveTable, *, resumed: bool = False, present: bool = False) -> None:
         """A finished hand: to the ledger (unless it is there), then what the end of a hand decides
         (`_after_hand`) is written before the result goes out, so a front end told the result finds the table
         paused or closed. After a restart the result is told only when this wrote the hand."""
@@ -140,27 +196,34 @@ class Lifecycle:
 
                 def tell() -> None:
                     self._send(t, self._frontend.hand_finished, *views)
-        await self._after_hand(t, tell)
+        await self._after_hand(t, tell, present=present)
 
-    async def _after_hand(self, t: LiveTable, tell_result: Callable[[], None] | None = None) -> None:
+    async def _after_hand(self, t: LiveTable, tell_result: Callable[[], None] | None = None, *,
+                          present: bool = False) -> None:
         """At the end of a hand: empty the seats of those who left (pause for someone to take them, or close
-        when no human is left), pause when nobody played this hand, close a demo at its hand limit.
-        `tell_result` queues the hand's result: after the pause or close is written, before it shows."""
+        when no human is left), pause when nobody played this hand (unless someone is `present`), close a demo
+        at its hand limit. `tell_result` queues the hand's result: after the pause or close is written, before
+        it shows (and when writing it fails: the hand is in the ledger)."""
         pause = close = None
         if t.status == BETWEEN and t.paused is None:
             humans = t.humans_seated()
             if t.vacant:
                 pause, close = ("seat_empty", None) if humans else (None, "empty")
-            elif humans and t.human_asked and not t.human_moved:
+            elif humans and t.human_asked and not t.human_moved and not present:
                 pause = "nobody"
             elif not humans and self.demo_hands is not None and t.hands_done >= self.demo_hands:
                 close = "hand_limit"
-        if pause is not None:
-            await self._pause(t, pause, before=tell_result)
-        elif close is not None:
-            await self._close(t, "", reason=close, before=tell_result)
-        elif tell_result is not None:
-            tell_result()
+        try:
+            if pause is not None:
+                await self._pause(t, pause, before=tell_result)
+            elif close is not None:
+                await self._close(t, "", reason=close, before=tell_result)
+            elif tell_result is not None:
+                tell_result()
+        except SavingFailed:
+            if tell_result is not None:  # the table paused for the store instead
+                tell_result()
+            raise
 
     async def _leave_game(self, t: LiveTable, player_id: str) -> None:
         if player_id not in t.player_ids or player_id in t.vacant:

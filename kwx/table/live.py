@@ -48,6 +48,9 @@ TIMEOUTS_FOR_AUTOPLAY = 2
 # Why a table paused: a hand in which no human made a move of their own; a seat left empty by `leave`; the
 # front end lost the table's channel (deleted, or the bot may no longer post there).
 PAUSE_REASONS = ("nobody", "seat_empty", "channel_lost")
+# A table also pauses when a store write fails for good. That pause is in memory only (`store_paused`): the
+# store could not take a record of it, and a restart plays on from the last record written.
+STORE_PAUSE = "store"
 # Why a table closed: stopped by a person; idle while paused; its channel/thread/server went away; every
 # human left; a table with no human seat reached its hand limit.
 CLOSE_REASONS = ("stopped", "idle", "channel_gone", "empty", "hand_limit")
@@ -395,14 +398,19 @@ class LiveTable:
         if self.paused is None:
             raise ValueError(f"table {self.id}: resume while not paused")
         at = float(p["at"])
-        self.paused = self.paused_at = None
-        out = Applied("resume", notices=[])
+        out = self._play_on(p.get("by", ""), at)
         by = self.players.get(p.get("by", ""))
         if by is not None and not by.is_ai:
             self._present(at)
             if by.player_id in self.autoplay:
                 self._back(by.player_id, by.name, out)
-        out.notices.insert(0, ("table.resumed", {"player": by.name if by else "", "player_id": p.get("by")}))
+        return out
+
+    def _play_on(self, by: str, at: float) -> Applied:
+        self.paused = self.paused_at = None
+        player = self.players.get(by)
+        out = Applied("resume", notices=[("table.resumed", {"player": player.name if player else "",
+                                                            "player_id": by})])
         if self.status in (PIAO, PLAYING):
             self.window += 1
             self.wait_started = at
@@ -410,6 +418,18 @@ class LiveTable:
         elif self.status == BETWEEN:
             self.finished_at = at
         return out
+
+    def store_paused(self, at: float) -> Applied:
+        """Pause in memory: a store write failed for good (see STORE_PAUSE)."""
+        self.paused, self.paused_at = STORE_PAUSE, at
+        return Applied("pause", notices=[(f"table.paused.{STORE_PAUSE}", {})])
+
+    def store_resumed(self, by: str, at: float) -> Applied:
+        """A table paused by the store plays on, as it paused, in memory: an open decision gets a fresh
+        deadline. Nothing else changes, so the log still replays to this state."""
+        if self.paused != STORE_PAUSE:
+            raise ValueError(f"table {self.id}: not paused by the store")
+        return self._play_on(by, at)
 
     def _on_leave(self, p: dict[str, Any]) -> Applied:
         """A seated player leaves a started game: the AI plays their seat until the hand ends (托管), then

@@ -58,6 +58,8 @@ Choices where the brief is silent:
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import json
 import logging
 import time
 from collections.abc import Callable, Coroutine, Iterable
@@ -70,8 +72,10 @@ from kwx.engine.hand import CLAIM, ROB
 from kwx.engine.rules import STANDARD, RuleSet
 from kwx.engine.tiles import Tile, TileError
 from kwx.engine.wall import new_seed
-from kwx.store import Store, TableRow, is_transient
-from kwx.table.errors import TableError
+from kwx.store import DuplicateEvent, EventRow, Store, TableRow, is_transient
+from kwx.store.db import dump_json
+from kwx.table.durable import RetryPolicy, StoreFailed, write_durably
+from kwx.table.errors import SavingFailed, TableError
 from kwx.table.held import HeldBoard
 from kwx.table.journal import Journal
 from kwx.table.lifecycle import Lifecycle
@@ -93,8 +97,7 @@ _T = TypeVar("_T")
 
 __all__ = ["TableError", "TableService", "ServiceStats"]
 
-LEDGER_RETRY_S = 5.0  # a ledger write refused for good is tried again this often before the next hand starts
-STORE_RETRY = (0.1, 5.0)  # a store write that may pass is tried again after 0.1 s, doubling up to every 5 s
+STORE_RETRY = RetryPolicy()  # 0.1 s, doubling up to 5 s, for 2 minutes (bot.py reads KWX_STORE_RETRY_SECONDS)
 IDLE_CLOSE_MINUTES = 30.0  # a paused table closes by itself after this long
 DEMO_HANDS = 100  # a table with no human seat closes after this many hands
 
@@ -109,6 +112,7 @@ class ServiceStats:
     latencies: list[float] | None = None
     errors: int = 0
     store_retries: int = 0  # store writes tried again after a failure that may pass (kwx.store.is_transient)
+    store_pauses: int = 0  # tables paused because a store write failed for good (kwx.table.durable)
 
 
 @dataclass
@@ -123,7 +127,7 @@ class TableService(Lifecycle, HeldBoard):
                  clock: Callable[[], float] = time.time, group_commit: bool = True,
                  record_latency: bool = False, max_in_flight: int = 1,
                  idle_close_minutes: float = IDLE_CLOSE_MINUTES, demo_hands: int | None = DEMO_HANDS,
-                 claim_pause: float = CLAIM_PAUSE, store_retry: tuple[float, float] = STORE_RETRY) -> None:
+                 claim_pause: float = CLAIM_PAUSE, store_retry: RetryPolicy = STORE_RETRY) -> None:
         if claim_pause < 0:
             raise ValueError("claim_pause must be ≥ 0")
         self._store = store
@@ -132,7 +136,7 @@ class TableService(Lifecycle, HeldBoard):
         self._frontend = frontend
         self.ai_delay = ai_delay
         self.claim_pause = claim_pause  # the default of new tables (see LiveTable.pause_s)
-        self.store_retry = store_retry  # (first wait, longest wait) between tries of a failing store write
+        self.store_retry = store_retry  # how a failing store write is tried again, and for how long
         self.between_hands = between_hands
         self._clock = clock
         self._journal = Journal(store, group=group_commit)
@@ -177,6 +181,12 @@ class TableService(Lifecycle, HeldBoard):
                 logger.exception("table %s: cannot replay its event log; left closed in memory", row.id)
                 self.stats.errors += 1
                 continue
+            if t.status == CLOSED:  # its stop is in the log but its row was not closed (the store failed then)
+                try:
+                    await self._store.close_table(t.id)
+                except Exception:
+                    logger.exception("table %s: stopped, but its row cannot be closed yet", t.id)
+                continue
             self._tables[t.id] = t
             rebuilt.append(t.id)
         for table_id in rebuilt:
@@ -186,9 +196,15 @@ class TableService(Lifecycle, HeldBoard):
                 self._show(t, Applied("resume", new_window=True), everyone=True)
                 if restarted:
                     self._send(t, self._frontend.notice, t.id, "table.restarted")
-                if t.status == BETWEEN and t.hand is not None and t.hand.finished:
-                    await self._end_hand(t, resumed=True)
-                self._arm(t)
+                try:
+                    if t.status == BETWEEN and t.hand is not None and t.hand.finished:
+                        await self._end_hand(t, resumed=True)
+                    elif t.status == PIAO and len(t.piao_picks) == 3 and t.paused is None:
+                        await self._deal(t)  # the service stopped between the last pick and the deal
+                except SavingFailed:
+                    pass  # logged; the table is paused
+                finally:
+                    self._arm(t)
         return rebuilt
 
     async def shutdown(self) -> None:
@@ -263,8 +279,8 @@ class TableService(Lifecycle, HeldBoard):
             seed = seed or new_seed()
             t = LiveTable(0, guild, channel, rules, seed, host.player_id, [host], turn_seconds=turn_seconds,
                           claim_seconds=claim_seconds, claim_pause=claim_pause, seed_salt=salt)
-            t.id = await self._store.create_table(guild, rules=rules, seed=seed, seats=t.seats_json(),
-                                                  channel=channel, options=t.options_json())
+            t.id = await self._lobby_write("a new table", lambda: self._store.create_table(
+                guild, rules=rules, seed=seed, seats=t.seats_json(), channel=channel, options=t.options_json()))
             self._tables[t.id] = t
         self._show_lobby(t)
         return t.id
@@ -441,13 +457,14 @@ class TableService(Lifecycle, HeldBoard):
                 t.ai_timer.cancel()
                 t.ai_timer = None
                 self._queue_ai(t.id, t.step)
-            if t.paused is not None:
-                if self._clock() >= self._idle_due(t):
-                    await self._idle_close(t.id, t.paused_at)
-            elif t.status in (PIAO, PLAYING) and t.deadline is not None and self._clock() >= t.deadline:
-                await self._on_deadline(t.id, t.window)
-            elif t.status == BETWEEN and self._clock() >= self._next_due(t):
-                await self._next_hand(t.id, t.step)
+            with contextlib.suppress(SavingFailed):  # logged; that table is paused, the others go on
+                if t.paused is not None:
+                    if self._clock() >= self._idle_due(t):
+                        await self._idle_close(t.id, t.paused_at)
+                elif t.status in (PIAO, PLAYING) and t.deadline is not None and self._clock() >= t.deadline:
+                    await self._on_deadline(t.id, t.window)
+                elif t.status == BETWEEN and self._clock() >= self._next_due(t):
+                    await self._next_hand(t.id, t.step)
 
     # == reading =========================================================================================
     def public_view(self, table_id: int) -> PublicView:
@@ -566,9 +583,22 @@ class TableService(Lifecycle, HeldBoard):
         async def write() -> None:
             if "at" in payload and self._store_failing(t):
                 payload["at"] = self._clock()  # not written yet: the next decision's time counts from now
-            await self._journal.append(t.id, t.seq + 1, hand_no, kind, payload)
+            try:
+                await self._journal.append(t.id, t.seq + 1, hand_no, kind, payload)
+            except DuplicateEvent:
+                # A try reported failed may have committed (a connection lost as it committed): when the log
+                # holds this very record, it is written, as the log holds it.
+                stored = await self._store.load_events(t.id, after_seq=t.seq)
+                if not stored or not _same_record(stored[0], kind, payload):
+                    raise
+                payload.clear()
+                payload.update(stored[0].payload)
 
-        await self._durably(t, f"event {t.seq + 1} ({kind})", write)
+        try:
+            await self._durably(t, f"event {t.seq + 1} ({kind})", write)
+        except StoreFailed as failed:
+            self._pause_for_store(t)
+            raise SavingFailed("saving failed: the table is paused") from failed
         t.seq += 1
         return t.apply(kind, payload)
 
@@ -591,13 +621,16 @@ class TableService(Lifecycle, HeldBoard):
     async def _apply_piao(self, t: LiveTable, seat: int, amount: int, by: str, received: float) -> None:
         try:
             applied = await self._commit(t, "piao", t.piao_record(seat, amount, by, self._clock()))
+            self._show(t, applied, board=False)
             if len(t.piao_picks) == 3:
-                self._show(t, applied, board=False)
-                applied = await self._commit(t, "hand_start", t.deal_record(self._clock()))
-            self._show(t, applied, board=applied.kind == "hand_start")
+                await self._deal(t)
             self._measured(received)
         finally:
             self._arm(t)
+
+    async def _deal(self, t: LiveTable) -> None:
+        """Every 漂 is picked: the deal."""
+        self._show(t, await self._commit(t, "hand_start", t.deal_record(self._clock())))
 
     async def _open_next_hand(self, t: LiveTable) -> None:
         try:
@@ -609,31 +642,31 @@ class TableService(Lifecycle, HeldBoard):
 
     async def _write_hand(self, t: LiveTable) -> bool | None:
         """Write the finished hand to the ledger (idempotent): True when this wrote it, False when it was
-        there already (the crash came after the ledger write), None when the write failed for good (it is
-        tried again before the next hand)."""
+        there already (the crash came after the ledger write), None when the write failed for good: the table
+        pauses, and the write is tried again when it is resumed (before the next hand)."""
         try:
-            record = t.hand_record()
             written = await self._durably(t, f"hand {t.hand_no} to the ledger",
-                                          lambda: self._store.finish_hand(record))
-        except Exception:
-            logger.exception("table %s: the ledger write of hand %s failed; will retry", t.id, t.hand_no)
-            self.stats.errors += 1
+                                          lambda: self._store.finish_hand(t.hand_record()))
+        except StoreFailed:
+            self._pause_for_store(t)
             return None
         t.ledger_done = True
         return bool(written)
 
-    async def _finish_ledger(self, t: LiveTable) -> bool:
-        """The ledger write tried again before the next hand; the front end is told once it worked."""
-        if await self._write_hand(t) is None:
-            return False
-        self._send(t, self._frontend.hand_finished, result_view(t), public_view(t))
-        return True
-
     async def _close(self, t: LiveTable, by: str, *, reason: str = "stopped",
                      before: Callable[[], None] | None = None) -> None:
-        """`before`: a call to queue once the close is written, ahead of what shows it (a hand's result)."""
+        """`before`: a call to queue once the close is written, ahead of what shows it (a hand's result). A
+        finished hand goes to the ledger first: a table whose ledger write fails stays open (paused)."""
+        if t.status == BETWEEN and not t.ledger_done and await self._write_hand(t) is None:
+            raise SavingFailed("saving failed: the table is paused")
         applied = await self._commit(t, "stop", {"by": by, "at": self._clock(), "reason": reason})
-        await self._durably(t, "the closing of the table", lambda: self._store.close_table(t.id))
+        await self._stopped(t, applied, reason, before)
+
+    async def _stopped(self, t: LiveTable, applied: Applied, reason: str,
+                       before: Callable[[], None] | None = None) -> None:
+        """The stop is in the log: close the row, stop the timers, tell the front end, forget the table."""
+        with contextlib.suppress(StoreFailed):  # logged; the stop is in the log: the next start closes the row
+            await self._durably(t, "the closing of the table", lambda: self._store.close_table(t.id))
         if before is not None:
             before()
         _cancel(t)
@@ -652,40 +685,58 @@ class TableService(Lifecycle, HeldBoard):
         old = (t.lobby, t.spectators)
         t.lobby, t.spectators = list(lobby), dict(spectators)
         try:
-            await self._store.update_table(t.id, seats=t.seats_json(), options=t.options_json())
+            await self._lobby_write(f"the lobby of table {t.id}", lambda: self._store.update_table(
+                t.id, seats=t.seats_json(), options=t.options_json()))
         except BaseException:
             t.lobby, t.spectators = old
             raise
         for p in lobby:
             t.players[p.player_id] = p
 
-    # == internals: store failures that may pass ===========================================================
+    # == internals: store failures ======================================================================
     async def _durably(self, t: LiveTable, what: str, write: Callable[[], Coroutine[Any, Any, _T]]) -> _T:
-        """Run a store write, trying again with backoff while it fails in a way that may pass (a locked
-        database, a full disk, an I/O error: kwx.store.is_transient), for as long as the service runs. The
-        players are told once that saving is being retried and once that it works again. A failed write
-        changed nothing (one transaction), so trying it again writes it exactly once. Holds `t.lock`: the
-        table waits, its timers stay armed, and what they fire waits for the write."""
-        wait, longest = self.store_retry
-        while True:
-            try:
-                result = await write()
-            except Exception as exc:
-                if not self._running or not is_transient(exc):
-                    raise
-                self.stats.store_retries += 1
-                if t.id not in self._store_down:
-                    self._store_down.add(t.id)
-                    logger.warning("table %s: writing %s failed (%s); retrying", t.id, what, exc)
-                    self._put(t, self._frontend.notice, t.id, "event.store_retrying")
-                await asyncio.sleep(wait)
-                wait = min(longest, wait * 2)
-                continue
-            if t.id in self._store_down:
-                self._store_down.discard(t.id)
-                logger.warning("table %s: writing %s worked again", t.id, what)
-                self._put(t, self._frontend.notice, t.id, "event.store_recovered")
-            return result
+        """Run a store write of table `t`, tried again for a bounded time while it fails in a way that may pass
+        (kwx.table.durable). The players are told once that saving is being retried and once that it works
+        again. Raises StoreFailed, logged, when it gives up: the caller pauses the table. Holds `t.lock`: the
+        table waits, and what its timers fire waits for the write."""
+
+        def retrying(exc: BaseException) -> None:
+            self.stats.store_retries += 1
+            if t.id not in self._store_down:
+                self._store_down.add(t.id)
+                logger.warning("table %s: writing %s failed (%r); retrying", t.id, what, exc)
+                self._put(t, self._frontend.notice, t.id, "event.store_retrying")
+
+        try:
+            result = await write_durably(write, self.store_retry, retrying=retrying, keep_going=lambda: self._running)
+        except StoreFailed as failed:
+            self._store_down.discard(t.id)
+            self.stats.errors += 1
+            if failed.outage:
+                logger.error("table %s: writing %s still failed after %g s (%r); pausing the table", t.id, what,
+                             self.store_retry.give_up_after, failed.__cause__)
+            else:
+                logger.error("table %s: writing %s failed with an error that retrying cannot help; pausing the "
+                             "table", t.id, what, exc_info=failed.__cause__)
+            raise
+        if t.id in self._store_down:
+            self._store_down.discard(t.id)
+            logger.warning("table %s: writing %s worked again", t.id, what)
+            self._put(t, self._frontend.notice, t.id, "event.store_recovered")
+        return result
+
+    async def _lobby_write(self, what: str, write: Callable[[], Coroutine[Any, Any, _T]]) -> _T:
+        """A lobby write (a new table, who sits where) is tried once: the person who asked is refused and may
+        ask again; nothing has moved."""
+        try:
+            return await write()
+        except Exception as exc:
+            if is_transient(exc):
+                logger.warning("writing %s failed (%r)", what, exc)
+            else:
+                logger.exception("writing %s failed", what)
+                self.stats.errors += 1
+            raise SavingFailed("saving failed: try again") from exc
 
     def _store_failing(self, t: LiveTable) -> bool:
         return t.id in self._store_down
@@ -793,9 +844,13 @@ class TableService(Lifecycle, HeldBoard):
 
     def _task_done(self, task: asyncio.Task[Any]) -> None:
         self._tasks.discard(task)
-        if not task.cancelled() and task.exception() is not None:
-            self.stats.errors += 1
-            logger.error("table task failed", exc_info=task.exception())
+        if task.cancelled() or task.exception() is None:
+            return
+        exc = task.exception()
+        if isinstance(exc, SavingFailed):
+            return  # logged where the write failed; the table is paused
+        self.stats.errors += 1
+        logger.error("table task failed", exc_info=exc)
 
     def _enter(self) -> None:
         self._in_flight += 1
@@ -880,10 +935,6 @@ class TableService(Lifecycle, HeldBoard):
         async with t.lock:
             if t.status != BETWEEN or t.step != step or not self._running or t.paused is not None:
                 return
-            if not t.ledger_done and not await self._finish_ledger(t):
-                t.timer = asyncio.get_running_loop().call_later(LEDGER_RETRY_S, self._spawn_later,
-                                                                self._next_hand, t.id, t.step)
-                return
             await self._open_next_hand(t)
 
 
@@ -892,3 +943,9 @@ def _cancel(t: LiveTable) -> None:
         if handle is not None:
             handle.cancel()
     t.timer = t.ai_timer = None
+
+
+def _same_record(row: EventRow, kind: str, payload: dict[str, Any]) -> bool:
+    """The stored record is this one (its time aside: a retried write carries a later one)."""
+    mine = json.loads(dump_json(payload))
+    return row.kind == kind and {**row.payload, "at": None} == {**mine, "at": None}
