@@ -6,6 +6,10 @@ seats, every move scripted)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+import pytest
+
 from kwx.engine.tiles import parse_tile
 from kwx.table import PlayerRef, TableService
 from kwx.table.views import ActionChoice
@@ -85,10 +89,51 @@ async def the_next_decision_waits_for_the_pause(svc: TableService, fe: StampedFr
     assert await press_shown(svc, table, player) is not None  # and it works at once
 
 
-async def test_after_a_discard(make_service, script):
-    svc, fe, clock, table = await three_humans(make_service, script, ANN_READY, draws="9p")
-    await play(svc, clock, table, ANN, "discard", "7z")
-    await the_next_decision_waits_for_the_pause(svc, fe, clock, table, BOB, blind=("discard", "9p"))
+@dataclass(frozen=True)
+class Scenario:
+    hands: tuple[str, str, str]  # Ann deals (seat 0), then Bob (seat 1), then Cy (seat 2)
+    draws: str
+    back: str  # the replacement draws of kongs
+    moves: tuple[tuple[PlayerRef, str, str | None], ...]  # the last one starts the pause
+    melds: tuple[int, tuple[str, ...]] | None  # then this seat's melds are of these kinds
+    next: PlayerRef  # who decides after the pause …
+    blind: tuple[str, str]  # … and a move they will be offered then
+
+
+AFTER = {
+    "discard": Scenario(ANN_READY, "9p", "", ((ANN, "discard", "7z"),), None, BOB, ("discard", "9p")),
+    "liangdao": Scenario(ANN_READY, "9p", "", ((ANN, "liangdao", "7z"),), None, BOB, ("discard", "9p")),
+    # Ann, declared, makes a concealed kong of her draw; her replacement draw does not win and is discarded for
+    # her (a 亮倒 hand is locked): that discard is held, and Bob's turn waits for it.
+    "angang": Scenario(("222p456p789p123s5s7z", "44668877s5566z3p", "1133456789p117s"), "3s 9p 2p 4p", "9s",
+                       ((ANN, "liangdao", "7z"), (BOB, "discard", "3s"), (CY, "discard", "9p"),
+                        (ANN, "gang", "2p")), (0, ("ankong",)), BOB, ("discard", "4p")),
+    # Ann adds her drawn 5p to her 碰 of 5p (补杠): nobody may rob it, and her replacement draw waits for the
+    # pause a rob would have had.
+    "bugang": Scenario(("12355p12345678s7z", "44668877s5566z3p", "113346789p179s5z"), "5p 9p 1p 5p", "9s",
+                       ((ANN, "discard", "7z"), (BOB, "discard", "5p"), (ANN, "peng", None), (ANN, "discard", "1s"),
+                        (BOB, "discard", "9p"), (CY, "discard", "1p"), (ANN, "gang", "5p")), (0, ("kong",)), ANN,
+                       ("discard", "9s")),
+    # Bob, declared, makes a kong of Ann's 7s (直杠); his replacement draw does not win and is discarded for him:
+    # Cy's turn waits for the pause on that discard.
+    "zhigang": Scenario(("12345678p2345s79s", "777s456p789p123s5z", "11223344p5566z6s"), "7z 9p 1s 8p", "9s",
+                        ((ANN, "discard", "9s"), (BOB, "liangdao", "7z"), (CY, "discard", "9p"),
+                         (ANN, "discard", "7s"), (BOB, "gang", None)), (1, ("kong",)), CY, ("discard", "8p")),
+}
+
+
+@pytest.mark.parametrize("after", AFTER)
+async def test_a_press_within_the_pause(make_service, script, after):
+    s = AFTER[after]
+    svc, fe, clock, table = await three_humans(make_service, script, s.hands, draws=s.draws, back=s.back)
+    for player, verb, tile in s.moves:
+        await play(svc, clock, table, player, verb, tile)
+    if after == "liangdao":
+        assert fe.of("liangdao_revealed")
+    await the_next_decision_waits_for_the_pause(svc, fe, clock, table, s.next, blind=s.blind)
+    if s.melds is not None:  # the kong was made
+        seat, kinds = s.melds
+        assert tuple(m.kind for m in fe.boards(table)[-1].seats[seat].melds) == kinds
 
 
 async def test_after_a_discard_the_whole_turn_is_left(make_service, script):
@@ -104,59 +149,6 @@ async def test_after_a_discard_the_whole_turn_is_left(make_service, script):
     assert fe.notices("event.timeout") == []
     assert fe.boards(table)[-1].seats[1].discards  # Bob's own discard
     assert clock.now == start + PAUSE + TURN - 0.25
-
-
-async def test_after_a_liangdao(make_service, script):
-    svc, fe, clock, table = await three_humans(make_service, script, ANN_READY, draws="9p")
-    await play(svc, clock, table, ANN, "liangdao", "7z")
-    assert fe.of("liangdao_revealed")
-    await the_next_decision_waits_for_the_pause(svc, fe, clock, table, BOB, blind=("discard", "9p"))
-
-
-async def test_after_an_angang(make_service, script):
-    """Ann, declared, makes a concealed kong of her draw; her replacement draw does not win and is discarded
-    for her (a 亮倒 hand is locked): that discard is held, and Bob's turn waits for it."""
-    svc, fe, clock, table = await three_humans(make_service, script,
-                                               ("222p456p789p123s5s7z", "44668877s5566z3p", "1133456789p117s"),
-                                               draws="3s 9p 2p 4p", back="9s")
-    await play(svc, clock, table, ANN, "liangdao", "7z")
-    await play(svc, clock, table, BOB, "discard", "3s")
-    await play(svc, clock, table, CY, "discard", "9p")
-    await play(svc, clock, table, ANN, "gang", "2p")
-    assert [m.kind for m in fe.boards(table)[-1].seats[0].melds] == ["ankong"]
-    await the_next_decision_waits_for_the_pause(svc, fe, clock, table, BOB, blind=("discard", "4p"))
-
-
-async def test_after_a_bugang(make_service, script):
-    """Ann adds her drawn 5p to her 碰 of 5p (补杠): nobody may rob it, and her replacement draw waits for the
-    pause a rob would have had."""
-    svc, fe, clock, table = await three_humans(make_service, script,
-                                               ("12355p12345678s7z", "44668877s5566z3p", "113346789p179s5z"),
-                                               draws="5p 9p 1p 5p", back="9s")
-    await play(svc, clock, table, ANN, "discard", "7z")
-    await play(svc, clock, table, BOB, "discard", "5p")
-    await play(svc, clock, table, ANN, "peng")
-    await play(svc, clock, table, ANN, "discard", "1s")
-    await play(svc, clock, table, BOB, "discard", "9p")
-    await play(svc, clock, table, CY, "discard", "1p")
-    await play(svc, clock, table, ANN, "gang", "5p")
-    await the_next_decision_waits_for_the_pause(svc, fe, clock, table, ANN, blind=("discard", "9s"))
-    assert [m.kind for m in fe.boards(table)[-1].seats[0].melds] == ["kong"]
-
-
-async def test_after_a_zhigang(make_service, script):
-    """Bob, declared, makes a kong of Ann's 7s (直杠); his replacement draw does not win and is discarded for
-    him: Cy's turn waits for the pause on that discard."""
-    svc, fe, clock, table = await three_humans(make_service, script,
-                                               ("12345678p2345s79s", "777s456p789p123s5z", "11223344p5566z6s"),
-                                               draws="7z 9p 1s 8p", back="9s")
-    await play(svc, clock, table, ANN, "discard", "9s")
-    await play(svc, clock, table, BOB, "liangdao", "7z")
-    await play(svc, clock, table, CY, "discard", "9p")
-    await play(svc, clock, table, ANN, "discard", "7s")
-    await play(svc, clock, table, BOB, "gang")
-    assert [m.kind for m in fe.boards(table)[-1].seats[1].melds] == ["kong"]
-    await the_next_decision_waits_for_the_pause(svc, fe, clock, table, CY, blind=("discard", "8p"))
 
 
 async def test_a_claim_within_the_pause_shows_the_claimer_s_turn_when_the_board_shows_the_claim(
