@@ -114,12 +114,12 @@ class Bench:
             await host.command(table.channel, "kwx start", timeout=30)
         except TimeoutError:
             return  # the bot did not answer in time: counted as a table that never started
-        table.started = bool(self.discord.channel_messages(table.channel))  # a refused /kwx new posts nothing
+        table.started = bool(self.discord.model.channel_messages(table.channel))  # a refused /kwx new posts nothing
 
     async def run_player(self, table: Table, player: Player, stop: float) -> None:
         rng = random.Random(player.uid)
         while time.monotonic() < stop:
-            event = self.discord.user_event(player.uid)
+            event = self.discord.model.user_event(player.uid)
             event.clear()
             found = player.prompt()
             if found is None:
@@ -157,7 +157,7 @@ def hands_played(bench: Bench, finished: int) -> float:
 
 
 def results(discord: LoopbackDiscord, channel: int) -> int:
-    return sum(1 for m in discord.channel_messages(channel)
+    return sum(1 for m in discord.model.channel_messages(channel)
                if any((e.get("title") or "").startswith("Result of hand") for e in m.payload.get("embeds") or []))
 
 
@@ -167,9 +167,9 @@ async def run(tables: int, seconds: float, think: float, warmup: float) -> dict[
             bench = Bench(discord, think)
             for i in range(tables):
                 if i % TABLES_PER_SERVER == 0:
-                    guild = discord.add_guild(f"server-{i // TABLES_PER_SERVER}", locale="en")
-                channel = discord.add_channel(guild, f"table-{i}")
-                players = [Player(discord, discord.add_user(f"p{i}-{k}", guild_id=guild, locale="en"), f"p{i}-{k}")
+                    guild = discord.model.add_guild(f"server-{i // TABLES_PER_SERVER}", locale="en")
+                channel = discord.model.add_channel(guild, f"table-{i}")
+                players = [Player(discord, discord.model.add_user(f"p{i}-{k}", guild_id=guild, locale="en"), f"p{i}-{k}")
                            for k in range(3)]
                 table = Table(channel, players)
                 bench.tables[channel] = table

@@ -211,7 +211,7 @@ class Bench:
             start = time.perf_counter()
             out = await self.fake.press(member, message, custom_id, raise_errors=False, timeout=30)
             self.press_times.append((table, step, start, time.perf_counter()))
-            self.fake._interactions.pop(out.interaction.token, None)  # the harness keeps no history
+            self.fake.model.interactions.pop(out.interaction.token, None)  # the harness keeps no history
 
     # -- results ---------------------------------------------------------------------------------------------
     def latencies(self) -> list[float]:

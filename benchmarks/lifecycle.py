@@ -66,13 +66,11 @@ async def run_clock(kit: Kit, clock: Clock, seconds: float, step: float = 31.0) 
 def count_calls(kit: Kit) -> list[int]:
     """From now on, count every REST request the bot makes."""
     calls = [0]
-    serve = kit.fake._serve
 
-    async def counting(route, *args, **kwargs):
+    def counting(exchange: Any) -> None:
         calls[0] += 1
-        return await serve(route, *args, **kwargs)
 
-    kit.fake._serve = counting
+    kit.fake.on_exchange(counting)
     return calls
 
 
@@ -85,15 +83,7 @@ def lose_channel(kit: Kit, channel_id: int, code: int) -> None:
     """Discord answers every later request to this channel (and its messages) with `code`."""
     status, text = {10003: (404, "Unknown Channel"), 50001: (403, "Missing Access"),
                     50013: (403, "Missing Permissions")}[code]
-    error = discord_error(status, code, text)
-    serve = kit.fake._serve
-
-    async def refusing(route, *args, **kwargs):
-        if f"/channels/{channel_id}" in route.url:
-            raise error
-        return await serve(route, *args, **kwargs)
-
-    kit.fake._serve = refusing
+    kit.fake.inject("*", "*", discord_error(status, code, text), times=10**9, channel_id=channel_id)
 
 
 async def new_kit(tmp: Path, name: str, clock: Clock, **options: Any) -> Kit:

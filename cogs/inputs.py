@@ -73,7 +73,7 @@ def too_long(value: str | None, limit: int) -> bool:
 
 
 # -- every option of a command, checked against what it declares ---------------------------------------------
-DISCORD_INT_LIMIT = 2**53  # Discord's integer options lie in ±2^53 (and SQLite's ints would overflow past 2^63)
+DISCORD_INT_LIMIT = 2**53 - 1
 
 
 class InputRefused(app_commands.CheckFailure):

@@ -24,7 +24,7 @@ from discord.ext import commands
 
 from cogs.buttons import answer_not_loaded
 from cogs.group import KwxGroupCog, text
-from cogs.inputs import member_key, safe_text
+from cogs.inputs import DISCORD_INT_LIMIT, member_key, safe_text
 from cogs.operations import safe_defer, safe_respond, safe_update_message
 from kwx.engine.review import Review
 from kwx.present.i18n import t
@@ -38,7 +38,7 @@ PICTURE = "png"
 CACHED = 32  # reviews kept for the buttons (a press after a restart or past this computes again)
 REVIEW_COOLDOWN = (6, 60.0)  # reviews a member may open a minute
 DESCRIPTION_MAX = 4096  # Discord's limit on an embed's description
-MAX_HAND_ID = 2**53
+MAX_HAND_ID = DISCORD_INT_LIMIT  # an integer option's bound: Discord refuses the whole sync past 2**53 - 1
 
 
 class ReviewButton(discord.ui.DynamicItem[discord.ui.Button],

@@ -34,6 +34,7 @@ from cogs import board as boards
 from cogs.buttons import MODE_VERBS, ActId, release
 from cogs.forwarding import forward_press
 from cogs.group import KwxGroupCog, text
+from cogs.inputs import DISCORD_INT_LIMIT
 from cogs.operations import safe_defer, safe_respond, safe_update_message
 from cogs.panels import CONFIRM, CONFIRMED_VERBS, LIANGDAO, NORMAL, panel_message
 from cogs.permissions import missing_permissions, missing_text
@@ -232,7 +233,7 @@ class Tables(KwxGroupCog, name="Tables"):
     @app_commands.command(name="stop", description=text("cmd.stop"))
     @app_commands.describe(table_id=text("cmd.stop.table_id"))
     async def stop(self, interaction: discord.Interaction,
-                   table_id: app_commands.Range[int, 1, 2**53] | None = None) -> None:
+                   table_id: app_commands.Range[int, 1, DISCORD_INT_LIMIT] | None = None) -> None:
         try:
             table = table_id if table_id is not None else self.table_here(interaction)
             info = self.rt.service.table_of(table)

@@ -30,3 +30,25 @@ async def database(backend, tmp_path):
 
 def pytest_sessionfinish(session, exitstatus):
     backends.drop_schemas()
+
+
+# --------------------------------------------------------------------------- Discord's description of its API
+# Every request body the bot sends in this suite, to the in-process fake (tests/cogs/fakes.py) or to the loopback
+# Discord a real bot process talks to (tests/e2e), is checked against Discord's OpenAPI description
+# (kwx.devtools.loopback): a test during which any body was off spec fails, unless it asks for off_spec_expected.
+
+@pytest.fixture
+def off_spec_expected():
+    """This test sends bodies Discord would refuse, on purpose: the refusal is what it checks."""
+    return True
+
+
+@pytest.fixture(autouse=True)
+def no_off_spec_request(request):
+    from kwx.devtools.loopback.rest import OFF_SPEC_SEEN
+
+    before = len(OFF_SPEC_SEEN)
+    yield
+    sent = OFF_SPEC_SEEN[before:]
+    if sent and "off_spec_expected" not in request.fixturenames:
+        pytest.fail(f"{len(sent)} request(s) Discord would refuse (off spec): {sent[:5]}", pytrace=False)

@@ -1,3 +1,4 @@
-"""Tools for developing and testing the bot without Discord: Discord's payload limits (`limits`) and a loopback
-Discord server (`loopback`). Nothing here imports discord.py: the loopback is a server, and the limits are
-plain data checks shared by the server and the in-process fake the unit tests use."""
+"""Tools for developing and testing the bot without Discord: a loopback Discord (`loopback`) that a bot process
+reaches over HTTP and the unit tests' fake reaches in-process, which checks every request body against Discord's
+own OpenAPI description, and the limits of Discord's that the description cannot express (`limits`). Nothing
+here imports discord.py."""

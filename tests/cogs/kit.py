@@ -288,14 +288,11 @@ async def restart(kit: Kit, **bot_options: Any) -> Kit:
                "ai_board_interval": bot.ai_board_interval, "table_seed": bot.table_seed,
                "claim_pause": bot.claim_pause} | bot_options
     new_bot = KwxBot(Settings(), db_path=bot.db_path, **options)
-    fake = FakeDiscord(new_bot)
+    fake = FakeDiscord(new_bot, model=old.model)
     await fake.start()
     guild = fake.add_guild(kit.world.guild.id, locale=str(kit.world.guild.preferred_locale))
     channel = fake.add_text_channel(guild, kit.channel.id)
     members = [fake.add_member(guild, m.id, m.name, locale=old.user_locale[m.id]) for m in kit.members]
-    for attr in ("messages", "emojis", "emoji_images", "dm_channels", "closed_dms"):
-        setattr(fake, attr, getattr(old, attr))
-    fake.channel_guild |= old.channel_guild
     await new_bot.setup_hook()
     return Kit(new_bot, World(fake, guild, channel, members))
 
@@ -312,15 +309,10 @@ def count_failures(kit: Kit, channel_id: int) -> list[int]:
     """From now on, count (in the returned one-item list) the requests to a channel's routes that Discord
     refused, including the ones a test injected."""
     failed = [0]
-    serve = kit.fake._serve
 
-    async def counting(route: Any, *args: Any, **kwargs: Any) -> Any:
-        try:
-            return await serve(route, *args, **kwargs)
-        except Exception:
-            if str(channel_id) in route.url:
-                failed[0] += 1
-            raise
+    def counting(ex: Any) -> None:
+        if ex.params.get("channel_id") == str(channel_id) and ex.answer is not None and ex.answer.status >= 400:
+            failed[0] += 1
 
-    kit.fake._serve = counting
+    kit.fake.on_exchange(counting)
     return failed

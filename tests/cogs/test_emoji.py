@@ -63,7 +63,7 @@ async def test_only_missing_emojis_are_uploaded(fake: FakeDiscord) -> None:
 
 
 async def test_failures_leave_tiles_as_text(fake: FakeDiscord) -> None:
-    fake.inject("GET", "/applications/{application_id}/emojis", discord_error(500, 0, "oops"))
+    fake.inject("GET", "/applications/{application_id}/emojis", discord_error(503, 0, "oops"))
     assert await ensure_tile_emojis(fake.client) == {}
     fake.inject("POST", "/applications/{application_id}/emojis", discord_error(400, 30008, "Maximum emojis"))
     emojis = await ensure_tile_emojis(fake.client)

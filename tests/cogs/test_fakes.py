@@ -291,3 +291,54 @@ async def test_buttons_in_a_dm_can_be_pressed_by_their_recipient_only(world: Wor
     out = await world.fake.press(alice, msg, label="打5筒")
     assert pressed == [(alice.id, None)]
     assert (out.first("edit").content, world.fake.message(msg.id).components) == ("打出 5筒", [])
+
+
+# -- the fake is the loopback Discord, reached through discord.py's own HTTP code ------------------------------
+async def test_answers_go_through_discord_pys_own_handling_of_429s(world: World) -> None:
+    messages = "/channels/{channel_id}/messages"
+    world.fake.inject("POST", messages, discord.HTTPException(_Status(429), "slow down"), times=4)
+    sent = await world.channel.send("after four 429s")  # discord.py waited each out and tried again
+    assert world.fake.message(sent.id).content == "after four 429s" and not world.fake.faults
+    world.fake.inject("POST", messages, discord.HTTPException(_Status(429), "slow down"), times=5)
+    with pytest.raises(discord.HTTPException) as gave_up:  # five in a row: discord.py gives up
+        await world.channel.send("lost")
+    assert gave_up.value.status == 429
+
+
+async def test_a_dropped_connection_reaches_discord_py_as_aiohttp_reports_it(world: World) -> None:
+    import aiohttp
+
+    world.fake.rest.inject("POST", "/channels/{channel_id}/messages", "drop")
+    with pytest.raises(aiohttp.ServerDisconnectedError):
+        await world.channel.send("into the void")
+    assert world.fake.channel_messages(world.channel.id) == []
+
+
+async def test_a_multipart_body_is_checked_like_a_json_one(world: World, off_spec_expected) -> None:
+    import io
+
+    with pytest.raises(discord.HTTPException) as refused:
+        await world.channel.send(embed=discord.Embed(title="t" * 257),
+                                 file=discord.File(io.BytesIO(b"png"), filename="hand.png"))
+    assert refused.value.code == 50035 and "embeds.0.title" in refused.value.text
+    assert world.fake.off_spec == ["POST /channels/{channel_id}/messages: embeds.0.title: Must be 256 or fewer in "
+                                   "length."]
+    world.fake.allow_off_spec = True
+
+
+async def test_every_request_and_its_answer_can_be_watched(world: World) -> None:
+    seen = []
+    world.fake.on_exchange(lambda ex: seen.append((ex.route, ex.answer.status)))
+    msg = await world.channel.send("x")
+    world.fake.delete_message(msg.id)
+    with pytest.raises(discord.NotFound):
+        await msg.edit(content="y")
+    assert seen == [("POST /channels/{channel_id}/messages", 200),
+                    ("PATCH /channels/{channel_id}/messages/{message_id}", 404)]
+
+
+class _Status:
+    status, reason = 0, "test"
+
+    def __init__(self, status: int) -> None:
+        self.status = status

@@ -77,11 +77,11 @@ async def test_a_post_that_fails_for_a_passing_reason_goes_out_later(tmp_path) -
         frontend._kick_table(tc)
         for _ in range(50):
             await kit.settle()
-            if not kit.fake._injected:
+            if not kit.fake.faults:
                 break
         await kit.settle()
         texts = [m.content for m in kit.table_messages()]
-        assert not kit.fake._injected  # Discord refused it five times (more than the in-call retries)
+        assert not kit.fake.faults  # Discord refused it five times (more than the in-call retries)
         assert "出错了 (a test post)" in texts
     finally:
         await stop_kit(kit)

@@ -154,7 +154,7 @@ async def test_a_deleted_channel_closes_its_table_and_the_host_gets_the_summary(
     await kit.slash(kit.alice, "kwx start")
     await kit.settle()
     cid = kit.channel.id
-    kit.fake.channel_guild.pop(cid, None)
+    kit.fake.delete_channel(cid)
     kit.fake.inject("PATCH", "/channels/{channel_id}/messages/{message_id}",
                     discord_error(404, 10003, "Unknown Channel"), times=1000)
     failed = count_failures(kit, cid)

@@ -47,7 +47,8 @@ async def test_server_errors_are_retried_then_swallowed(world: World, monkeypatc
 async def test_a_429_that_outlasts_discord_py_is_tried_again_not_lost(world: World, monkeypatch) -> None:
     # discord.py gives up after five 429s in a row and raises; the prompt to a player must still arrive.
     monkeypatch.setattr(ops, "RETRY_DELAYS", (0.0, 0.0))
-    world.fake.inject("POST", "/channels/{channel_id}/messages", discord_error(429, 0, "You are being rate limited."))
+    world.fake.inject("POST", "/channels/{channel_id}/messages", discord_error(429, 0, "You are being rate limited."),
+                      times=5)
     assert await ops.safe_send_channel(world.channel, content="your turn") is not None
 
 

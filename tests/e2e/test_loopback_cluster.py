@@ -12,7 +12,7 @@ from tests import backends
 
 def shard_one_guild(discord_: LoopbackDiscord) -> int:
     """A server id that Discord's rule ((id >> 22) % 2) puts on shard 1."""
-    gid = discord_.snowflake()
+    gid = discord_.model.snowflake()
     return gid if (gid >> 22) % 2 == 1 else gid + (1 << 22)
 
 
@@ -22,9 +22,9 @@ async def test_dm_presses_on_shard_0_are_answered_by_the_process_that_runs_the_t
     url = backends.fresh_postgres_url()
     args = ("--delay", "0", "--claim-pause", "0", "--shard-count", "2")
     async with LoopbackDiscord(shards=2) as discord_:
-        guild = discord_.add_guild(locale="en", guild_id=shard_one_guild(discord_))
-        channel = discord_.add_channel(guild)
-        alice = Player(discord_, discord_.add_user("alice", guild_id=guild, locale="en", manager=True), "alice")
+        guild = discord_.model.add_guild(locale="en", guild_id=shard_one_guild(discord_))
+        channel = discord_.model.add_channel(guild)
+        alice = Player(discord_, discord_.model.add_user("alice", guild_id=guild, locale="en", manager=True), "alice")
         world = World(discord_, guild, channel, [alice])
         env = {"KWX_DATABASE_URL": url}
         async with BotProcess(discord_, db=tmp_path / "shard1.sqlite3", env=env, args=(*args, "--shards", "1")) as owner, \
@@ -36,10 +36,10 @@ async def test_dm_presses_on_shard_0_are_answered_by_the_process_that_runs_the_t
             # a hand takes ~10 s; the rest is room for a machine that stalls (no move here waits on a timer)
             await play(world.players, lambda: bool(world.results()), timeout=120)
             assert "Result of hand 1" in text_of(world.results()[0])
-            dm_presses = [i for i in discord_.interactions.values() if i.type == 3 and i.guild_id is None]
+            dm_presses = [i for i in discord_.model.interactions.values() if i.type == 3 and i.guild_id is None]
             assert dm_presses  # each pressed in a DM, each delivered on shard 0 (a hand may end after two)
             assert all(i.response_type is not None and i.error is None for i in dm_presses)  # answered in 3 s
-            refusals = [m for m in discord_.messages.values() if m.ephemeral_to == alice.uid]
+            refusals = [m for m in discord_.model.messages.values() if m.ephemeral_to == alice.uid]
             assert not [m for m in refusals if t("error.closed", "en") in text_of(m)]  # none answered by shard 0
             assert discord_.stats.global_429 == 0
             assert "serves shards [1] of 2" in owner.output() and "serves shards [0] of 2" in receiver.output()

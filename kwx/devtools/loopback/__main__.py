@@ -2,8 +2,9 @@
 
 One player opens a table in a fresh database, adds two AI players, starts, and plays N hands (default 1) by
 pressing the buttons of the DMs the bot sends. Prints what it took (one JSON object with --json): requests on
-the bot token, interaction responses, 429s, invalid requests, payloads over Discord's limits (off_spec).
-Exit status 1 when the game did not finish or the bot sent a payload Discord would refuse.
+the bot token, interaction responses, 429s, invalid requests, bodies Discord would refuse (off_spec: by its API
+description or the limits it cannot express). Exit status 1 when the game did not finish or the bot sent a body
+Discord would refuse.
 """
 
 from __future__ import annotations

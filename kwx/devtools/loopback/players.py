@@ -25,7 +25,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kwx.devtools.loopback.server import Interaction, LoopbackDiscord, Message
+from kwx.devtools.loopback.model import Interaction, Message
+from kwx.devtools.loopback.server import LoopbackDiscord
 
 ROOT = Path(__file__).resolve().parents[3]
 ACT = re.compile(r"kwx:act:(\d+):(\d+):(\d+):([a-z]+):([0-9a-z-]+)")
@@ -60,8 +61,7 @@ def text_of(m: Message) -> str:
 def choose(options: list[dict[str, Any]]) -> dict[str, Any] | None:
     """The button a simple player presses on a prompt: the newest step's win, 漂 0, pass, a confirmed discard,
     else a discard."""
-    acts = [(b, ACT.fullmatch(b.get("custom_id") or "")) for b in options if not b.get("disabled")]
-    acts = [(b, m) for b, m in acts if m is not None]
+    acts = [(b, m) for b in options if not b.get("disabled") and (m := ACT.fullmatch(b.get("custom_id") or ""))]
     if not acts:
         return None
     newest = max((int(m[2]), int(m[3])) for _, m in acts)
@@ -85,28 +85,28 @@ class Player:
 
     async def command(self, channel_id: int, command: str, *, timeout: float = 10.0, **options: Any) -> Interaction:
         """Run a slash command and wait until the bot answered it (or was refused answering)."""
-        inter = self.discord.slash(self.uid, channel_id, command, **options)
+        inter = self.discord.model.slash(self.uid, channel_id, command, **options)
         await asyncio.wait_for(inter.answered.wait(), timeout)
         return inter
 
     async def press(self, message: Message, custom_id: str, *, timeout: float = 10.0) -> Interaction:
         self.pressed.add(custom_id)
         self.presses += 1
-        inter = self.discord.press(self.uid, message.id, custom_id)
+        inter = self.discord.model.press(self.uid, message.id, custom_id)
         await asyncio.wait_for(inter.answered.wait(), timeout)
         return inter
 
     def reply(self, inter: Interaction) -> str:
         """The text of the bot's answer to an interaction."""
-        m = self.discord.messages.get(inter.original_id or 0)
+        m = self.discord.model.messages.get(inter.original_id or 0)
         if m is None:
             return ""
-        later = [x for x in self.discord.messages.values() if x.ephemeral_to == self.uid and x.id > m.id]
+        later = [x for x in self.discord.model.messages.values() if x.ephemeral_to == self.uid and x.id > m.id]
         return "\n".join(text_of(x) for x in [m, *later])
 
     def prompt(self) -> tuple[Message, dict[str, Any]] | None:
         """The newest panel (a DM or an ephemeral My-hand panel) with a button this player would press."""
-        recent = [m for m in self.discord.inbox.get(self.uid, [])[-8:] if not m.deleted]
+        recent = [m for m in self.discord.model.inbox.get(self.uid, [])[-8:] if not m.deleted]
         for m in sorted(recent, key=lambda x: x.edited, reverse=True):
             b = choose([x for x in buttons(m) if x.get("custom_id") not in self.pressed])
             if b is not None:
@@ -133,15 +133,15 @@ class World:
     @classmethod
     def build(cls, discord: LoopbackDiscord, names: tuple[str, ...] = ("alice",), *, locale: str = "en",
               closed_dms: tuple[str, ...] = ()) -> World:
-        guild = discord.add_guild(locale=locale)
-        channel = discord.add_channel(guild)
-        players = [Player(discord, discord.add_user(n, guild_id=guild, locale=locale, dms_open=n not in closed_dms,
+        guild = discord.model.add_guild(locale=locale)
+        channel = discord.model.add_channel(guild)
+        players = [Player(discord, discord.model.add_user(n, guild_id=guild, locale=locale, dms_open=n not in closed_dms,
                                                     manager=i == 0), n)
                    for i, n in enumerate(names)]
         return cls(discord, guild, channel, players)
 
     def board(self) -> list[Message]:
-        return self.discord.channel_messages(self.channel)
+        return self.discord.model.channel_messages(self.channel)
 
     def results(self) -> list[Message]:
         return [m for m in self.board() if any((e.get("title") or "").startswith("Result of hand")
@@ -161,7 +161,7 @@ async def play(players: list[Player], until: Callable[[], bool], *, timeout: flo
                     await asyncio.sleep(think)
                 acted = await p.step() or acted
         if not acted:
-            await players[0].discord.changed(0.5)
+            await players[0].discord.model.changed(0.5)
 
 
 class BotProcess:
