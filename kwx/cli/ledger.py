@@ -6,6 +6,7 @@ reads them) or data/kwx.sqlite3. Bad input (no database, unknown server or playe
 prints one line to stderr and exits 2.
 `python -m kwx ledger migrate --from data/kwx.sqlite3 --to postgresql://…` copies every server's history into
 an empty database (either way round) and checks that the balances match (exit 1 if they do not).
+`python -m kwx ledger backup | restore | verify` keep a store safe (kwx/cli/backups.py).
 
 JSON shapes (--json):
     balances     {"hands": n, "balances": [{"player": id, "name": str, "balance": n}, ...]}
@@ -27,16 +28,19 @@ import sys
 import unicodedata
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import asyncpg
 
-from kwx.cli import bounded_int
+from kwx.cli import backups, bounded_int
 from kwx.present.i18n import DEFAULT_LANG, pattern_name, resolve_lang, t
 from kwx.store import PERIODS, Store, StoreError, as_dict, default_db_path
 from kwx.store.db import database_url
 
-COMMANDS = ("balances", "leaderboard", "history", "stats", "settleup", "export", "migrate", "hand")
+if TYPE_CHECKING:
+    from kwx.cli.settings import Settings
+
+COMMANDS = ("balances", "leaderboard", "history", "stats", "settleup", "export", "migrate", "hand", *backups.HELPS)
 MAX_ROWS = 10_000  # --limit
 MAX_OFFSET = 10**12  # --offset (SQLite takes up to 2^63)
 
@@ -60,6 +64,7 @@ def add_parser(subparsers: Any) -> None:
         "export": "the ledger as CSV",
         "migrate": "copy every server's history to another database (e.g. SQLite to PostgreSQL)",
         "hand": "one hand played at a table: its commitment, result and (--actions) its action log",
+        **backups.HELPS,
     }
     parsers = {name: commands.add_parser(name, help=text, description=text) for name, text in helps.items()}
     for parser in parsers.values():
@@ -80,6 +85,7 @@ def add_parser(subparsers: Any) -> None:
     parsers["hand"].add_argument("hand_id", type=bounded_int(1, 2**62), metavar="ID", help="the hand's id (history)")
     parsers["hand"].add_argument("--actions", action="store_true",
                                  help="print the hand's action log as JSON, for python -m kwx verify --actions")
+    backups.add_arguments(parsers)
     ledger.set_defaults(func=run)
 
 
@@ -96,6 +102,8 @@ def run(args: argparse.Namespace) -> int:
     """Run a parsed `ledger` command; return the exit code."""
     try:
         return asyncio.run(_run(args))
+    except backups.Refused as exc:
+        return backups.fail(exc)
     except (UsageError, StoreError, sqlite3.Error, asyncpg.PostgresError, OSError, ValueError) as exc:
         print(f"kwx ledger: {exc}", file=sys.stderr)
         return 2
@@ -107,6 +115,8 @@ async def _run(args: argparse.Namespace) -> int:
         raise UsageError(f"choose a command: {', '.join(COMMANDS)}")
     if command == "migrate":
         return await _migrate(args)
+    if command in backups.HELPS:
+        return await backups.run(command, args, _read_env())
     path = ledger_target(getattr(args, "db", None))
     server = getattr(args, "server", None) or "local"
     as_json = bool(getattr(args, "json", False))
@@ -136,12 +146,12 @@ def ledger_target(db: str | None) -> Path | str:
     return path
 
 
-def _read_env() -> None:
+def _read_env() -> Settings:
     """Read `.env` like the bot does (never overriding what is already set), so KWX_DB there counts."""
     from kwx.cli.settings import ConfigError, load_settings
 
     try:
-        load_settings()
+        return load_settings()
     except ConfigError as exc:
         raise UsageError(str(exc)) from None
 

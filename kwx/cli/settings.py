@@ -34,6 +34,11 @@ class Settings:
     test_guild: str | None = None  # KWX_TEST_GUILD: a guild id to sync slash commands to instantly
     api_base: str | None = None  # DISCORD_API_BASE: another Discord API (a REST proxy, the loopback Discord)
     store_retry_seconds: float = STORE_RETRY_SECONDS  # KWX_STORE_RETRY_SECONDS: then a table whose writes fail pauses
+    backup_dir: Path | None = None  # KWX_BACKUP_DIR: unset = backups/ beside the SQLite store
+    backup_keep: int = 14  # KWX_BACKUP_KEEP: scheduled and on-demand backups kept
+    backup_hours: float = 24.0  # KWX_BACKUP_HOURS: the bot backs the SQLite store up this often; 0 = never
+    metrics_port: int | None = None  # KWX_METRICS_PORT: serve /healthz and /metrics there; unset = not at all
+    metrics_host: str = "127.0.0.1"  # KWX_METRICS_HOST: the address they listen on (loopback unless told)
 
     @property
     def database(self) -> str | Path:
@@ -85,6 +90,28 @@ def _seconds(env: Mapping[str, str], name: str, default: float) -> float:
     return seconds
 
 
+def _number(env: Mapping[str, str], name: str, low: float, high: float, default: float) -> float:
+    value = _clean(env.get(name))
+    if value is None:
+        return default
+    try:
+        number = float(value)
+    except ValueError:
+        number = float("nan")
+    if not low <= number <= high:
+        raise ConfigError(f"{name} must be a number from {low:g} to {high:g}, not {value!r}")
+    return number
+
+
+def _whole(env: Mapping[str, str], name: str, low: int, high: int, default: int | None) -> int | None:
+    value = _clean(env.get(name))
+    if value is None:
+        return default
+    if not value.isdigit() or not low <= int(value) <= high:
+        raise ConfigError(f"{name} must be a whole number from {low} to {high}, not {value!r}")
+    return int(value)
+
+
 def settings_from(env: Mapping[str, str]) -> Settings:
     """Settings from a mapping of environment variables (no file reading; tests pass a dict)."""
     lang_text = _clean(env.get("KWX_LANG"))
@@ -99,6 +126,7 @@ def settings_from(env: Mapping[str, str]) -> Settings:
     if url is not None and not url.startswith(("postgresql://", "postgres://")):
         raise ConfigError(f"KWX_DATABASE_URL must be a postgresql:// URL, not {url.split(':')[0]!r}"
                           " (leave it unset to use SQLite at KWX_DB)")
+    backup_dir = _clean(env.get("KWX_BACKUP_DIR"))
     return Settings(
         discord_token=_clean(env.get("DISCORD_TOKEN")),
         db_path=Path(db) if db else DEFAULT_DB,
@@ -108,6 +136,11 @@ def settings_from(env: Mapping[str, str]) -> Settings:
         test_guild=_snowflake(env, "KWX_TEST_GUILD"),
         api_base=_api_base(env),
         store_retry_seconds=_seconds(env, "KWX_STORE_RETRY_SECONDS", STORE_RETRY_SECONDS),
+        backup_dir=Path(backup_dir) if backup_dir else None,
+        backup_keep=_whole(env, "KWX_BACKUP_KEEP", 1, 10_000, 14) or 14,
+        backup_hours=_number(env, "KWX_BACKUP_HOURS", 0, 24 * 366, 24.0),
+        metrics_port=_whole(env, "KWX_METRICS_PORT", 1, 65535, None),
+        metrics_host=_clean(env.get("KWX_METRICS_HOST")) or "127.0.0.1",
     )
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from kwx.store.db import shown
 from kwx.store.models import StoreError
 from kwx.store.store import Store
 
@@ -108,5 +109,4 @@ async def _count(store: Store, guild: str) -> int:
 
 
 def _name(store: Store) -> str:
-    path = str(store.path)
-    return path.split("@")[-1] if "://" in path else path  # never print a password from a URL
+    return shown(store.path)  # never print a password from a URL

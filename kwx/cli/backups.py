@@ -1,0 +1,151 @@
+"""`python -m kwx ledger backup | restore | verify`: keeping a store safe (the `ledger` command's operator side).
+
+    python -m kwx ledger backup [DEST] [--keep N]   # a checked online backup (SQLite) into a folder, then retention
+    python -m kwx ledger restore BACKUP [--db PATH] # refused while the store is open; keeps what it replaces
+    python -m kwx ledger verify [STORE]             # a live store or a backup, SQLite or PostgreSQL: exit 0 / 1
+
+The store is `--db`, else `$KWX_DATABASE_URL`, else `$KWX_DB` (environment or `.env`), else data/kwx.sqlite3.
+Backups go to `$KWX_BACKUP_DIR` (default: backups/ beside the store), the newest `$KWX_BACKUP_KEEP` (14) kept.
+A refusal (nothing changed) exits 2 with what to do; `verify` exits 1 with one line per problem it finds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from kwx.present.ledger_text import signed, table
+from kwx.store import StoreError
+from kwx.store.backup import back_up, back_up_to, default_backup_dir
+from kwx.store.db import database_url, default_db_path
+from kwx.store.restore import Balances, RestoreReport, restore_store
+from kwx.store.verify import verify_store
+
+HELPS = {
+    "backup": "a checked online backup of the SQLite store (into $KWX_BACKUP_DIR, the newest 14 kept)",
+    "restore": "put a backup in place of the SQLite store (refused while it is open; keeps what it replaces)",
+    "verify": "check a live store or a backup: integrity, payments, summaries, append-only triggers",
+}
+PG_BACKUP = ("the store is PostgreSQL: back it up with pg_dump or a base backup, and restore with pg_restore "
+             "(README, Hosting)")
+
+
+class Refused(Exception):
+    """Nothing was done: the message says why (exit 2)."""
+
+
+def add_arguments(parsers: dict[str, argparse.ArgumentParser]) -> None:
+    parsers["backup"].add_argument("dest", nargs="?", metavar="DEST", default=None,
+                                   help="a folder (default $KWX_BACKUP_DIR, else backups/ beside the store), or a new "
+                                        "file such as before-upgrade.sqlite3")
+    parsers["backup"].add_argument("--keep", type=int, default=None, metavar="N",
+                                   help="backups to keep in the folder (default $KWX_BACKUP_KEEP, else 14)")
+    parsers["restore"].add_argument("backup", metavar="BACKUP", help="the backup file to restore")
+    parsers["verify"].add_argument("store", nargs="?", metavar="STORE", default=None,
+                                   help="a SQLite file (a backup) or postgresql:// URL; default: the store")
+
+
+async def run(command: str, args: argparse.Namespace, settings: Any) -> int:
+    store: Path | str = getattr(args, "db", None) or database_url() or default_db_path()
+    as_json = bool(getattr(args, "json", False))
+    if command == "verify":
+        return await _verify(getattr(args, "store", None) or store, as_json)
+    if _is_url(store):
+        raise Refused(PG_BACKUP)
+    if command == "backup":
+        return await _backup(Path(store), args.dest, args.keep or settings.backup_keep, settings, as_json)
+    return await _restore(Path(args.backup), Path(store), as_json)
+
+
+def _is_url(target: object) -> bool:
+    return str(target).startswith(("postgresql://", "postgres://"))
+
+
+async def _backup(store: Path, dest: str | None, keep: int, settings: Any, as_json: bool) -> int:
+    if keep < 1:
+        raise Refused("--keep must be at least 1")
+    if not store.is_file():
+        raise Refused(f"no store at {store}")
+    try:
+        if dest is not None and Path(dest).suffix and not Path(dest).is_dir():
+            result = await back_up_to(store, Path(dest))  # one new file, exactly there: no retention
+        else:
+            folder = Path(dest) if dest is not None else settings.backup_dir or default_backup_dir(store)
+            result = await back_up(store, folder, keep=keep)
+    except StoreError as exc:
+        raise Refused(str(exc)) from None
+    if as_json:
+        print(json.dumps({"backup": str(result.path), "bytes": result.size, "seconds": round(result.seconds, 3),
+                          "integrity": "ok", "removed": [str(p) for p in result.removed]}))
+    else:
+        print(f"Backed up {store}: {result.describe()}.")
+    return 0
+
+
+async def _verify(target: Path | str, as_json: bool) -> int:
+    if not _is_url(target) and not Path(target).is_file():
+        raise Refused(f"no store at {target}")
+    try:
+        report = await verify_store(target)
+    except StoreError as exc:
+        raise Refused(str(exc)) from None
+    if as_json:
+        print(json.dumps(report.to_json(), ensure_ascii=False))
+    elif report.ok:
+        print(f"ok: {report.summary()}: integrity, payments, summaries and append-only triggers check out")
+    else:
+        print("\n".join(report.problems))
+        print(f"{len(report.problems)} problem(s) in {report.summary()}")
+    return 0 if report.ok else 1
+
+
+async def _restore(backup: Path, target: Path, as_json: bool) -> int:
+    try:
+        report = await restore_store(backup, target)
+    except StoreError as exc:
+        raise Refused(str(exc)) from None
+    if as_json:
+        print(json.dumps({"restored": str(target), "from": str(backup), "kept": [str(p) for p in report.kept],
+                          "before": _plain(report.before), "after": _plain(report.after),
+                          "problems_after": report.problems_after}, ensure_ascii=False))
+    else:
+        print(_restore_text(report))
+    return 0 if not report.problems_after else 1
+
+
+def _plain(balances: Balances | None) -> dict[str, dict[str, int]] | None:
+    if balances is None:
+        return None
+    return {guild: {player: amount for player, (_, amount) in rows.items()} for guild, rows in balances.items()}
+
+
+def _restore_text(report: RestoreReport) -> str:
+    lines = [f"Checked the backup: ok ({report.checked.summary()})."]
+    if report.kept:
+        lines.append(f"Kept the store it replaces as {' and '.join(map(str, report.kept))}.")
+    elif report.before is None and report.before_error is None:
+        lines.append(f"There was no store at {report.target}: created it.")
+    lines.append(f"Restored {report.target} from {report.backup}.")
+    if report.before_error is not None:
+        lines.append(f"(The replaced store's balances could not be read: {report.before_error}.)")
+    before = report.before or {}
+    for guild in sorted(set(before) | set(report.after)):
+        old, new = before.get(guild, {}), report.after.get(guild, {})
+        rows = []
+        for player in [*new, *(p for p in old if p not in new)]:
+            name = (new.get(player) or old[player])[0]
+            was, now = old.get(player, (name, 0))[1], new.get(player, (name, 0))[1]
+            rows.append([name, player, signed(was), signed(now), signed(now - was) if now != was else ""])
+        lines += ["", f"Server {guild}:", table(rows, "llrrr", ["name", "player", "before", "after", "change"],
+                                                sep="  ")]
+    if report.problems_after:
+        lines += ["", "The restored store fails its check:", *report.problems_after]
+    return "\n".join(lines)
+
+
+def fail(exc: Refused) -> int:
+    print(f"kwx ledger: {exc}; nothing was changed", file=sys.stderr)
+    return 2

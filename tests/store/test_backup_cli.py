@@ -1,0 +1,109 @@
+"""`kwx ledger backup | restore | verify`: what the operator types and reads."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sqlite3
+
+import pytest
+from store_helpers import GUILD, NAMES, make_hand
+
+from kwx.cli import ledger
+from kwx.store import Store
+
+
+def _run(capsys, *argv: str) -> tuple[int, str, str]:
+    parser = argparse.ArgumentParser(prog="kwx")
+    ledger.add_parser(parser.add_subparsers(dest="command", required=True))
+    code = ledger.run(parser.parse_args(["ledger", *argv]))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def _with_store(db: str, work) -> None:
+    """Run `work(store)` on the store at `db` (the commands under test run their own event loop)."""
+    async def run() -> None:
+        async with await Store.open(db) as store:
+            await work(store)
+
+    asyncio.run(run())
+
+
+@pytest.fixture
+def db(database) -> str:
+    async def build(store: Store) -> None:
+        seats = [{"player_id": p, "name": NAMES[p]} for p in "abc"]
+        table = await store.create_table(GUILD, rules={}, seed="x", seats=seats)
+        await store.finish_hand(make_hand(table, 1, [("b", "a", 8, "hu"), ("c", "a", 8, "hu")], winners={"a": 8}))
+
+    _with_store(str(database), build)
+    return str(database)
+
+
+async def _zero_a(store: Store) -> None:
+    async with store._write() as conn:
+        await conn.execute("UPDATE balances SET balance = 0 WHERE player_id = 'a'")
+
+
+def test_verify_says_ok_or_lists_each_problem(db, capsys):
+    code, out, _ = _run(capsys, "verify", "--db", db)
+    assert code == 0 and out.startswith("ok: ") and "1 server, 1 hand, 2 ledger entries" in out
+    _with_store(db, _zero_a)
+    code, out, _ = _run(capsys, "verify", "--db", db, "--json")
+    assert code == 1 and json.loads(out)["problems"] == [
+        "server g1, player a: the balances table says balance 0, the ledger gives 16"]
+    code, out, _ = _run(capsys, "verify", "--db", db)
+    assert code == 1 and out.splitlines()[-1].startswith("1 problem(s) in ")
+
+
+@pytest.mark.sqlite_only
+def test_backup_then_restore_prints_each_servers_balances_before_and_after(db, tmp_path, capsys):
+    code, out, _ = _run(capsys, "backup", str(tmp_path / "saved"), "--db", db)
+    assert code == 0 and "written and checked" in out and "integrity ok" in out
+    (backup,) = (tmp_path / "saved").glob("kwx-*.sqlite3")
+    code, out, _ = _run(capsys, "verify", str(backup))
+    assert code == 0
+    _with_store(db, lambda store: store.transfer(GUILD, "a", "b", 10, by="a"))
+    code, out, err = _run(capsys, "restore", str(backup), "--db", db)
+    assert code == 0, err
+    lines = out.splitlines()
+    assert lines[0].startswith("Checked the backup: ok") and lines[1].startswith("Kept the store it replaces as ")
+    assert f"Server {GUILD}:" in lines
+    assert lines[-4:] == ["name  player  before  after  change",
+                          "Ann   a           +6    +16     +10",
+                          "Bob   b           +2     -8     -10",
+                          "Cy    c           -8     -8"]
+
+
+@pytest.mark.sqlite_only
+def test_restore_refuses_while_the_store_is_open_and_changes_nothing(db, tmp_path, capsys):
+    _run(capsys, "backup", str(tmp_path / "one.sqlite3"), "--db", db)
+    with sqlite3.connect(db) as other:  # any program that has the store open, as a bot does
+        other.execute("SELECT COUNT(*) FROM hands").fetchone()
+        code, out, err = _run(capsys, "restore", str(tmp_path / "one.sqlite3"), "--db", db)
+    assert code == 2 and out == ""
+    assert "is open in another program" in err and err.rstrip().endswith("nothing was changed")
+
+
+@pytest.mark.sqlite_only
+def test_a_backup_file_is_never_written_over(db, tmp_path, capsys):
+    taken = tmp_path / "one.sqlite3"
+    taken.write_text("mine")
+    code, _, err = _run(capsys, "backup", str(taken), "--db", db)
+    assert code == 2 and "already exists" in err and taken.read_text() == "mine"
+
+
+@pytest.mark.postgres_only
+def test_postgresql_is_backed_up_with_its_own_tools(db, tmp_path, capsys):
+    for argv in (("backup",), ("restore", str(tmp_path / "x.sqlite3"))):
+        code, _, err = _run(capsys, *argv, "--db", db)
+        assert code == 2 and "pg_dump" in err
+
+
+@pytest.mark.sqlite_only
+def test_verify_of_nothing_is_refused_and_creates_nothing(tmp_path, capsys, backend):
+    code, _, err = _run(capsys, "verify", str(tmp_path / "missing.sqlite3"))
+    assert code == 2 and "no store at" in err
+    assert not (tmp_path / "missing.sqlite3").exists()
