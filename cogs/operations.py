@@ -21,6 +21,7 @@ import aiohttp
 import discord
 
 from cogs.ratelimit import GlobalRateLimiter
+from cogs.telemetry import COUNTS
 
 logger = logging.getLogger(__name__)
 
@@ -102,6 +103,11 @@ def set_rate_limiter(limiter: GlobalRateLimiter | None) -> None:
     _rate_limiter = limiter
 
 
+def rate_limit_tokens() -> float | None:
+    """Tokens left in the bot's REST budget now (None without a limiter): for metrics."""
+    return getattr(_rate_limiter, "tokens", None)
+
+
 async def wait_for_limit(urgent: bool) -> None:
     """Wait for a token. Urgent: what a player waits for (DM prompts, result posts); others: board edits.
     A caller that takes its token first (then passes `token_taken=True`) can render what it sends after the
@@ -153,6 +159,7 @@ async def safe_send_dm(user: discord.abc.User, **kwargs: Any) -> discord.Message
     except discord.Forbidden as e:
         _last_failure.set(e)
         if e.code in CANNOT_DM_CODES:
+            COUNTS.dm_refusals += 1
             logger.info("user %s does not accept DMs: %s", user.id, e)
         else:
             logger.warning("discord refused a DM to user %s: %s", user.id, e)

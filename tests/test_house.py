@@ -26,6 +26,9 @@ LOWER_FLOORS = {
     "kwx.store": {"kwx.engine", "kwx.store"},
     "kwx.present": {"kwx.engine", "kwx.store", "kwx.present"},
     "kwx.table": {"kwx.engine", "kwx.store", "kwx.present", "kwx.table"},
+    # Beside the floors: what an operator watches reads whatever it is handed, and imports no floor.
+    "kwx.metrics": {"kwx.metrics"},
+    "kwx.health": {"kwx.metrics", "kwx.health"},
 }
 
 

@@ -222,6 +222,7 @@ class SharedBucket:
         self._lines = {True: asyncio.Lock(), False: asyncio.Lock()}
         self.waited = 0
         self.acquired = 0
+        self.tokens_seen: float | None = None  # the bucket's tokens at this process's latest grant or refusal
 
     async def try_take(self, needed: float = 1.0) -> float:
         """Take one token if at least `needed` are there now: 0.0 when taken, else the seconds until there
@@ -244,6 +245,7 @@ class SharedBucket:
             self._created = False
             return await self.try_take(needed)
         tokens = float(tokens)
+        self.tokens_seen = tokens - 1 if tokens >= needed else tokens
         return 0.0 if tokens >= needed else (needed - tokens) / self.rate
 
     async def take(self, urgent: bool = True) -> None:
@@ -273,6 +275,11 @@ class SharedRateLimiter:
     @property
     def acquired(self) -> int:
         return self.bucket.acquired
+
+    @property
+    def tokens(self) -> float | None:
+        """The shared bucket's tokens as this process last saw them (metrics)."""
+        return self.bucket.tokens_seen
 
     async def acquire(self, urgent: bool) -> None:
         await self.bucket.take(urgent)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Collection
 
+import kwx.table.oplog as oplog
 from kwx.store import settle_up
 from kwx.table.errors import SavingFailed, TableError
 from kwx.table.live import STORE_PAUSE, Applied, LiveTable
@@ -120,6 +121,7 @@ class Lifecycle:
     async def _pause(self, t: LiveTable, reason: str, *, before: Callable[[], None] | None = None) -> None:
         """`before`: a call to queue once the pause is written, ahead of what shows it (a hand's result)."""
         applied = await self._commit(t, "pause", {"reason": reason, "at": self._clock()})
+        oplog.paused(t, reason)
         if before is not None:
             before()
         self._tell_paused(t, applied, reason)
@@ -153,6 +155,7 @@ class Lifecycle:
             if t.paused is None:  # a record that landed resumed the table itself, or closed it
                 return
         applied = await self._commit(t, "resume", {"by": by, "at": self._clock()})
+        oplog.resumed(t, by)
         self._show(t, applied)
 
     async def _carry_on(self, t: LiveTable) -> None:
@@ -231,6 +234,7 @@ class Lifecycle:
         if player_id in t.leaving:
             return
         applied = await self._commit(t, "leave", {"player_id": player_id, "at": self._clock()})
+        oplog.leaving(t, player_id)
         self._show(t, applied)
         if t.status == BETWEEN:  # no hand in play: the seat is empty now
             if not t.humans_seated():
@@ -247,6 +251,7 @@ class Lifecycle:
         old = player.player_id if player.player_id in t.vacant else t.vacant[0]
         applied = await self._commit(t, "seat", {"replaces": old, "at": self._clock(), "player": {
             "player_id": player.player_id, "name": player.name, "ai_level": player.ai_level}})
+        oplog.seated(t, player.player_id, old)
         self._show(t, applied)
         if not t.vacant and t.paused == "seat_empty":
             await self._resume(t, player.player_id)

@@ -66,6 +66,7 @@ from collections.abc import Callable, Coroutine, Iterable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+import kwx.table.oplog as oplog
 from kwx.engine.actions import VERBS, Action, IllegalAction
 from kwx.engine.ai import AI_LEVELS
 from kwx.engine.hand import CLAIM, ROB
@@ -163,6 +164,11 @@ class TableService(Lifecycle, HeldBoard):
     def journal(self) -> Journal:
         return self._journal
 
+    @property
+    def running(self) -> bool:
+        """False once `shutdown` has begun (a health check reads it)."""
+        return self._running
+
     # == start-up and shutdown ===========================================================================
     async def start(self, include: Callable[[TableRow], bool] | None = None) -> list[int]:
         """Rebuild every open table from its event log (same hand, same step), write a finished hand the
@@ -178,7 +184,8 @@ class TableService(Lifecycle, HeldBoard):
             try:
                 t = rebuild(row, await self._store.load_events(row.id))
             except Exception:
-                logger.exception("table %s: cannot replay its event log; left closed in memory", row.id)
+                logger.exception("table %s guild %s: cannot replay its event log; left closed in memory", row.id,
+                                 row.guild)
                 self.stats.errors += 1
                 continue
             if t.status == CLOSED:  # its stop is in the log but its row was not closed (the store failed then)
@@ -189,6 +196,7 @@ class TableService(Lifecycle, HeldBoard):
                 continue
             self._tables[t.id] = t
             rebuilt.append(t.id)
+            oplog.rebuilt(t)
         for table_id in rebuilt:
             t = self._tables[table_id]
             async with t.lock:
@@ -282,6 +290,7 @@ class TableService(Lifecycle, HeldBoard):
             t.id = await self._lobby_write("a new table", lambda: self._store.create_table(
                 guild, rules=rules, seed=seed, seats=t.seats_json(), channel=channel, options=t.options_json()))
             self._tables[t.id] = t
+        oplog.opened(t)
         self._show_lobby(t)
         return t.id
 
@@ -377,6 +386,7 @@ class TableService(Lifecycle, HeldBoard):
                 raise TableError("need_players", f"{t.capacity} players are needed to start, "
                                                  f"{len(t.lobby)} are seated")
             applied = await self._commit(t, "start", t.start_record(by, self._clock()))
+            oplog.started(t)
             self._show(t, applied)
             await self._open_next_hand(t)
 
@@ -651,6 +661,8 @@ class TableService(Lifecycle, HeldBoard):
             self._pause_for_store(t)
             return None
         t.ledger_done = True
+        if written:
+            oplog.hand_recorded(t, t.hand_record())
         return bool(written)
 
     async def _close(self, t: LiveTable, by: str, *, reason: str = "stopped",
@@ -667,6 +679,7 @@ class TableService(Lifecycle, HeldBoard):
         """The stop is in the log: close the row, stop the timers, tell the front end, forget the table."""
         with contextlib.suppress(StoreFailed):  # logged; the stop is in the log: the next start closes the row
             await self._durably(t, "the closing of the table", lambda: self._store.close_table(t.id))
+        oplog.closed(t, reason)
         if before is not None:
             before()
         _cancel(t)
@@ -704,7 +717,7 @@ class TableService(Lifecycle, HeldBoard):
             self.stats.store_retries += 1
             if t.id not in self._store_down:
                 self._store_down.add(t.id)
-                logger.warning("table %s: writing %s failed (%r); retrying", t.id, what, exc)
+                logger.warning("table %s guild %s: writing %s failed (%r); retrying", t.id, t.guild, what, exc)
                 self._put(t, self._frontend.notice, t.id, "event.store_retrying")
 
         try:
@@ -713,15 +726,15 @@ class TableService(Lifecycle, HeldBoard):
             self._store_down.discard(t.id)
             self.stats.errors += 1
             if failed.outage:
-                logger.error("table %s: writing %s still failed after %g s (%r); pausing the table", t.id, what,
-                             self.store_retry.give_up_after, failed.__cause__)
+                logger.error("table %s guild %s: writing %s still failed after %g s (%r); pausing the table", t.id,
+                             t.guild, what, self.store_retry.give_up_after, failed.__cause__)
             else:
-                logger.error("table %s: writing %s failed with an error that retrying cannot help; pausing the "
-                             "table", t.id, what, exc_info=failed.__cause__)
+                logger.error("table %s guild %s: writing %s failed with an error that retrying cannot help; pausing "
+                             "the table", t.id, t.guild, what, exc_info=failed.__cause__)
             raise
         if t.id in self._store_down:
             self._store_down.discard(t.id)
-            logger.warning("table %s: writing %s worked again", t.id, what)
+            logger.warning("table %s guild %s: writing %s worked again", t.id, t.guild, what)
             self._put(t, self._frontend.notice, t.id, "event.store_recovered")
         return result
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import os
 import re
+import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from datetime import datetime
@@ -190,6 +191,7 @@ class PgStore(Store):
         params = [(table_id, e.seq, e.hand_no, e.kind, dump_json(e.payload), stamp) for table_id, e in rows]
         if any(p[1] is None for p in params):
             raise ValueError("a batch names every event's seq")
+        started = time.perf_counter()
         async with self.pool.acquire() as conn:
             try:
                 await conn.executemany("INSERT INTO events(table_id, seq, hand_no, kind, payload, created_at)"
@@ -198,11 +200,14 @@ class PgStore(Store):
                 raise NotFound("an event names an unknown table") from None
             except asyncpg.UniqueViolationError as exc:
                 raise DuplicateEvent(f"a batch repeats an event seq: {exc}") from None
+        self.write_times.observe(time.perf_counter() - started)
 
     @asynccontextmanager
     async def _write(self) -> AsyncIterator[Any]:
         """One transaction on a pooled connection; rolled back if the body raises (or is cancelled). Its
-        commit waits for the WAL flush (synchronous), which also makes every earlier event batch durable."""
+        commit waits for the WAL flush (synchronous), which also makes every earlier event batch durable.
+        Timed in `write_times`."""
+        started = time.perf_counter()
         async with self.pool.acquire() as conn:
             await conn.execute(self._begin)  # one round trip for BEGIN and the durability of this commit
             try:
@@ -212,6 +217,7 @@ class PgStore(Store):
                     await conn.execute("ROLLBACK")
                 raise
             await conn.execute("COMMIT")
+        self.write_times.observe(time.perf_counter() - started)
 
     @asynccontextmanager
     async def _read(self) -> AsyncIterator[Any]:

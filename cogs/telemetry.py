@@ -1,0 +1,128 @@
+"""Discord's side of the metrics and of the health check (kwx/metrics.py and kwx/health.py have the rest).
+
+    KwxBot(…, http_trace=http_trace())      # discord.py's session reports every REST answer here
+    COUNTS.dm_refusals += 1                  # cogs.operations: Discord said a player's DMs are closed
+    server = start_monitoring(bot, store, service, tokens=…, host=…, port=…)   # KWX_METRICS_PORT
+
+Counted from the answers themselves (an aiohttp trace on discord.py's session), so discord.py's own retries
+after a 429 count too:
+- `kwx_discord_requests_total{scope}`: REST calls; scope `bot` counts toward the bot token's global limit (50/s),
+  `interaction` (responses, followups, edits of an original response) does not;
+- `kwx_discord_rate_limited_total{scope}`: 429 answers by Discord's `X-RateLimit-Scope`: `user` (one route's
+  bucket of this bot), `global` (the bot's 50/s: should stay 0), `shared` (a resource's own limit);
+- `kwx_discord_rate_limit_tokens`: tokens left in the bot's REST budget (cogs.ratelimit; the cluster's shared
+  bucket as last seen); `kwx_discord_dm_refusals_total`: DMs refused because a player's DMs are closed;
+  `kwx_discord_gateway_latency_seconds`: the gateway's heartbeat latency.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import re
+from collections import Counter
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import aiohttp
+import discord
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
+from prometheus_client.registry import Collector
+
+from kwx.health import HealthServer
+from kwx.metrics import Metrics
+
+_EXEMPT = re.compile(r"/(?:interactions|webhooks)/")  # answered through an interaction's token
+RATE_LIMIT_SCOPES = ("user", "global", "shared")
+
+
+@dataclass
+class DiscordCounts:
+    requests: Counter[str] = field(default_factory=Counter)  # scope -> REST calls
+    rate_limited: Counter[str] = field(default_factory=Counter)  # X-RateLimit-Scope -> 429 answers
+    dm_refusals: int = 0
+
+
+COUNTS = DiscordCounts()  # one bot per process: its session's trace and cogs.operations feed it
+
+
+def http_trace() -> aiohttp.TraceConfig:
+    """The trace config for discord.py's HTTP session (Client(http_trace=…)): counts every REST answer."""
+    trace = aiohttp.TraceConfig()
+    trace.on_request_end.append(_on_request_end)
+    return trace
+
+
+async def _on_request_end(session: aiohttp.ClientSession, context: Any,
+                          params: aiohttp.TraceRequestEndParams) -> None:
+    path = params.url.path
+    if "/api/" not in path:  # the gateway's websocket shares the session
+        return
+    COUNTS.requests["interaction" if _EXEMPT.search(path) else "bot"] += 1
+    if params.response.status == 429:
+        COUNTS.rate_limited[params.response.headers.get("X-RateLimit-Scope", "unknown").lower()] += 1
+
+
+class DiscordCollector(Collector):
+    def __init__(self, bot: discord.Client, tokens: Callable[[], float | None]) -> None:
+        self.bot = bot
+        self.tokens = tokens
+
+    def collect(self) -> Iterator[Metric]:
+        requests = CounterMetricFamily("kwx_discord_requests", "REST calls to Discord; scope bot counts toward "
+                                       "the bot's global limit (50/s), interaction does not", labels=["scope"])
+        for scope in sorted({"bot", "interaction", *COUNTS.requests}):
+            requests.add_metric([scope], COUNTS.requests[scope])
+        yield requests
+        limited = CounterMetricFamily("kwx_discord_rate_limited", "429 answers from Discord by X-RateLimit-Scope "
+                                      "(user: a route's bucket, global: the bot's 50/s, shared: a resource's "
+                                      "own limit)", labels=["scope"])
+        for scope in sorted({*RATE_LIMIT_SCOPES, *COUNTS.rate_limited}):
+            limited.add_metric([scope], COUNTS.rate_limited[scope])
+        yield limited
+        tokens = self.tokens()
+        if tokens is not None:
+            yield GaugeMetricFamily("kwx_discord_rate_limit_tokens", "Tokens left in the bot's REST budget "
+                                    "(board edits leave the last few to players' prompts)", value=tokens)
+        yield CounterMetricFamily("kwx_discord_dm_refusals", "DMs Discord refused because the player's DMs are "
+                                  "closed", value=COUNTS.dm_refusals)
+        latency = self.bot.latency
+        if math.isfinite(latency):
+            yield GaugeMetricFamily("kwx_discord_gateway_latency_seconds", "The gateway's heartbeat latency",
+                                    value=latency)
+
+
+async def gateway_check(bot: discord.Client) -> str:
+    """Connected to the gateway (every shard of this process), else an exception saying what is not."""
+    if bot.is_closed():
+        raise RuntimeError("the bot is shutting down")
+    if not bot.is_ready():
+        raise RuntimeError("not connected yet (no READY from the gateway)")
+    shards = getattr(bot, "shards", None)  # an AutoShardedClient
+    if shards:
+        down = sorted(i for i, shard in shards.items() if shard.is_closed())
+        if down:
+            raise RuntimeError(f"shard(s) {', '.join(map(str, down))} disconnected")
+    elif bot.ws is None or not bot.ws.open:
+        raise RuntimeError("the gateway connection is down (reconnecting)")
+    latency = bot.latency
+    return f"connected, heartbeat {latency * 1000:.0f} ms" if math.isfinite(latency) else "connected"
+
+
+def start_monitoring(bot: Any, store: Any, service: Any, *, tokens: Callable[[], float | None], host: str,
+                     port: int) -> HealthServer:
+    """Serve /healthz (gateway, store, tables; the loop itself) and /metrics; OSError if the port is taken."""
+    metrics = Metrics()
+    metrics.watch(service=service, store=store, cluster=lambda: bot.cluster, backups=lambda: bot.backups)
+    metrics.add(DiscordCollector(bot, tokens))
+
+    async def tables() -> str:
+        if not service.running:
+            raise RuntimeError("the table service has stopped")
+        return f"{len(service.tables())} open"
+
+    checks = {"gateway": lambda: gateway_check(bot), "store": store.check_writable, "tables": tables}
+    server = HealthServer(metrics, checks, asyncio.get_running_loop())
+    server.start(host, port)
+    return server

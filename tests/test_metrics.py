@@ -1,0 +1,134 @@
+"""/metrics and /healthz (kwx.metrics, kwx.health): what a scrape shows after a game, a health check that fails
+names what failed, and a stuck event loop is a failed check rather than a hung request."""
+
+from __future__ import annotations
+
+import asyncio
+import urllib.error
+import urllib.request
+
+import pytest
+from prometheus_client.parser import text_string_to_metric_families
+
+from kwx.health import HealthServer
+from kwx.metrics import Metrics
+from kwx.store import Store
+from kwx.table import PlayerRef, TableService
+from tests.table.fakes import RecordingFrontEnd
+
+
+def _get(port: int, path: str) -> tuple[int, str]:
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=10) as answer:
+            return answer.status, answer.read().decode()
+    except urllib.error.HTTPError as error:
+        return error.code, error.read().decode()
+
+
+async def fetch(port: int, path: str) -> tuple[int, str]:
+    """GET from a thread: the server answers on this test's event loop, which must keep running."""
+    return await asyncio.to_thread(_get, port, path)
+
+
+def samples(text: str) -> dict[str, float]:
+    """name{labels} -> value of every sample in a Prometheus text page."""
+    out = {}
+    for family in text_string_to_metric_families(text):
+        for s in family.samples:
+            labels = ",".join(f'{k}="{v}"' for k, v in sorted(s.labels.items()))
+            out[f"{s.name}{{{labels}}}" if labels else s.name] = s.value
+    return out
+
+
+@pytest.fixture
+async def played(tmp_path):
+    """A service that has played two hands at one AI table (still open), on a real SQLite store."""
+    frontend = RecordingFrontEnd()
+    async with await Store.open(tmp_path / "kwx.sqlite3") as store:
+        service = TableService(store, frontend, ai_delay=0, between_hands=0, claim_pause=0, demo_hands=None)
+        host = PlayerRef("ai-host", "AI host", "simple")
+        table = await service.open_table("g1", "c1", host, seed="metrics")
+        await service.add_ai(table, "simple")
+        await service.add_ai(table, "simple")
+        await service.start_game(table, by=host.player_id)
+        await frontend.wait_for(lambda: len(frontend.results()) >= 2, timeout=30)
+        await service.pause(table, "test")  # nothing moves while the test reads
+        yield service, store
+        await service.shutdown()
+
+
+async def test_a_scrape_shows_the_tables_moves_hands_and_store_writes(played):
+    service, store = played
+    metrics = Metrics()
+    metrics.watch(service=service, store=store)
+    server = HealthServer(metrics, {}, asyncio.get_running_loop())
+    server.start("127.0.0.1", 0)
+    try:
+        status, text = await fetch(server.port, "/metrics")
+    finally:
+        server.stop()
+    assert status == 200
+    got = samples(text)
+    assert got["kwx_tables_open"] == 1
+    assert got["kwx_hands_finished_total"] == service.stats.hands >= 2
+    assert got["kwx_actions_total"] == service.stats.actions > 0
+    assert got["kwx_actions_per_second"] > 0
+    assert got["kwx_store_write_seconds_count"] == store.write_times.count > 0
+    assert got['kwx_store_write_seconds_bucket{le="+Inf"}'] == store.write_times.count
+    assert 0 <= got["kwx_event_loop_lag_seconds"] < 5
+
+
+async def test_healthz_is_ok_with_every_check_and_names_the_one_that_fails(played):
+    service, store = played
+
+    async def tables() -> str:
+        return f"{len(service.tables())} open"
+
+    server = HealthServer(Metrics(), {"store": store.check_writable, "tables": tables}, asyncio.get_running_loop())
+    server.start("127.0.0.1", 0)
+    try:
+        status, text = await fetch(server.port, "/healthz")
+        assert status == 200
+        lines = text.splitlines()
+        assert lines[0] == "ok" and lines[1].startswith("loop: ok (answered in ")
+        assert lines[2].startswith("store: ok (") and lines[3].startswith("tables: ok (") and lines[3].endswith(" ms: 1 open)")
+        assert await store.guild_setting("kwx:health", "probe") is None  # the probe write was rolled back
+        await store.close()  # the store can no longer take a write
+        status, text = await fetch(server.port, "/healthz")
+        assert status == 503
+        assert text.splitlines()[0] == "unhealthy"
+        assert any(line.startswith("store: FAILED (") for line in text.splitlines())
+        assert any(line.startswith("tables: ok (") for line in text.splitlines())
+        assert (await fetch(server.port, "/nothing"))[0] == 404
+    finally:
+        server.stop()
+
+
+@pytest.mark.filterwarnings("ignore:coroutine .* was never awaited")  # the stuck loop never runs the checks
+def test_a_stuck_event_loop_fails_the_health_check_instead_of_hanging_it():
+    stuck = asyncio.new_event_loop()  # never runs: what a loop stuck in a long computation looks like
+
+    async def fine() -> str:
+        return "fine"
+
+    server = HealthServer(Metrics(), {"store": fine}, stuck, timeout=0.3)
+    server.start("127.0.0.1", 0)
+    try:
+        status, text = _get(server.port, "/healthz")
+        assert status == 503 and "loop: FAILED (the event loop did not answer in 0.3 s)" in text
+        assert _get(server.port, "/metrics")[0] == 503
+    finally:
+        server.stop()
+        stuck.close()
+
+
+def test_actions_per_second_is_over_the_last_minute():
+    now = [1000.0]
+    metrics = Metrics(clock=lambda: now[0])
+    assert metrics._rate(0) == 0.0
+    now[0] += 10
+    assert metrics._rate(50) == 5.0  # since start
+    now[0] += 60
+    assert metrics._rate(110) == pytest.approx(60 / 60)  # the last scrape a minute or more back
+    now[0] += 30
+    assert metrics._rate(140) == pytest.approx(90 / 90)
