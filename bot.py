@@ -1,6 +1,6 @@
-"""kwx — Ka Wu Xing (卡五星) referee. `python bot.py [--local] [options]`
+"""kwx — Ka Wu Xing (卡五星) referee. `python bot.py [--local] [options]` (installed: `kwx-bot [options]`)
 
-Reads `.env` (see .env.example). With `--local`, or when no DISCORD_TOKEN is configured, it runs the terminal
+Reads `.env` from the working directory (see .env.example). With `--local`, or when no DISCORD_TOKEN is configured, it runs the terminal
 table (you against two AI players; `--autoplay N` lets three AI players play N hands headless). Otherwise it runs
 the Discord bot. The local branch lives in kwx/ (kwx.local.run_local); the Discord branch is `KwxBot` below,
 with its cogs in cogs/ (`python bot.py --sync [--guild ID]` also sends the slash commands to Discord).
@@ -17,12 +17,18 @@ import signal
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import aiohttp
 import discord
 from discord.ext import commands
 
 from kwx.cli.settings import ConfigError, Settings, load_settings
+from kwx.store import StoreError
+
+if TYPE_CHECKING:
+    from kwx.store import Store
+    from kwx.table.service import TableService
 
 log = logging.getLogger("kwx.bot")
 
@@ -47,8 +53,9 @@ def parse_shards(text: str, count: int) -> list[int]:
     return sorted(ids)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python bot.py", description="Ka Wu Xing (卡五星) referee: Discord bot or terminal table")
+def build_parser(prog: str = "python bot.py") -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog=prog, description="Ka Wu Xing (卡五星) referee: Discord bot or terminal table")
+    p.set_defaults(prog=prog)  # the command's name in the one-line errors
     p.add_argument("--local", action="store_true", help="play at the terminal even if DISCORD_TOKEN is set")
     p.add_argument("--autoplay", type=int, metavar="N", default=None,
                    help="with --local: three AI players play until N more hands are finished (table channel 'autoplay')")
@@ -79,6 +86,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 class SyncError(RuntimeError):
     """The slash commands could not be synced; the message is the one line to print."""
+
+
+class SetupError(RuntimeError):
+    """The bot cannot start as configured (a metrics port in use); the message is the one line to print."""
 
 
 def use_api_base(base: str | None) -> None:
@@ -115,10 +126,13 @@ class KwxBot(commands.Bot):
                  table_seed: str | None = None, freeze_gc: bool = False,
                  rate_limit: float | None = None, sync_global: bool = False, api_base: str | None = None,
                  handle_signals: bool = False, claim_pause: float | None = None,
-                 table_clock: Callable[[], float] | None = None, **shards: object) -> None:
+                 table_clock: Callable[[], float] | None = None, hosting: bool = False,
+                 **shards: object) -> None:
         # shards (ShardedKwxBot only): shard_ids, shard_count for discord.py's AutoShardedClient.
+        from cogs.telemetry import http_trace
+
         super().__init__(command_prefix=commands.when_mentioned, intents=bot_intents(), help_command=None,
-                         allowed_mentions=discord.AllowedMentions.none(), **shards)
+                         allowed_mentions=discord.AllowedMentions.none(), http_trace=http_trace(), **shards)
         self.cluster = None  # kwx.cluster.ClusterNode when this process is one of several (ShardedKwxBot)
         self.settings = settings
         self.db_path = db_path if db_path is not None else settings.database
@@ -137,6 +151,11 @@ class KwxBot(commands.Bot):
         self.freeze_gc = freeze_gc
         self.rate_limit = rate_limit  # REST calls/s for the whole bot (cogs.ratelimit); None = no limiting
         self.table_clock = table_clock  # the table service's unix clock (tests and benchmarks move a fake one)
+        # The real process: scheduled backups of a SQLite store, and /healthz + /metrics when KWX_METRICS_PORT
+        # is set (settings.backup_*, settings.metrics_*). Off for tests and benchmarks.
+        self.hosting = hosting
+        self.backups = None  # kwx.store.backup.BackupSchedule while backups are scheduled
+        self.monitor = None  # kwx.health.HealthServer while /healthz and /metrics are served
         self.kwx = None  # cogs.runtime.Runtime, built in setup_hook
 
     async def setup_hook(self) -> None:
@@ -166,7 +185,7 @@ class KwxBot(commands.Bot):
                 loop.add_signal_handler(sig, self._on_signal, sig)
         # Before anything sends: resumed tables post boards and DMs at once.
         set_rate_limiter(GlobalRateLimiter.for_discord(self.rate_limit) if self.rate_limit else None)
-        store = await Store.open(self.db_path)
+        store = await Store.open(self.db_path, backup_dir=self.settings.backup_dir)
         try:
             languages = Languages(store, self.settings.lang)
             await languages.load()
@@ -180,6 +199,8 @@ class KwxBot(commands.Bot):
                                    store_retry=RetryPolicy(give_up_after=self.settings.store_retry_seconds), **pause)
             frontend.service = service
             self.kwx = Runtime(store, service, frontend, tiles, languages, table_seed=self.table_seed)
+            if self.hosting:
+                self._start_hosting(store, service)
             await self.tree.set_translator(KwxTranslator())
             for extension in EXTENSIONS:
                 await self.load_extension(extension)
@@ -197,6 +218,7 @@ class KwxBot(commands.Bot):
             else:
                 resumed = await service.start(include=lambda row: row.guild != LOCAL_GUILD)
         except BaseException:
+            await self._stop_hosting()
             await store.close()
             raise
         if self.freeze_gc:
@@ -207,6 +229,35 @@ class KwxBot(commands.Bot):
             gc.set_threshold(700, 10, 100)  # full passes ten times rarer (young ones as usual)
         log.info("kwx ready: database %s, %d open table(s) resumed, %d tile emojis", store.path, len(resumed),
                  len(tiles.emojis))
+
+    def _start_hosting(self, store: Store, service: TableService) -> None:
+        """What a hosted bot runs beside the tables: scheduled backups of a SQLite store (the first at once
+        when none is recent) and, with KWX_METRICS_PORT, /healthz and /metrics."""
+        from cogs.operations import rate_limit_tokens
+        from cogs.telemetry import start_monitoring
+        from kwx.store.backup import BackupSchedule, default_backup_dir
+
+        settings = self.settings
+        if settings.metrics_port is not None:
+            try:
+                self.monitor = start_monitoring(self, store, service, tokens=rate_limit_tokens,
+                                                host=settings.metrics_host, port=settings.metrics_port)
+            except OSError as exc:
+                raise SetupError(f"cannot serve /healthz and /metrics on {settings.metrics_host}:"
+                                 f"{settings.metrics_port} (KWX_METRICS_PORT): {exc.strerror or exc}") from None
+        if store.backend == "sqlite" and settings.backup_hours > 0:
+            path = Path(store.path)
+            self.backups = BackupSchedule(path, settings.backup_dir or default_backup_dir(path),
+                                          keep=settings.backup_keep, every=settings.backup_hours * 3600)
+            self.backups.start()
+
+    async def _stop_hosting(self) -> None:
+        backups, self.backups = self.backups, None
+        if backups is not None:
+            await backups.stop()
+        monitor, self.monitor = self.monitor, None
+        if monitor is not None:
+            monitor.stop()
 
     async def sync_app_commands(self) -> list[discord.app_commands.AppCommand]:
         """Send the slash commands to Discord: to one guild (instant) or globally (up to an hour).
@@ -268,7 +319,7 @@ class KwxBot(commands.Bot):
         cluster, self.cluster = self.cluster, None
         release = cluster.stop if cluster is not None else _nothing  # after the tables stop: others resume them
         steps = (("stop the tables", runtime.service.shutdown), ("release the leases", release),
-                 ("finish sending", runtime.frontend.idle),
+                 ("finish sending", runtime.frontend.idle), ("stop the backups and metrics", self._stop_hosting),
                  ("stop the front end", runtime.frontend.close), ("close the store", runtime.store.close))
         for what, step in steps:
             try:
@@ -294,9 +345,11 @@ class ShardedKwxBot(KwxBot, commands.AutoShardedBot):
 
 def run_discord(args: argparse.Namespace, settings: Settings) -> int:
     """Run the bot until interrupted. Exit status 2 with one line when the token is missing, Discord rejects
-    it, or Discord cannot be reached at start-up."""
+    it, Discord cannot be reached at start-up, the metrics port is taken, or the store cannot be opened (one
+    that cannot be backed up is not migrated)."""
+    prog = getattr(args, "prog", "python bot.py")  # or kwx-bot (build_parser)
     if not settings.discord_token:
-        print("python bot.py: DISCORD_TOKEN is not set (see .env.example)", file=sys.stderr)
+        print(f"{prog}: DISCORD_TOKEN is not set (see .env.example)", file=sys.stderr)
         return 2
     handler = logging.StreamHandler()
     formatter = logging.Formatter("%(asctime)s %(levelname)-8s %(name)s: %(message)s", "%Y-%m-%d %H:%M:%S")
@@ -314,26 +367,29 @@ def run_discord(args: argparse.Namespace, settings: Settings) -> int:
             if not str(args.db or settings.database).startswith(("postgresql://", "postgres://")):
                 raise ValueError("several processes share one PostgreSQL database: set KWX_DATABASE_URL")
         except ValueError as exc:
-            print(f"python bot.py: {exc}", file=sys.stderr)
+            print(f"{prog}: {exc}", file=sys.stderr)
             return 2
         cls = ShardedKwxBot
     bot = cls(settings, db_path=args.db, sync=args.sync, sync_guild=args.guild or settings.test_guild,
               ai_delay=args.delay if args.delay is not None else 0.8, freeze_gc=True, rate_limit=40,
               sync_global=args.sync_global, api_base=settings.api_base, handle_signals=True,
-              claim_pause=args.claim_pause, **shards)
+              claim_pause=args.claim_pause, hosting=True, **shards)
     try:
         bot.run(settings.discord_token, log_handler=handler, log_formatter=formatter, log_level=logging.INFO,
                 root_logger=True)
     except discord.LoginFailure:
-        print("python bot.py: Discord rejected the token (DISCORD_TOKEN): check it in the developer portal, "
+        print(f"{prog}: Discord rejected the token (DISCORD_TOKEN): check it in the developer portal, "
               "Bot → Reset Token", file=sys.stderr)
         return 2
     except UNREACHABLE as exc:
-        print(f"python bot.py: cannot reach Discord ({unreachable_reason(exc)}): check the network, or play at "
-              "the terminal with `python bot.py --local`", file=sys.stderr)
+        print(f"{prog}: cannot reach Discord ({unreachable_reason(exc)}): check the network, or play at "
+              f"the terminal with `{prog} --local`", file=sys.stderr)
         return 2
     except SyncError as e:
-        print(f"python bot.py: could not sync the slash commands: {e}", file=sys.stderr)
+        print(f"{prog}: could not sync the slash commands: {e}", file=sys.stderr)
+        return 2
+    except (SetupError, StoreError) as e:  # a port in use; a store that cannot be opened or migrated
+        print(f"{prog}: {e}", file=sys.stderr)
         return 2
     return 0
 
@@ -354,24 +410,29 @@ def one_line(text: str, limit: int = 160) -> str:
     return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+def main(argv: list[str] | None = None, prog: str = "python bot.py") -> int:
+    args = build_parser(prog).parse_args(argv)
     if args.autoplay is not None and args.autoplay < 0:
-        print("python bot.py: --autoplay needs a number of hands ≥ 0", file=sys.stderr)
+        print(f"{prog}: --autoplay needs a number of hands ≥ 0", file=sys.stderr)
         return 2
     if args.turn_seconds is not None and not 5 <= args.turn_seconds <= 3600:
-        print("python bot.py: --turn-seconds needs a number of seconds from 5 to 3600", file=sys.stderr)
+        print(f"{prog}: --turn-seconds needs a number of seconds from 5 to 3600", file=sys.stderr)
         return 2
     try:
         settings = load_settings()
     except ConfigError as exc:
-        print(f"python bot.py: {exc}", file=sys.stderr)
+        print(f"{prog}: {exc}", file=sys.stderr)
         return 2
     if args.local or args.autoplay is not None or not settings.has_discord:
         from kwx.local import run_local
 
         return run_local(args, settings)
     return run_discord(args, settings)
+
+
+def console_main() -> int:
+    """`kwx-bot`: the installed command (pipx / uv tool install), the same as `python bot.py` in a checkout."""
+    return main(prog="kwx-bot")
 
 
 if __name__ == "__main__":

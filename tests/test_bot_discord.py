@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import socket
 
 import discord
+import pytest
 
 import bot
 from kwx.cli.settings import Settings
+from kwx.store import Store, StoreError
 
 
 def _args(**kw) -> argparse.Namespace:
@@ -46,3 +49,33 @@ def test_run_passes_the_options_and_logs_with_timestamps(monkeypatch, tmp_path) 
     assert seen["token"] == "tok" and seen["bot"].sync_commands and seen["bot"].sync_guild == "123"
     assert str(seen["bot"].db_path).endswith("x.db")
     assert "%(asctime)s" in seen["log_formatter"]._fmt
+
+
+def test_a_store_that_cannot_be_opened_exits_with_status_2_and_says_why(monkeypatch, capsys) -> None:
+    def fail(self, token, **kw):
+        raise StoreError("cannot back up data/kwx.sqlite3 (disk full); the store was not migrated from v3 to v4")
+
+    monkeypatch.setattr(bot.KwxBot, "run", fail)
+    assert bot.run_discord(_args(), Settings(discord_token="tok")) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("python bot.py: cannot back up") and len(err.splitlines()) == 1
+
+
+def test_the_installed_command_names_itself_in_its_errors(capsys) -> None:
+    assert bot.main(["--autoplay", "-1"], prog="kwx-bot") == 2
+    assert capsys.readouterr().err.startswith("kwx-bot: --autoplay")
+    assert bot.run_discord(bot.build_parser("kwx-bot").parse_args([]), Settings()) == 2
+    assert capsys.readouterr().err.startswith("kwx-bot: DISCORD_TOKEN is not set")
+
+
+async def test_a_metrics_port_in_use_stops_the_start_with_one_line(tmp_path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        kwx = bot.KwxBot(Settings(discord_token="tok", metrics_port=port), hosting=True)
+        async with await Store.open(tmp_path / "kwx.sqlite3") as store:
+            with pytest.raises(bot.SetupError, match=f"cannot serve /healthz and /metrics on 127.0.0.1:{port}"):
+                kwx._start_hosting(store, object())  # type: ignore[arg-type]
+        assert kwx.monitor is None and kwx.backups is None  # nothing was left running
+        await kwx.close()

@@ -88,9 +88,9 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: {message}\n")
 
 
-def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+def build_parser(only: str | None = None, prog: str = "python -m kwx") -> argparse.ArgumentParser:
     """The argument parser; with `only`, just that command's module is imported (fast start for scripts)."""
-    parser = _Parser(prog="python -m kwx", description="Ka Wu Xing (卡五星) referee tools")
+    parser = _Parser(prog=prog, description="Ka Wu Xing (卡五星) referee tools")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     for name in COMMANDS if only is None else (only,):
         try:
@@ -103,9 +103,9 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, prog: str = "python -m kwx") -> int:
     argv = sys.argv[1:] if argv is None else argv
-    parser = build_parser(argv[0] if argv and argv[0] in COMMANDS else None)
+    parser = build_parser(argv[0] if argv and argv[0] in COMMANDS else None, prog)
     args = parser.parse_args(argv)
     try:
         return int(importlib.import_module(f"kwx.cli.{args.command}").run(args) or 0)
@@ -114,3 +114,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except BrokenPipeError:
         return 0
+
+
+def console_main() -> int:
+    """`kwx`: the installed command (pipx / uv tool install), the same as `python -m kwx` in a checkout."""
+    return main(prog="kwx")

@@ -27,7 +27,8 @@ from PIL import Image, ImageDraw, ImageFont
 
 from kwx.engine.tiles import Tile
 
-TILE_DIR = Path(__file__).resolve().parents[2] / "data" / "tiles"
+# data/tiles, through the link kwx/present/tiles, which also carries the art into an installed copy.
+TILE_DIR = Path(__file__).resolve().parent / "tiles"
 EMOJI_SIZE = 128
 TILE_BOX = (16, 0, 112, 128)  # where the tile sits inside the emoji square: 96×128
 BACK_NAME = "back"
