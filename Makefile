@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: setup test lint run bench clean e2e
+.PHONY: setup test lint typecheck run bench clean e2e
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -17,8 +17,13 @@ setup: $(STAMP)
 lint: $(STAMP)
 	$(PY) -m ruff check .
 
+# mypy over the packages [tool.mypy] names in pyproject.toml (strict there for kwx/engine and kwx/store).
+typecheck: $(STAMP)
+	$(PY) -m mypy
+
 test: $(STAMP)
 	$(PY) -m ruff check .
+	$(PY) -m mypy
 	$(PY) -m pytest
 
 run: $(STAMP)
@@ -36,7 +41,7 @@ bench: $(STAMP)
 	$(PY) -m benchmarks.discord_e2e --json
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache
+	rm -rf $(VENV) .pytest_cache .ruff_cache .mypy_cache
 
 # The real bot process against the loopback Discord (kwx/devtools/loopback): one short game, one JSON line.
 e2e: $(STAMP)

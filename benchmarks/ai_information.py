@@ -22,9 +22,12 @@ import argparse
 import json
 from collections import Counter
 from collections.abc import Sequence
+from typing import Any
 
+from benchmarks import tuning
 from benchmarks.parallel import run_all
-from kwx.engine.ai import AI_LEVELS, choose, decide, observe
+from kwx.engine.actions import Action
+from kwx.engine.ai import AI_LEVELS, DEFAULT_PARAMS, StrongParams, choose, decide, observe
 from kwx.engine.ai_base import Observation
 from kwx.engine.hand import HandState
 from kwx.engine.rules import STANDARD
@@ -51,16 +54,17 @@ def deal(seed: str, number: int) -> HandState:
     return HandState(STANDARD, number % 3, wall_from_seed(hand_seed(seed, number)))
 
 
-def _strong_action(hand: HandState, oracle: str):
+def _strong_action(hand: HandState, oracle: str, params: StrongParams) -> Action:
     legal = hand.legal_actions(STRONG)
     told = oracle == "tiles" or (oracle == "tiles_at_ready" and any(a.verb == "liangdao" for a in legal))
     if not told or len(legal) == 1:
-        return decide(hand, STRONG, "strong")
-    return choose(told_where_tiles_are(hand, observe(hand, STRONG)), "strong")
+        return decide(hand, STRONG, "strong", strong_params=params)
+    return choose(told_where_tiles_are(hand, observe(hand, STRONG)), "strong", strong_params=params)
 
 
-def play(hands: int, seed: str, oracle: str, against: str = "standard") -> dict:
-    """Strong's net of every hand (in base) and what it declared, with `oracle`."""
+def play(hands: int, seed: str, oracle: str, against: str = "standard",
+         params: StrongParams = DEFAULT_PARAMS) -> dict[str, Any]:
+    """Strong's net of every hand (in base) and what it declared, with `oracle`, strong tuned by `params`."""
     if oracle not in ORACLES:
         raise ValueError(f"unknown oracle {oracle!r}: choose from {', '.join(ORACLES)}")
     nets: list[int] = []
@@ -69,7 +73,7 @@ def play(hands: int, seed: str, oracle: str, against: str = "standard") -> dict:
         hand = deal(seed, number)
         while not hand.finished:
             seat = min(hand.to_act())
-            action = _strong_action(hand, oracle) if seat == STRONG else decide(hand, seat, against)
+            action = _strong_action(hand, oracle, params) if seat == STRONG else decide(hand, seat, against)
             declaring = seat == STRONG and action.verb == "liangdao"
             left = Counter(hand.remaining_wall()) if declaring else None  # before the next player draws
             hand.apply(action)
@@ -81,11 +85,11 @@ def play(hands: int, seed: str, oracle: str, against: str = "standard") -> dict:
 
 
 def compare(hands: int, seeds: Sequence[str], oracles: Sequence[str] = ORACLES, against: str = "standard",
-            jobs: int = 2) -> dict:
+            jobs: int = 2, params: StrongParams = DEFAULT_PARAMS) -> dict[str, Any]:
     """Every oracle on every seed, as the JSON this benchmark prints."""
     oracles = ["none", *[o for o in oracles if o != "none"]]
     runs = [(seed, oracle) for seed in seeds for oracle in oracles]
-    args = [(hands, seed, oracle, against) for seed, oracle in runs]
+    args = [(hands, seed, oracle, against, params) for seed, oracle in runs]
     results = run_all(play, args, jobs)
     by_run = dict(zip(runs, results))
     base = [x for seed in seeds for x in by_run[(seed, "none")]["nets"]]
@@ -103,7 +107,7 @@ def compare(hands: int, seeds: Sequence[str], oracles: Sequence[str] = ORACLES, 
             "liangdao_rate": round(declared / len(nets), 4),
             "declared_wait_wall_copies": round(copies / declared, 3) if declared else 0.0,
         }
-    return {"hands": hands, "seeds": list(seeds), "against": against, "oracles": out}
+    return {"hands": hands, "seeds": list(seeds), "against": against, "set": tuning.changed(params), "oracles": out}
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -113,8 +117,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--oracles", default=",".join(ORACLES), help=f"comma-separated, of {', '.join(ORACLES)}")
     parser.add_argument("--against", default="standard", choices=AI_LEVELS)
     parser.add_argument("--jobs", type=int, default=2, help="processes (default 2)")
+    tuning.add_argument(parser)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
+    params = tuning.from_args(parser, args)
     seeds = [s for s in args.seeds.split(",") if s]
     oracles = [o for o in args.oracles.split(",") if o]
     if not seeds:
@@ -124,7 +130,7 @@ def main(argv: list[str] | None = None) -> None:
     unknown = [o for o in oracles if o not in ORACLES]
     if unknown or not oracles:
         parser.error(f"--oracles: choose from {', '.join(ORACLES)}")
-    out = compare(args.hands, seeds, oracles, args.against, args.jobs)
+    out = compare(args.hands, seeds, oracles, args.against, args.jobs, params)
     print(json.dumps(out, ensure_ascii=False) if args.json else json.dumps(out, indent=2, ensure_ascii=False))
 
 

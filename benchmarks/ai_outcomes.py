@@ -15,8 +15,10 @@ from __future__ import annotations
 import argparse
 import json
 from collections import Counter
+from typing import Any
 
-from kwx.engine.ai import AI_LEVELS
+from benchmarks import tuning
+from kwx.engine.ai import AI_LEVELS, DEFAULT_PARAMS, StrongParams
 from kwx.engine.analysis import shanten
 from kwx.engine.hand import HandState
 from kwx.engine.rules import PRESETS, RuleSet
@@ -46,8 +48,9 @@ def _ended_ready(hand: HandState, record: HandRecord, seat: int) -> bool:
     return sum(counts) + 3 * melds == 13 and shanten(counts, melds) == 0
 
 
-def measure(hands: int, seed: str, ai: tuple[str, str, str], preset: str = "standard") -> dict:
-    """The breakdown, as the JSON this benchmark prints."""
+def measure(hands: int, seed: str, ai: tuple[str, str, str], preset: str = "standard",
+            params: StrongParams = DEFAULT_PARAMS) -> dict[str, Any]:
+    """The breakdown, as the JSON this benchmark prints; `strong` players tuned by `params`."""
     cases = [Counter() for _ in ai]
     case_net = [Counter() for _ in ai]
     reasons = [Counter() for _ in ai]
@@ -65,7 +68,7 @@ def measure(hands: int, seed: str, ai: tuple[str, str, str], preset: str = "stan
                 ready[player]["ready"] += 1
                 ready[player]["concealed"] += int(not hand.declared(seat))
 
-    report = simulate(hands, seed, ai, rules=RuleSet.preset(preset), on_hand=on_hand)
+    report = simulate(hands, seed, ai, rules=RuleSet.preset(preset), on_hand=on_hand, strong_params=params)
     n = report.hands or 1
     players = []
     for p, level in enumerate(ai):
@@ -77,7 +80,7 @@ def measure(hands: int, seed: str, ai: tuple[str, str, str], preset: str = "stan
             "by_reason": {reason: round(amount / n, 4) for reason, amount in sorted(reasons[p].items())},
             "ready_concealed_share": round(ready[p]["concealed"] / ready[p]["ready"], 4) if ready[p]["ready"] else 0.0,
         })
-    return {"hands": report.hands, "seed": seed, "rules": preset, "players": players}
+    return {"hands": report.hands, "seed": seed, "rules": preset, "set": tuning.changed(params), "players": players}
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -86,14 +89,16 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", default="101", help="simulation seed (default 101)")
     parser.add_argument("--hands", type=int, default=3000, help="hands (default 3000)")
     parser.add_argument("--rules", default="standard", choices=sorted(PRESETS), help="rule preset (default standard)")
+    tuning.add_argument(parser)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
+    params = tuning.from_args(parser, args)
     ai = tuple(a.strip() for a in args.ai.split(","))
     if len(ai) != 3 or any(a not in AI_LEVELS for a in ai):
         parser.error(f"--ai: three levels from {', '.join(AI_LEVELS)}, comma-separated")
     if args.hands < 1:
         parser.error("--hands: play at least one hand")
-    out = measure(args.hands, args.seed, ai, args.rules)
+    out = measure(args.hands, args.seed, ai, args.rules, params)
     print(json.dumps(out, ensure_ascii=False) if args.json else json.dumps(out, indent=2, ensure_ascii=False))
 
 

@@ -13,23 +13,25 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from kwx.engine.ai_base import Observation, _by_verb, _isolation, _pattern_lean
-from kwx.engine.ai_strong import choose_strong
+from kwx.engine.actions import Action
+from kwx.engine.ai_base import Observation, _by_verb, _isolation, _pattern_lean, _tile
+from kwx.engine.ai_strong import DEFAULT_PARAMS, StrongParams, choose_strong
 from kwx.engine.analysis import improving_tiles, shanten, shanten_after_discards, waits
+from kwx.engine.hand import HandState
 from kwx.engine.reads import FeedRecord
 
 AI_LEVELS = ("simple", "standard", "strong")
-__all__ = ["AI_LEVELS", "Observation", "choose", "decide", "observe"]
+__all__ = ["AI_LEVELS", "DEFAULT_PARAMS", "Observation", "StrongParams", "choose", "decide", "observe"]
 
 
-def choose(obs: Observation, level: str = "standard"):
-    """The action this AI level takes; always one of obs.legal."""
+def choose(obs: Observation, level: str = "standard", *, strong_params: StrongParams = DEFAULT_PARAMS) -> Action:
+    """The action this AI level takes; always one of obs.legal. `strong_params`: the strong AI's tuning."""
     if level == "simple":
         return _choose_simple(obs)
     if level == "standard":
         return _choose_standard(obs)
     if level == "strong":
-        return choose_strong(obs)
+        return choose_strong(obs, strong_params)
     raise ValueError(f"unknown AI level {level!r}: choose one of {', '.join(AI_LEVELS)}")
 
 
@@ -64,16 +66,16 @@ def _pung_improves(obs: Observation, tile: int) -> bool:
 
 
 # -- simple ------------------------------------------------------------------------------------------
-def _choose_simple(obs: Observation):
+def _choose_simple(obs: Observation) -> Action:
     acts = _by_verb(obs.legal)
     if "hu" in acts:
         return acts["hu"][0]
     for g in acts.get("gang", ()):
-        tile = obs.claim_tile if obs.claim_tile is not None else g.tile
+        tile = obs.claim_tile if obs.claim_tile is not None else _tile(g)
         removed = 3 if obs.claim_tile is not None else (4 if obs.counts[tile] == 4 else 1)
         if removed == 1 or _kong_keeps_pace(obs, tile, removed):
             return g
-    if "peng" in acts and _pung_improves(obs, obs.claim_tile):
+    if "peng" in acts and obs.claim_tile is not None and _pung_improves(obs, obs.claim_tile):
         return acts["peng"][0]
     discards = acts.get("discard")
     if discards:
@@ -82,9 +84,9 @@ def _choose_simple(obs: Observation):
         n = len(obs.melds)
         counts = obs.counts
         target = shanten(counts, n)
-        ordered = sorted(discards, key=lambda a: (-_isolation(counts, a.tile), a.tile))
+        ordered = sorted(discards, key=lambda a: (-_isolation(counts, _tile(a)), _tile(a)))
         for a in ordered:
-            if _shanten_without(counts, a.tile, n) <= target:
+            if _shanten_without(counts, _tile(a), n) <= target:
                 return a
         return ordered[0]
     if "pass" in acts:
@@ -107,7 +109,7 @@ def _danger(obs: Observation, t: int) -> int:
     return sum(1 for w in obs.liangdao_waits.values() if t in w)
 
 
-def _choose_standard(obs: Observation):
+def _choose_standard(obs: Observation) -> Action:
     acts = _by_verb(obs.legal)
     if "hu" in acts:
         return acts["hu"][0]
@@ -121,14 +123,14 @@ def _choose_standard(obs: Observation):
             return acts["peng"][0]
         return acts.get("pass", obs.legal)[0]
     for g in acts.get("gang", ()):
-        removed = 4 if counts[g.tile] == 4 else 1
-        if obs.declared or removed == 1 or _kong_keeps_pace(obs, g.tile, removed):
+        removed = 4 if counts[_tile(g)] == 4 else 1
+        if obs.declared or removed == 1 or _kong_keeps_pace(obs, _tile(g), removed):
             return g
     discard_like = acts.get("discard", []) + acts.get("liangdao", [])
     if not discard_like:
         return acts.get("pass", obs.legal)[0]
     after = shanten_after_discards(counts, n)
-    scored = [(after[t], t) for t in sorted({a.tile for a in discard_like})]
+    scored = [(after[t], t) for t in sorted({_tile(a) for a in discard_like})]
     best_s = min(s for s, _ in scored)
     contenders = sum(1 for s, t in scored if s == best_s and not _danger(obs, t))
     candidates = []
@@ -164,7 +166,7 @@ def _worth_declaring(obs: Observation, discard: int) -> bool:
 
 
 # -- from a hand to what one seat sees ---------------------------------------------------------------------
-def observe(hand, seat: int, feed_records: Mapping[int, FeedRecord] | None = None) -> Observation:
+def observe(hand: HandState, seat: int, feed_records: Mapping[int, FeedRecord] | None = None) -> Observation:
     """What `seat` knows in `hand` (a HandState): its own tiles, every discard and exposed meld, and the hands
     of declared 亮倒 seats. Another seat's 暗杠 stays unknown, as it is to a player. `feed_records` (seat →
     record, from the table's earlier hands: `FeedReads.for_seats`) is public too; the seat's own is
@@ -206,9 +208,11 @@ def observe(hand, seat: int, feed_records: Mapping[int, FeedRecord] | None = Non
     )
 
 
-def decide(hand, seat: int, level: str = "standard", feed_records: Mapping[int, FeedRecord] | None = None):
+def decide(hand: HandState, seat: int, level: str = "standard",
+           feed_records: Mapping[int, FeedRecord] | None = None, *,
+           strong_params: StrongParams = DEFAULT_PARAMS) -> Action:
     """The action the AI of `level` takes for `seat` now (one of hand.legal_actions(seat)). `feed_records`: what
-    the table has learned of its players (see `observe`)."""
+    the table has learned of its players (see `observe`); `strong_params`: the strong AI's tuning."""
     legal = hand.legal_actions(seat)
     if len(legal) == 1:
         return legal[0]
@@ -217,4 +221,4 @@ def decide(hand, seat: int, level: str = "standard", feed_records: Mapping[int, 
         claim_tile = pending[1] if pending is not None and pending[0] != seat else None
         return _choose_simple(Observation(seat, legal, list(hand.counts(seat)), hand.melds(seat),
                                           claim_tile=claim_tile))
-    return choose(observe(hand, seat, feed_records), level)
+    return choose(observe(hand, seat, feed_records), level, strong_params=strong_params)

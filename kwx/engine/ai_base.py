@@ -5,10 +5,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from kwx.engine.actions import Action
 from kwx.engine.analysis import Meld
 from kwx.engine.reads import FeedRecord
 from kwx.engine.rules import STANDARD, RuleSet
-from kwx.engine.tiles import NUM_KINDS
+from kwx.engine.tiles import NUM_KINDS, Tile
 
 
 @dataclass
@@ -16,7 +17,7 @@ class Observation:
     """Everything one seat may know when it must act (nothing of another seat's concealed hand)."""
 
     seat: int
-    legal: Sequence  # the seat's legal actions (objects with .verb and .tile)
+    legal: Sequence[Action]  # the seat's legal actions
     counts: list[int]  # own concealed tiles, the drawn tile included
     melds: Sequence[Meld] = ()
     visible: list[int] = field(default_factory=lambda: [0] * NUM_KINDS)  # tiles seen anywhere, own hand included
@@ -35,11 +36,17 @@ class Observation:
     feed_records: Mapping[int, FeedRecord] = field(default_factory=dict)
 
 
-def _by_verb(legal: Sequence) -> dict[str, list]:
-    out: dict[str, list] = {}
+def _by_verb(legal: Sequence[Action]) -> dict[str, list[Action]]:
+    out: dict[str, list[Action]] = {}
     for a in legal:
         out.setdefault(a.verb, []).append(a)
     return out
+
+
+def _tile(action: Action) -> Tile:
+    """The tile of an action that names one (a discard, a 亮倒, a kong of our own turn)."""
+    assert action.tile is not None
+    return action.tile
 
 
 def _isolation(counts: Sequence[int], t: int) -> int:

@@ -28,6 +28,7 @@ _P5, _S5 = int(Tile.P5), int(Tile.S5)
 _DRAGONS = (18, 19, 20)
 _QIDUI_BY_QUADS = ("qidui", "longqidui", "shuanglong_qidui", "sanlong_qidui")
 _FOUR_KIND_QIDUI = frozenset(_QIDUI_BY_QUADS[1:])
+_NO_READING = Reading("sets")  # no reading found yet: an empty sets reading
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,7 +103,7 @@ def score_counts(counts: Sequence[int], win: int, melds: Sequence[Meld] = (), ct
     # sets reading, built into a Reading once at the end), 数坎 bonus. Ties keep the earlier reading, 七对 first.
     best_total = best_raw = -1
     best_ids: list[str] = []
-    best_reading: Reading | tuple = ()
+    best_reading: Reading | tuple[tuple[Tile, ...], tuple[Tile, ...], Tile | None] = _NO_READING
     best_bonus = 0
 
     if qidui:
@@ -192,13 +193,12 @@ def _hand_patterns(before: Sequence[int], full: Sequence[int], win: int, melds: 
     has_p = f[0] or f[1] or f[2] or f[3] or f[4] or f[5] or f[6] or f[7] or f[8]
     has_s = f[9] or f[10] or f[11] or f[12] or f[13] or f[14] or f[15] or f[16] or f[17]
     has_z = f[18] or f[19] or f[20]
-    pungs = ()
+    pungs: set[int] = set()
     if melds:
         for m in melds:
-            t = m.tile
-            if t < 9:
+            if m.tile < 9:
                 has_p = True
-            elif t < 18:
+            elif m.tile < 18:
                 has_s = True
             else:
                 has_z = True

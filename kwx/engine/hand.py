@@ -297,11 +297,6 @@ class HandState:
         return None
 
     @property
-    def claimants(self) -> tuple[int, ...]:
-        """Seats that may claim the pending discard / rob the pending 补杠 (answered or not)."""
-        return tuple(sorted(self._options)) if self._phase in (CLAIM, ROB) else ()
-
-    @property
     def declare_order(self) -> tuple[int, ...]:
         """Seats that declared 亮倒, first declarer first."""
         return tuple(self._declare_order)
@@ -327,10 +322,6 @@ class HandState:
     def liangdao_waits(self, seat: int) -> tuple[Tile, ...]:
         """The waits shown by a 亮倒 seat (empty if it has not declared)."""
         return self._waits[seat]
-
-    def feeding_tiles(self, seat: int) -> frozenset[Tile]:
-        """Tiles `seat` may not discard under forbid_feeding (they win for a 亮倒 player)."""
-        return frozenset(Tile(t) for t in self._forbidden(seat))
 
     def louhu(self, seat: int) -> bool:
         """Is the seat under 漏胡 (may not win on a discard until its next draw)?"""
@@ -365,40 +356,6 @@ class HandState:
         if self._phase in (CLAIM, ROB):
             return {s for s in self._options if s not in self._answers}
         return set()
-
-    def view(self, seat: int | None) -> dict[str, Any]:
-        """What `seat` (None: the public channel) may see, as JSON-ready data."""
-        over = self._phase == OVER
-        players = []
-        for s in range(N_SEATS):
-            mine = seat == s or over or self._declared[s]
-            players.append({
-                "hand": [t.compact for t in self.concealed(s)] if mine else None,
-                "hand_size": sum(self._counts[s]),
-                "melds": [{"kind": m.kind, "tile": m.tile.compact if (m.kind != "ankong" or mine) else None}
-                          for m in self._melds[s]],
-                "discards": [[t.compact, c] for t, c in self.discards(s)],
-                "liangdao": self._declared[s],
-                "waits": [t.compact for t in self._waits[s]],
-                "piao": self.piao[s],
-            })
-        pending = self.pending
-        return {
-            "step": self._step,
-            "phase": self._phase,
-            "turn": self._turn,
-            "dealer": self.dealer,
-            "base": self.base,
-            "wall": self.wall_remaining,
-            "drawn": self._drawn.compact if seat == self._turn and self.drawn is not None else None,
-            "pending": None if pending is None else {"seat": pending[0], "tile": pending[1].compact,
-                                                     "kind": "discard" if self._phase == CLAIM else "bugang"},
-            "to_act": sorted(self.to_act()) if seat is None or seat in self.to_act() else [],
-            "legal": [a.to_json() for a in self.legal_actions(seat)] if seat is not None else [],
-            "players": players,
-            "louhu": self.louhu(seat) if seat is not None else False,
-            "result": self._result.to_json() if self._result else None,
-        }
 
     # == legal actions ==================================================================================
     def legal_actions(self, seat: int | None) -> list[Action]:
@@ -615,10 +572,9 @@ class HandState:
 
     def _apply_turn(self, action: Action, events: list[Event]) -> None:
         seat, verb, tile = action
-        if verb == "discard":
-            self._discard(seat, tile, events)
-        elif verb == "liangdao":
-            self._discard(seat, tile, events, liangdao=True)
+        if verb in ("discard", "liangdao"):
+            assert tile is not None  # both verbs always name a tile (Action.from_json checks it)
+            self._discard(seat, tile, events, liangdao=verb == "liangdao")
         elif verb == "hu":
             found = self._zimo_result(seat)
             assert found is not None  # apply() only accepts actions from _turn_actions, which checked it

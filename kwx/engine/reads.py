@@ -17,7 +17,7 @@ feeds ≈ 0 over a large `expected`: it holds declared waits back.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, Generic, NamedTuple, TypeVar
+from typing import Any, Generic, NamedTuple, Self, TypeVar
 
 from kwx.engine.actions import Discard, Event, Gang, Liangdao, Peng
 from kwx.engine.payments import Payment
@@ -106,9 +106,14 @@ class _PlayerReads(Generic[R]):
         return {str(p): list(r) for p, r in sorted(self.by_player.items())}
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any] | None):
+    def from_json(cls, data: Mapping[str, Any] | None) -> Self:
         empty = cls.record()  # each field's default gives its type
-        return cls({int(p): cls.record(*(type(d)(x) for d, x in zip(empty, v))) for p, v in (data or {}).items()})
+
+        def parse(values: Sequence[Any]) -> R:
+            fields: list[Any] = [type(d)(x) for d, x in zip(empty, values)]
+            return cls.record(*fields)
+
+        return cls({int(p): parse(v) for p, v in (data or {}).items()})
 
 
 class FeedReads(_PlayerReads[FeedRecord]):

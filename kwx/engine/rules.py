@@ -138,13 +138,6 @@ class RuleSet:
             rules = replace(rules, edition=_int("edition", spec["edition"]))
         return rules
 
-    def with_options(self, **overrides: Any) -> RuleSet:
-        coerced = {k: _coerce(k, v) for k, v in overrides.items()}
-        for key in coerced:
-            if key not in {f.name for f in fields(self)} or key in _NOT_OPTIONS:
-                raise RulesError(f"unknown option {key!r}")
-        return replace(self, **coerced)
-
     def to_json(self) -> dict[str, Any]:
         """{"preset": name, "options": {only the options that differ from the preset}}, and "edition" when it
         is not the current one."""

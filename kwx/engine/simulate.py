@@ -20,8 +20,9 @@ import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
-from kwx.engine.ai import AI_LEVELS, decide
+from kwx.engine.ai import AI_LEVELS, DEFAULT_PARAMS, StrongParams, decide
 from kwx.engine.hand import HandState
 from kwx.engine.piao import seat_piao
 from kwx.engine.rules import STANDARD, RuleSet
@@ -52,7 +53,7 @@ class PlayerStats:
     fan_total: int = 0
     piao_total: int = 0
 
-    def to_json(self, hands: int) -> dict:
+    def to_json(self, hands: int) -> dict[str, Any]:
         mean, half = mean_ci95(hands, self.net, self.sum_sq)
         return {
             "level": self.level,
@@ -86,7 +87,7 @@ class SimulationReport:
     tiles_conserved: bool = True
     errors: int = 0
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {
             "hands": self.hands,
             "seconds": round(self.seconds, 3),
@@ -105,11 +106,13 @@ class SimulationReport:
 def simulate(hands: int, seed: str = "0", ai: Sequence[str] = ("standard", "standard", "standard"),
              rules: RuleSet = STANDARD, progress: Callable[[int, SimulationReport], None] | None = None,
              keep_per_hand: bool = False,
-             on_hand: Callable[[HandState, HandRecord], None] | None = None) -> SimulationReport:
+             on_hand: Callable[[HandState, HandRecord], None] | None = None,
+             strong_params: StrongParams = DEFAULT_PARAMS) -> SimulationReport:
     """Play `hands` hands; `ai[p]` is player p's level (players keep their level as the dealer moves).
     `progress(n, report)` is called after each hand with the number of hands played so far and the report
     as it stands (its `seconds` is filled in only at the end); `on_hand(hand, record)` with each finished hand
-    and its record, for a caller that measures more than the report keeps."""
+    and its record, for a caller that measures more than the report keeps; `strong_params` tunes every `strong`
+    player (kwx.engine.ai_strong.StrongParams)."""
     for level in ai:
         if level not in AI_LEVELS:
             raise ValueError(f"unknown AI level {level!r}: choose from {', '.join(AI_LEVELS)}")
@@ -131,7 +134,7 @@ def simulate(hands: int, seed: str = "0", ai: Sequence[str] = ("standard", "stan
         try:
             while not hand.finished:
                 seat = min(hand.to_act())
-                hand.apply(decide(hand, seat, levels[seat], known))
+                hand.apply(decide(hand, seat, levels[seat], known, strong_params=strong_params))
                 report.actions += 1
         except Exception:  # a referee bug: count it, keep the books of the other hands
             report.errors += 1

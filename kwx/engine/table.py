@@ -119,7 +119,7 @@ class TableState:
             raise ValueError("finish_hand the last hand before starting the next")
         seed = seed if seed is not None else new_seed()
         if piao_picks is None:
-            picks = (0, 0, 0)
+            picks: tuple[int, ...] = (0, 0, 0)
         elif isinstance(piao_picks, Mapping):
             picks = tuple(int(piao_picks.get(p, 0)) for p in self.seated)
         else:

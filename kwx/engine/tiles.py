@@ -193,7 +193,7 @@ def parse_tiles(text: str, *, check_copies: bool = True) -> list[Tile]:
     """
     s = text.strip()
     if _VALID_COMPACT.fullmatch(s):  # fast path: plain compact notation with valid digits only
-        tiles = []
+        tiles: list[Tile] = []
         for digits, suit in _COMPACT_GROUP.findall(s):
             tiles += map(_COMPACT_DIGITS[suit].__getitem__, digits)
         if check_copies:

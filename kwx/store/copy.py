@@ -11,6 +11,7 @@ first difference in `report.problems`).
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -51,7 +52,8 @@ class CopyReport:
                 "problems": self.problems}
 
 
-async def _rows(store: Store, table: str, columns: tuple[str, ...], key: tuple[str, ...]):
+async def _rows(store: Store, table: str, columns: tuple[str, ...],
+                key: tuple[str, ...]) -> AsyncIterator[list[tuple[Any, ...]]]:
     """The table's rows in key order, BATCH at a time (keyset pagination: no long read transaction)."""
     select = f"SELECT {', '.join(columns)} FROM {table}"
     order = f" ORDER BY {', '.join(key)} LIMIT {BATCH}"

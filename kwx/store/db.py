@@ -148,7 +148,8 @@ class StoreBase:
         url = database_url() if path is None else str(path)
         for scheme, opener in _URL_BACKENDS.items():
             if url and url.startswith(scheme):
-                return await opener(url, clock=clock)
+                store: Self = await opener(url, clock=clock)  # the backend's Store subclass
+                return store
         target = default_db_path() if path is None else Path(path)
         memory = str(path) == ":memory:"
         if not memory:

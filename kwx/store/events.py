@@ -105,7 +105,9 @@ class TablesMixin(StoreBase):
         async with self._write() as db:
             await lock(db, "events", table_id)
             async with db.execute("SELECT COALESCE(MAX(seq), 0) FROM events WHERE table_id = ?", (table_id,)) as cur:
-                last = (await cur.fetchone())[0]
+                row = await cur.fetchone()
+            assert row is not None  # an aggregate always returns its row
+            last = row[0]
             for seq, hand_no, kind, payload in rows:
                 number = last + 1 if seq is None else seq
                 try:

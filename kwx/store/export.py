@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import gzip
 import sqlite3
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -72,7 +73,7 @@ _BATCH_SQL = (f"SELECT id, substr(created_at, 1, 7) AS month, {LINE_SQL} AS line
 HEADER = ",".join(COLUMNS) + _NL
 
 
-def csv_lines(conn: sqlite3.Connection, guild: str, upto: int, batch: int = BATCH):
+def csv_lines(conn: sqlite3.Connection, guild: str, upto: int, batch: int = BATCH) -> Iterator[tuple[str, str]]:
     """(month, CSV line) of every entry of the guild with an id up to `upto`, oldest first, in batches."""
     last = 0
     while True:

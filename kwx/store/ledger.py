@@ -89,6 +89,7 @@ class LedgerMixin(StoreBase):
             elif hand_no <= 0:
                 row = await _fetch(db, "SELECT COALESCE(MAX(hand_no), 0) + 1 AS n FROM hands"
                                        " WHERE guild = ? AND table_id IS NULL", (guild,))
+                assert row is not None  # an aggregate always returns its row
                 hand_no = row["n"]
             winners = [s for s in record.seats if s.won]
             cur = await db.execute(
@@ -419,6 +420,7 @@ async def insert_entries(db: aiosqlite.Connection, rows: list[tuple[Any, ...]], 
     ids = []
     for row in rows:
         cur = await db.execute(_INSERT_ENTRY, row)
+        assert cur.lastrowid is not None  # set by every INSERT
         ids.append(cur.lastrowid)
         await cur.close()
     return ids

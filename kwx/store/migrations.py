@@ -239,6 +239,7 @@ SCHEMA_VERSION = len(MIGRATIONS)
 async def schema_version(conn: aiosqlite.Connection) -> int:
     async with conn.execute("PRAGMA user_version") as cur:
         row = await cur.fetchone()
+    assert row is not None  # a PRAGMA read always returns its row
     return int(row[0])
 
 

@@ -41,7 +41,7 @@ class QueriesMixin(StoreBase):
         row = await self._one(
             "SELECT EXISTS(SELECT 1 FROM guilds WHERE guild = :g) OR EXISTS(SELECT 1 FROM players WHERE guild = :g)",
             {"g": guild})
-        return bool(row[0])
+        return row is not None and bool(row[0])
 
     async def guild_ids(self) -> list[str]:
         rows = await self._all("SELECT guild FROM guilds UNION SELECT guild FROM players ORDER BY 1")
@@ -56,7 +56,7 @@ class QueriesMixin(StoreBase):
             "SELECT EXISTS(SELECT 1 FROM balances WHERE guild = :g AND player_id = :p)"
             " OR EXISTS(SELECT 1 FROM players WHERE guild = :g AND player_id = :p)",
             {"g": guild, "p": player})
-        return bool(row[0])
+        return row is not None and bool(row[0])
 
     # ------------------------------------------------------------------------------------------ balances
 
@@ -159,7 +159,8 @@ class QueriesMixin(StoreBase):
     async def entries(self, guild: str, *, player: str | None = None, hand_id: int | None = None,
                       limit: int | None = 50, offset: int = 0) -> list[LedgerEntry]:
         """Ledger entries, newest first, optionally of one player or one hand."""
-        where, params = ["guild = ?"], [guild]
+        where: list[str] = ["guild = ?"]
+        params: list[str | int] = [guild]
         if player is not None:
             where.append("(from_player = ? OR to_player = ?)")
             params += [player, player]

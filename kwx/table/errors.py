@@ -16,8 +16,8 @@ CODES = frozenset({
     "already_started",
     "not_started",
     "already_seated",
-    "need_players",    # ADDED: start_game with too few seats filled (3, or 4 with rotation)
-    "table_exists",    # ADDED: open_table in a channel that already has an open table
+    "need_players",    # start_game with too few seats filled (3, or 4 with rotation)
+    "table_exists",    # open_table in a channel that already has an open table
     "paused",          # the table is paused: nothing is played until it is resumed
     "not_paused",      # resume of a table that plays
     "seat_empty",      # resume while a seat someone left is still empty (join, or the host adds an AI)

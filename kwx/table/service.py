@@ -370,7 +370,7 @@ class TableService(Lifecycle, HeldBoard):
                 await self._save_lobby(t, t.lobby, {**t.spectators, player.player_id: player})
 
     def spectators(self, table_id: int) -> list[PlayerRef]:
-        """ADDED: who watches the table (front ends decide who gets the board)."""
+        """Who watches the table (front ends decide who gets the board)."""
         return list(self._table(table_id).spectators.values())
 
     async def start_game(self, table_id: int, by: str) -> None:
@@ -439,7 +439,7 @@ class TableService(Lifecycle, HeldBoard):
                 await self._apply_action(t, action, "player", received)
 
     async def set_autoplay(self, table_id: int, player_id: str, on: bool) -> None:
-        """ADDED: a seated human switches 托管 on (the AI plays for them) or off."""
+        """A seated human switches 托管 on (the AI plays for them) or off."""
         t = self._table(table_id)
         async with t.lock:
             self._check_open(t)
@@ -459,7 +459,7 @@ class TableService(Lifecycle, HeldBoard):
             self._arm(t)
 
     async def tick(self) -> None:
-        """ADDED: fire every deadline (and start every next hand) that is due by the injected clock now.
+        """Fire every deadline (and start every next hand) that is due by the injected clock now.
         The timers do this by themselves; tests with a fake clock call it after moving the clock."""
         for t in list(self._tables.values()):
             self._flush_held(t)
@@ -506,11 +506,11 @@ class TableService(Lifecycle, HeldBoard):
         return sorted(self._tables)
 
     def rules(self, table_id: int) -> RuleSet:
-        """ADDED: the table's rules (front ends read `rules.piao` for the 漂 choices 0…max)."""
+        """The table's rules (front ends read `rules.piao` for the 漂 choices 0…max)."""
         return self._table(table_id).rules
 
     def host(self, table_id: int) -> str:
-        """ADDED: the host's player id."""
+        """The host's player id."""
         return self._table(table_id).host
 
     # == internals: lookups and checks ===================================================================

@@ -6,7 +6,7 @@ import pytest
 
 from kwx.engine.actions import Action
 from kwx.engine.ai import Observation, choose, decide, observe
-from kwx.engine.ai_strong import _Table
+from kwx.engine.ai_strong import TableModel
 from kwx.engine.analysis import Meld
 from kwx.engine.hand import HandState
 from kwx.engine.rules import RuleSet
@@ -97,18 +97,18 @@ def test_reads_what_a_declared_hand_would_cost_from_what_it_shows():
     # A 暗杠 hides tiles that change the fan: then the hand's fan is not read at all.
     flush = to_counts(parse_tiles("1112345678999p"))
     plain = to_counts(parse_tiles("123p456p789s23s5z5z"))
-    table = _Table(_obs("123p", [], liangdao_waits={1: tuple(range(9))}, shown_hands={1: flush},
+    table = TableModel(_obs("123p", [], liangdao_waits={1: tuple(range(9))}, shown_hands={1: flush},
                         meld_counts={1: 0, 2: 0}, wall_remaining=30))
     assert table.decl_fan[1] >= 8  # 清一色 ×4, 亮倒 ×2, and more on some waits
     waits_14 = (parse_tile("1s"), parse_tile("4s"))
-    table = _Table(_obs("123p", [], liangdao_waits={1: waits_14}, shown_hands={1: plain}, meld_counts={1: 0, 2: 0},
+    table = TableModel(_obs("123p", [], liangdao_waits={1: waits_14}, shown_hands={1: plain}, meld_counts={1: 0, 2: 0},
                         wall_remaining=30))
     assert table.decl_fan[1] == 2  # 屁胡 ×2 for 亮倒
     hidden = to_counts(parse_tiles("123p789s23s5z5z"))
-    table = _Table(_obs("123p", [], liangdao_waits={1: waits_14}, shown_hands={1: hidden}, meld_counts={1: 1, 2: 0},
+    table = TableModel(_obs("123p", [], liangdao_waits={1: waits_14}, shown_hands={1: hidden}, meld_counts={1: 1, 2: 0},
                         wall_remaining=30))
     assert 1 not in table.decl_fan
-    assert table.spared > _Table(_obs("123p", [], wall_remaining=30)).spared  # a declared hand: winning spares more
+    assert table.spared > TableModel(_obs("123p", [], wall_remaining=30)).spared  # a declared hand: winning spares more
 
 
 def test_feeds_only_when_nothing_else_is_legal():
@@ -257,9 +257,16 @@ def test_strong_beats_two_simple_players():
 
 
 def test_kong_tile_hidden_from_others_is_not_counted():
-    # another seat's 暗杠 stays unknown: its tiles are not among the visible counts
-    obs = _obs("123p", _discards("123p"), melds=(Meld("pung", Tile.P1),))
-    assert obs.visible[Tile.P1] == 1
+    # another seat's 暗杠 stays unknown: its tiles are not among the visible counts, so strong still expects all
+    # four 1p to be live; the seat that made it counts its own four
+    hand = deal("1111p9999s234p56s7z", "23468p78s111s66z5z", "4p6p234s567s888s5z5z", back="3s 8p")
+    play(hand, "0 gang 1p")
+    assert hand.melds(0) == (Meld("ankong", Tile.P1),)
+    for seat in (1, 2):
+        obs = observe(hand, seat)
+        assert obs.visible[Tile.P1] == 0
+        assert TableModel(obs).live[Tile.P1] == 4
+    assert observe(hand, 0).visible[Tile.P1] == 4
 
 
 def test_declares_against_players_who_throw_declared_waits():

@@ -54,7 +54,7 @@ def test_seven_pairs_reading_beats_the_kawuxing_reading() -> None:
 def test_longqidui_and_the_kawuxing_ansigui_reading_are_both_32() -> None:
     assert fan_of("1122334455566p", "5p", self_draw=True) == (32, ("longqidui", "qingyise"))
     # With 龙七对 made cheap, the sets reading shows its own 32: 清一色 × 卡五星 × 暗四归一.
-    cheap_long = STANDARD.with_options(fan_values={"longqidui": 2})
+    cheap_long = RuleSet.preset("standard", fan_values={"longqidui": 2})
     assert fan_of("1122334455566p", "5p", rules=cheap_long, self_draw=True) == (32, ("ansigui", "kawuxing", "qingyise"))
 
 
@@ -212,7 +212,7 @@ def test_xiaogan_shukan_adds_concealed_triplets_after_the_cap() -> None:
     with_melds = fan("23p789s55z", "4p", "ankong:2s", "pung:3s", rules=XIAOGAN, self_draw=True)
     assert with_melds is not None and with_melds.shukan_bonus == 1
     # after the cap: 清一色 × 碰碰胡 = 8 capped to 4, then + 4 triplets
-    capped = fan("111222333p444p5p", "5p", rules=XIAOGAN.with_options(fan_cap=4), self_draw=True)
+    capped = fan("111222333p444p5p", "5p", rules=RuleSet.preset("xiaogan", fan_cap=4), self_draw=True)
     assert capped is not None and (capped.fan, capped.raw_fan, capped.shukan_bonus) == (8, 8, 4)
     assert fan_of("111p222s789s55z34p", "5p", self_draw=True) == (1, ("pinghu",))  # no 数坎 elsewhere
 
@@ -226,21 +226,21 @@ def test_shukan_picks_the_reading_with_the_larger_total() -> None:
 
 # -- options --------------------------------------------------------------------------------------------------------
 def test_shouzhuayi_fan_2() -> None:
-    rules = STANDARD.with_options(shouzhuayi_fan=2)
+    rules = RuleSet.preset("standard", shouzhuayi_fan=2)
     assert fan_of("1s", "1s", "pung:7z", "pung:6z", "pung:5z", "pung:3p", rules=rules)[0] == 32
     assert fan("1s", "1s", "pung:2p", "pung:3p", "pung:4p", "pung:5p", rules=rules).multipliers == (2, 2)
 
 
 def test_haidilao_off_and_haidipao_on() -> None:
-    off = STANDARD.with_options(haidilao=False)
+    off = RuleSet.preset("standard", haidilao=False)
     assert fan_of("123p456p789s12s55z", "3s", rules=off, self_draw=True, last_tile=True) == (1, ("pinghu",))
-    on = STANDARD.with_options(haidipao=True)
+    on = RuleSet.preset("standard", haidipao=True)
     assert fan_of("123p456p789s12s55z", "3s", rules=on, last_tile=True) == (2, ("haidipao",))
     assert fan_of("123p456p789s12s55z", "3s", rules=on, self_draw=True, last_tile=True) == (2, ("haidilao",))
 
 
 def test_kawuxing_single_wait() -> None:
-    single = STANDARD.with_options(kawuxing_single_wait=True)
+    single = RuleSet.preset("standard", kawuxing_single_wait=True)
     assert fan_of("4556p123789s555z", "5p", rules=single) == (2, ("kawuxing",))  # waits on 5p alone
     assert fan_of("2245667p123s555z", "5p", rules=single) == (1, ("pinghu",))  # also waits on 8p
     assert fan_of("2245667p123s555z", "5p") == (2, ("kawuxing",))

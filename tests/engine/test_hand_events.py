@@ -1,4 +1,4 @@
-"""Actions and events as JSON, what each seat may see, and the read-only views front ends use."""
+"""Actions and events as JSON, and what each seat may see of them."""
 
 from __future__ import annotations
 
@@ -51,20 +51,6 @@ def test_reveal_and_settlement_are_public() -> None:
     assert reveal["hands"][2] == "46p23456788899s"
     settlement = of_kind(events, "settlement")[0].public_json()
     assert settlement["net"] == [-2, 2, 0] and settlement["next_dealer"] == 1
-
-
-def test_views_hide_other_hands_until_the_end() -> None:
-    hand = deal(DEALER, WAIT_5P_A, JUNK, draws="3s 2p")
-    play(hand, "0 discard 7p")
-    view = hand.view(2)
-    assert view["players"][2]["hand"] is not None and view["players"][0]["hand"] is None
-    assert view["players"][1]["hand"] is None and view["drawn"] is None and view["to_act"] == []
-    assert hand.view(1)["drawn"] == "3s" and hand.view(1)["legal"][0][1] == "discard"
-    assert hand.view(None)["players"][0]["discards"] == [["7p", False]]
-    play(hand, "1 liangdao 3s")
-    assert hand.view(2)["players"][1]["hand"] is not None  # 亮倒 shows the hand to everyone
-    assert hand.view(2)["players"][1]["waits"] == ["5p"]
-    json.dumps(hand.view(None))
 
 
 def test_no_maima_when_the_wall_is_empty() -> None:

@@ -61,7 +61,24 @@ def expected_liangdao(hand: HandState, seat: int) -> set[int]:
                 out.add(t)
                 break
         counts[t] += 1
-    return out - set(hand.feeding_tiles(seat))
+    return out - feeding_tiles(hand, seat)
+
+
+def feeding_tiles(hand: HandState, seat: int) -> set[int]:
+    """Brute force, under forbid_feeding: the shown waits of the other declared hands that would win on a
+    discard at the table's minimum fan."""
+    rules = hand.rules
+    if not rules.forbid_feeding or hand.declared(seat):
+        return set()
+    out = set()
+    for s in range(3):
+        if s == seat or not hand.declared(s):
+            continue
+        for w in hand.liangdao_waits(s):
+            r = score_counts(hand.counts(s), w, hand.melds(s), WinContext(liangdao=True), rules)
+            if r is not None and r.fan >= max(rules.min_fan, rules.min_fan_discard):
+                out.add(int(w))
+    return out
 
 
 def check_state(hand: HandState) -> None:

@@ -16,11 +16,12 @@ from __future__ import annotations
 
 import re
 import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Generator, Iterable, Sequence
 from functools import lru_cache
 from typing import Any
 
 import asyncpg
+from asyncpg.pool import PoolConnectionProxy
 
 _ID_TABLES = ("tables", "hands", "ledger_entries")
 _INSERT_ID = re.compile(r"\s*INSERT\s+INTO\s+(\w+)", re.IGNORECASE)
@@ -105,7 +106,7 @@ class _Pending:
     def __init__(self, conn: PgConn, sql: str, params: Any) -> None:
         self._conn, self._sql, self._params = conn, sql, params
 
-    def __await__(self):
+    def __await__(self) -> Generator[Any, None, PgCursor]:
         return self._conn._run(self._sql, self._params).__await__()
 
     async def __aenter__(self) -> PgCursor:
@@ -120,7 +121,7 @@ class PgConn:
 
     dialect = "postgresql"
 
-    def __init__(self, conn: asyncpg.Connection) -> None:
+    def __init__(self, conn: asyncpg.Connection[Any] | PoolConnectionProxy[Any]) -> None:
         self.raw = conn
 
     def execute(self, sql: str, params: Any = ()) -> _Pending:
