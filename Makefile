@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: setup test lint typecheck run bench clean e2e
+.PHONY: setup test lint typecheck run bench clean e2e mutation
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -40,8 +40,13 @@ bench: $(STAMP)
 	$(PY) -m benchmarks.lifecycle --json
 	$(PY) -m benchmarks.discord_e2e --json
 
+# Mutation testing (mutmut; slow, not in CI): each target of scripts/mutation.py mutates one module against its
+# own test folder and reports the share of mutants the tests kill. `make mutation TARGETS=payments` runs one.
+mutation: $(STAMP)
+	$(PY) -m scripts.mutation $(TARGETS)
+
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache .mypy_cache
+	rm -rf $(VENV) .pytest_cache .ruff_cache .mypy_cache build/mutation
 
 # The real bot process against the loopback Discord (kwx/devtools/loopback): one short game, one JSON line.
 e2e: $(STAMP)
