@@ -418,10 +418,9 @@ class HandState:
                 out.extend(ld[t] for t in self._liangdao_discards(seat) if t not in forbidden)
         return out
 
-    def _forbidden(self, seat: int) -> set[int] | frozenset[int]:
-        """forbid_feeding: tiles a non-declared seat may not discard."""
-        if not self.rules.forbid_feeding or self._declared[seat] or not self._declare_order:
-            return frozenset()
+    def _forbidden(self, seat: int) -> set[int]:
+        """forbid_feeding: tiles a non-declared seat may not discard: every declared hand's winning tiles on a
+        discard (recorded only under the option). Never asked for a declared seat, whose discards are automatic."""
         out: set[int] = set()
         for s in self._declare_order:
             out.update(self._feed[s])

@@ -75,6 +75,20 @@ def test_locked_hand_may_kong_its_draw_when_waits_stay() -> None:
     assert hand.liangdao_waits(1) == (Tile.P5,)
 
 
+def test_locked_hand_may_kong_a_discard_when_waits_stay() -> None:
+    hand = declared_hand(draws="3s 1s")
+    play(hand, "2 discard 1s")  # seat 1 holds 111s apart from its wait on 5p: a 直杠 keeps the wait
+    assert hand.legal_actions(1) == [Action(1, "gang"), Action(1, "pass")]
+
+
+def test_locked_hand_may_not_kong_a_discard_that_changes_its_waits() -> None:
+    hand = deal(DEALER, "11123s456p789p77z", "35p347s258s69s5z6z7z", draws="3p 1s")
+    play(hand, "0 discard 7p", "1 liangdao 3p")
+    assert hand.liangdao_waits(1) == (Tile.S1, Tile.S4, Tile.RED)
+    play(hand, "2 discard 1s")  # 111s is part of the waits: a kong of it would leave 1s 4s only
+    assert hand.legal_actions(1) == [Action(1, "hu"), Action(1, "pass")]
+
+
 def test_locked_pass_discards_the_draw() -> None:
     hand = declared_hand(draws="3s 2p 9p 1s")
     play(hand, "2 discard 2p", "0 discard 9p", "1 pass")
@@ -128,6 +142,14 @@ def test_liangdao_min_wall() -> None:
     assert not any(a.verb == "liangdao" for a in hand.legal_actions(1))
     with pytest.raises(IllegalAction, match="liangdao_min_wall"):
         hand.apply(Action(1, "liangdao", Tile.S3))
+
+
+def test_a_liangdao_counts_the_concealed_triplet_its_own_draw_would_make() -> None:
+    # with 数坎, a self-drawn 5p or 7z makes a third concealed triplet: 2 (亮倒) + 3 = 5 fan, on a discard only 4
+    for min_fan, allowed in ((5, True), (6, False)):
+        rules = RuleSet.preset("standard", shukan=True, min_fan=min_fan)
+        hand = deal("111p9p999s456s55p77z", "23468p78s123s66z5z", "4p6p234s567s888s5z5z", rules=rules)
+        assert (Action(0, "liangdao", Tile.P9) in hand.legal_actions(0)) is allowed
 
 
 def test_liangdao_needs_a_wait_reaching_min_fan() -> None:
