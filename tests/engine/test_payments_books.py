@@ -30,6 +30,14 @@ def test_chajiao_is_paid_in_base() -> None:
     assert rows(chajiao_payments({1: 4}, base=3)) == [(0, 1, 12, "chajiao"), (2, 1, 12, "chajiao")]
 
 
+def test_kong_money_is_paid_in_base() -> None:
+    rules = RuleSet.preset("standard")
+    assert rows(kong_payments("angang", 0, from_seat=None, chain=1, base=3, rules=rules)) == [(1, 0, 6, "angang"),
+                                                                                             (2, 0, 6, "angang")]
+    assert rows(kong_payments("bugang", 0, from_seat=None, chain=2, base=3, rules=rules)) == [(1, 0, 6, "bugang"),
+                                                                                             (2, 0, 6, "bugang")]
+
+
 def test_an_unknown_kong_is_refused_by_name() -> None:
     with pytest.raises(ValueError, match="unknown kong kind 'chigang'"):
         kong_payments("chigang", 0, from_seat=1, chain=1, base=1, rules=RuleSet.preset("standard"))
