@@ -75,6 +75,14 @@ def test_locked_hand_may_kong_its_draw_when_waits_stay() -> None:
     assert hand.liangdao_waits(1) == (Tile.P5,)
 
 
+def test_locked_hand_may_add_its_draw_to_an_exposed_pung() -> None:
+    hand = deal(DEALER, "123p456s11s9s77z44p", "1369p2468s1379s5p", draws="2p 8s 7z")
+    play(hand, "0 discard 7z", "1 peng", "1 liangdao 9s", "2 discard 2p", "0 discard 8s")
+    assert hand.drawn == Tile.RED and hand.legal_actions(1) == [Action(1, "gang", Tile.RED), Action(1, "pass")]
+    events = play(hand, "1 gang 7z")  # a 补杠: the waits on 1s and 4p stay
+    assert of_kind(events, "gang")[0].gang == "bugang" and hand.liangdao_waits(1) == (Tile.P4, Tile.S1)
+
+
 def test_locked_hand_may_kong_a_discard_when_waits_stay() -> None:
     hand = declared_hand(draws="3s 1s")
     play(hand, "2 discard 1s")  # seat 1 holds 111s apart from its wait on 5p: a 直杠 keeps the wait
