@@ -1,4 +1,5 @@
 """Mutation testing: `make mutation` (all targets) or `python -m scripts.mutation payments legality`.
+After adding tests, `python -m scripts.mutation legality --again` runs only the mutants that survived.
 
 Each target mutates one module (or some of its functions) with mutmut and runs only its own test folder against
 every mutant: a surviving mutant is a change to the code that no test notices. A target runs in a scratch copy of
@@ -59,9 +60,9 @@ def mutant_globs(target: Target) -> list[str]:
     return out
 
 
-def _copy_tree(dest: Path) -> None:
-    """The tracked files (as in the work tree now) into `dest`, which is emptied first."""
-    if dest.exists():
+def _copy_tree(dest: Path, fresh: bool = True) -> None:
+    """The tracked files (as in the work tree now) into `dest`, emptied first when `fresh`."""
+    if fresh and dest.exists():
         shutil.rmtree(dest)
     files = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, check=True, capture_output=True).stdout
     for name in files.decode().split("\0"):
@@ -86,21 +87,32 @@ def _configure(dest: Path, target: Target) -> None:
 _STATUS = re.compile(r"^\s*(\S+__mutmut_\d+): (.+?)\s*$")
 
 
-def run(name: str, target: Target, max_children: int) -> dict[str, object]:
-    dest = SCRATCH / name
-    _copy_tree(dest)
-    _configure(dest, target)
-    mutmut = [sys.executable, "-m", "mutmut"]
-    globs = mutant_globs(target)
-    subprocess.run([*mutmut, "run", "--max-children", str(max_children), *globs], cwd=dest, check=True,
-                   stdout=subprocess.DEVNULL)
-    listing = subprocess.run([*mutmut, "results", "--all", "true"], cwd=dest, check=True, capture_output=True,
+_MUTMUT = [sys.executable, "-m", "mutmut"]
+
+
+def _statuses(dest: Path, globs: list[str]) -> dict[str, str]:
+    """mutant name → mutmut's status (killed, survived, no tests …), for the target's mutants."""
+    listing = subprocess.run([*_MUTMUT, "results", "--all", "true"], cwd=dest, check=True, capture_output=True,
                              text=True).stdout
-    statuses: dict[str, str] = {}
+    out = {}
     for line in listing.splitlines():
-        if (m := _STATUS.match(line)) is not None:
-            statuses[m.group(1)] = m.group(2)
-    mine = {k: v for k, v in statuses.items() if any(_matches(k, g) for g in globs)}
+        if (m := _STATUS.match(line)) is not None and any(_matches(m.group(1), g) for g in globs):
+            out[m.group(1)] = m.group(2)
+    return out
+
+
+def run(name: str, target: Target, max_children: int, again: bool = False) -> dict[str, object]:
+    """One target's mutants, or with `again` only those that survived its last run (the scratch copy refreshed
+    with the work tree's files, so new tests are run against them)."""
+    dest = SCRATCH / name
+    globs = mutant_globs(target)
+    survivors = [k for k, v in _statuses(dest, globs).items() if v not in ("killed", "timeout")] if again else []
+    _copy_tree(dest, fresh=not again)
+    _configure(dest, target)
+    if not again or survivors:
+        subprocess.run([*_MUTMUT, "run", "--max-children", str(max_children), *(survivors or globs)], cwd=dest,
+                       check=True, stdout=subprocess.DEVNULL)
+    mine = _statuses(dest, globs)
     counts = {status: sum(1 for v in mine.values() if v == status) for status in sorted(set(mine.values()))}
     caught = counts.get("killed", 0) + counts.get("timeout", 0)
     return {
@@ -122,12 +134,16 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("targets", nargs="*", metavar="TARGET", help=f"of {', '.join(TARGETS)} (default all)")
     parser.add_argument("--max-children", type=int, default=2, help="parallel test processes (default 2)")
+    parser.add_argument("--again", action="store_true",
+                        help="run only the mutants that survived the last run, against the tests as they are now")
     args = parser.parse_args(argv)
     unknown = [t for t in args.targets if t not in TARGETS]
     if unknown:
         parser.error(f"unknown target {', '.join(unknown)}: targets are {', '.join(TARGETS)}")
     for name in args.targets or list(TARGETS):
-        print(json.dumps(run(name, TARGETS[name], args.max_children), ensure_ascii=False), flush=True)
+        if args.again and not (SCRATCH / name / "mutants").is_dir():
+            parser.error(f"--again: {name} has not run yet")
+        print(json.dumps(run(name, TARGETS[name], args.max_children, args.again), ensure_ascii=False), flush=True)
     return 0
 
 
