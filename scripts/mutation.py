@@ -101,6 +101,11 @@ def _statuses(dest: Path, globs: list[str]) -> dict[str, str]:
     return out
 
 
+def _mutmut_run(dest: Path, names: list[str], max_children: int) -> None:
+    subprocess.run([*_MUTMUT, "run", "--max-children", str(max_children), *names], cwd=dest, check=True,
+                   stdout=subprocess.DEVNULL)
+
+
 def run(name: str, target: Target, max_children: int, again: bool = False) -> dict[str, object]:
     """One target's mutants, or with `again` only those that survived its last run (the scratch copy refreshed
     with the work tree's files, so new tests are run against them)."""
@@ -110,8 +115,10 @@ def run(name: str, target: Target, max_children: int, again: bool = False) -> di
     _copy_tree(dest, fresh=not again)
     _configure(dest, target)
     if not again or survivors:
-        subprocess.run([*_MUTMUT, "run", "--max-children", str(max_children), *(survivors or globs)], cwd=dest,
-                       check=True, stdout=subprocess.DEVNULL)
+        _mutmut_run(dest, survivors or globs, max_children)
+    unchecked = [k for k, v in _statuses(dest, globs).items() if v == "not checked"]
+    if again and unchecked:  # the mutants of functions changed since the last run
+        _mutmut_run(dest, unchecked, max_children)
     mine = _statuses(dest, globs)
     counts = {status: sum(1 for v in mine.values() if v == status) for status in sorted(set(mine.values()))}
     caught = counts.get("killed", 0) + counts.get("timeout", 0)

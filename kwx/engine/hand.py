@@ -95,7 +95,7 @@ _OTHERS = tuple(((s + 1) % N_SEATS, (s + 2) % N_SEATS) for s in range(N_SEATS)) 
 @cache
 def _ctx(self_draw: bool = False, liangdao: bool = False, kong_draw: bool = False, after_kong: bool = False,
          rob_kong: bool = False, last_tile: bool = False) -> WinContext:
-    """Shared WinContext instances (there are at most 64)."""
+    """Shared WinContext instances (a few dozen at most: one per combination of flags and way of calling)."""
     return WinContext(self_draw, liangdao, kong_draw, after_kong, rob_kong, last_tile)
 
 
@@ -481,7 +481,7 @@ class HandState:
         melds = self._melds[seat]
         if not is_win(c, len(melds)):
             return None
-        ctx = _ctx(True, self._declared[seat], self._from_back, False, False, self._last_draw)
+        ctx = _ctx(True, self._declared[seat], kong_draw=self._from_back, last_tile=self._last_draw)
         candidates = [self._drawn] if self._drawn is not None else list(compress(_TILES, c))
         best: tuple[FanResult, Tile] | None = None
         for t in candidates:
@@ -503,7 +503,7 @@ class HandState:
         c[tile] -= 1
         if not won:
             return None
-        ctx = _ctx(False, self._declared[seat], False, after_kong, rob_kong, last)
+        ctx = _ctx(liangdao=self._declared[seat], after_kong=after_kong, rob_kong=rob_kong, last_tile=last)
         r = score_counts(c, tile, melds, ctx, self.rules)
         if r is None or r.fan < self._discard_min:
             return None

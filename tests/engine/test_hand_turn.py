@@ -66,6 +66,13 @@ def test_dealer_first_turn_may_win() -> None:
     assert hand.result.self_draw and hand.result.next_dealer == 0
 
 
+def test_a_dealer_win_with_equal_readings_is_on_the_lowest_tile() -> None:
+    hand = deal("123p789p123s789s77z", "57899p23s555z666z", "46p234s567s888s9s7z")
+    events = play(hand, "0 hu")  # every tile of a plain hand could be the last: each pays 1, the first counts
+    assert [e.tile for e in events if e.kind == "hu"] == [Tile.P1]
+    assert payments_json(hand) == [(1, 0, 1, "hu"), (2, 0, 1, "hu")]
+
+
 # -- kongs and chains ----------------------------------------------------------------------------------
 KONG_DEALER = "1111p9999s234p56s7z"  # two 暗杠 possible on the first turn
 KONG_SEAT1 = "23468p78s111s66z5z"

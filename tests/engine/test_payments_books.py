@@ -14,6 +14,7 @@ from kwx.engine.payments import (
     win_payments,
 )
 from kwx.engine.rules import RuleSet
+from tests.engine.builders import deal, play
 
 
 def rows(pays: list[Payment]) -> list[tuple[int, int, int, str]]:
@@ -55,3 +56,12 @@ def test_the_books_refuse_a_record_that_is_not_a_transfer_at_the_table(record: P
 
 def test_the_books_of_a_four_seat_table_count_the_fourth_seat() -> None:
     check_payments([Payment(3, 1, 2, "hu"), Payment(0, 3, 1, "piao")], n_seats=4)
+
+
+def test_a_self_drawn_win_is_scored_by_the_tables_fan_values() -> None:
+    # seat 1 draws 5p at once: 卡五星, 2 fan as standard, 4 at a table that values it so
+    rules = RuleSet.preset("standard", fan_values={"kawuxing": 4})
+    hand = deal("57899p23s555z666z7z", "12346p789s111s77z", "35p347s258s69s5z6z7z", draws="5p", rules=rules)
+    play(hand, "0 discard 7p", "1 hu")
+    assert hand.result is not None and hand.result.fan[1] == 4
+    assert rows(list(hand.payments)) == [(0, 1, 4, "hu"), (2, 1, 4, "hu")]
