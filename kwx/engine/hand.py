@@ -170,7 +170,6 @@ class HandState:
         self.piao = piao
         self.base = rules.base * base_multiplier
         self._discard_min = max(rules.min_fan, rules.min_fan_discard)
-        self._forbid_feeding = rules.forbid_feeding
         self._liangdao_min_wall = rules.liangdao_min_wall
         # 亮倒 doubles every win, so a declared hand is sure to reach min_fan when this is ≥ min_fan.
         sure = rules.pattern_fan("liangdao")
@@ -402,7 +401,7 @@ class HandState:
                 out.extend(gangs[t] for t in range(NUM_KINDS) if c[t] == 4)
             if drawn is not None and c[drawn] and any(m.tile == drawn and m.kind == "pung" for m in self._melds[seat]):
                 out.append(_GANG_T[seat][drawn])
-        forbidden = self._forbidden(seat) if self._forbid_feeding and self._declare_order else frozenset()
+        forbidden = self._forbidden()
         if forbidden:
             out.extend(a for a in compress(_DISCARD[seat], c) if a.tile not in forbidden)
         else:
@@ -418,9 +417,9 @@ class HandState:
                 out.extend(ld[t] for t in self._liangdao_discards(seat) if t not in forbidden)
         return out
 
-    def _forbidden(self, seat: int) -> set[int]:
-        """forbid_feeding: tiles a non-declared seat may not discard: every declared hand's winning tiles on a
-        discard (recorded only under the option). Never asked for a declared seat, whose discards are automatic."""
+    def _forbidden(self) -> set[int]:
+        """forbid_feeding: tiles an undeclared seat may not discard: every declared hand's winning tiles on a
+        discard (recorded only under the option; a declared seat's discards are automatic)."""
         out: set[int] = set()
         for s in self._declare_order:
             out.update(self._feed[s])
@@ -961,7 +960,7 @@ class HandState:
                 if any(m.tile == tile and m.kind == "pung" for m in self._melds[seat]):
                     return f"补杠 only with the tile just drawn: {tile} was kept in hand"
                 return f"seat {seat} needs four {tile} (or a pung of it and {tile} just drawn) to kong"
-            if tile in self._forbidden(seat):
+            if tile in self._forbidden():
                 return f"{tile} would feed a 亮倒 player (forbid_feeding)"
             if verb == "liangdao":
                 if self.wall_remaining < self.rules.liangdao_min_wall:

@@ -73,6 +73,21 @@ def test_a_dealer_win_with_equal_readings_is_on_the_lowest_tile() -> None:
     assert payments_json(hand) == [(1, 0, 1, "hu"), (2, 0, 1, "hu")]
 
 
+SEVEN_PAIRS_6Z = "11p33p55p77s99s55z6z"  # six pairs and a lone 6z: 七对 on 6z
+SEVEN_PAIRS_OTHER = "2p4p6p8p2s5s6s7s8s9s5s6s7s"
+
+
+def test_seven_pairs_win_by_self_draw_and_on_a_discard() -> None:
+    drawn = deal("123p456p789p1234s7z", SEVEN_PAIRS_6Z, SEVEN_PAIRS_OTHER, draws="6z")
+    play(drawn, "0 discard 7z")
+    assert Action(1, "hu") in drawn.legal_actions(1)
+    play(drawn, "1 hu")
+    assert drawn.result is not None and drawn.result.patterns[1] == ("qidui",)
+    fed = deal("123p456p789p1234s6z", SEVEN_PAIRS_6Z, SEVEN_PAIRS_OTHER)
+    play(fed, "0 discard 6z")
+    assert fed.legal_actions(1) == [Action(1, "hu"), Action(1, "pass")]
+
+
 # -- kongs and chains ----------------------------------------------------------------------------------
 KONG_DEALER = "1111p9999s234p56s7z"  # two 暗杠 possible on the first turn
 KONG_SEAT1 = "23468p78s111s66z5z"
