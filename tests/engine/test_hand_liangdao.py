@@ -83,6 +83,14 @@ def test_locked_hand_may_add_its_draw_to_an_exposed_pung() -> None:
     assert of_kind(events, "gang")[0].gang == "bugang" and hand.liangdao_waits(1) == (Tile.P4, Tile.S1)
 
 
+def test_locked_hand_may_not_add_its_winning_draw_to_a_pung() -> None:
+    hand = deal("123p456p789p1s2s3s7z9s", "11s23s456p789p55z6z", "2p3p5p6p8p9p4s5s6s7s8s5z6z", draws="9s 8s 1s")
+    play(hand, "0 discard 1s", "1 peng", "1 liangdao 6z", "2 discard 9s", "0 discard 8s")
+    assert hand.liangdao_waits(1) == (Tile.S1, Tile.S4) and hand.drawn == Tile.S1
+    # the fourth 1s wins (123s); as a 补杠 it would leave the hand waiting on 4s alone
+    assert hand.legal_actions(1) == [Action(1, "hu"), Action(1, "pass")]
+
+
 def test_locked_hand_may_kong_a_discard_when_waits_stay() -> None:
     hand = declared_hand(draws="3s 1s")
     play(hand, "2 discard 1s")  # seat 1 holds 111s apart from its wait on 5p: a 直杠 keeps the wait
