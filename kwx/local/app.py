@@ -121,7 +121,8 @@ class KwxApp(App[int]):
         yield Static(id="status")
         with Vertical(id="main"):
             yield Static(id="seats")
-            yield RichLog(id="log", markup=True, wrap=True, max_lines=500)
+            # min_width: lines wrap at the pane's width (beside the seats it is narrower than RichLog's default 78)
+            yield RichLog(id="log", markup=True, wrap=True, max_lines=500, min_width=20)
         with Horizontal(id="hand"):
             for i in range(len(TILE_KEYS)):
                 yield TileView(i)

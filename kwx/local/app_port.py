@@ -8,8 +8,6 @@ from typing import Any, Protocol
 
 from kwx.local.port import BalanceSource, LocalPort
 from kwx.local.tables import YOU_ID
-from kwx.local.text import say, tile_markup
-from kwx.present.i18n import t
 from kwx.table.views import PlayerRef, PrivateView, PublicView, ResultView
 
 
@@ -44,15 +42,10 @@ class AppFrontEnd(LocalPort):
         self.app.redraw(hand=True)
 
     async def liangdao_revealed(self, view: PublicView, seat: int) -> None:
-        if not self._mine(view.table_id):
-            return
-        self.board = view
-        s = view.seats[seat]
-        line = t("board.liangdao_reveal", self.lang, player=self.name(seat, view),
-                 hand=" ".join(tile_markup(x, self.lang) for x in s.revealed))
-        waits = " ".join(tile_markup(x, self.lang) for x in s.waits)
-        self.app.log_line(f"[bold magenta]★[/] {line}  [bold]{say('waits', self.lang, tiles=waits)}[/]")
-        self.app.redraw()
+        """The reveal's log line came with the board's events, in its place; the seats show it from here."""
+        if self._mine(view.table_id):
+            self.board = view
+            self.app.redraw()
 
     async def hand_finished(self, result: ResultView, view: PublicView) -> None:
         lines = await self.result_block(result, view)

@@ -40,9 +40,9 @@ from kwx.local.tables import (
     open_or_resume,
     paused_clock,
 )
-from kwx.local.text import say, tiles_markup
+from kwx.local.text import say
 from kwx.local.warnings import confirm_setting, is_yes, set_confirm_setting, warning
-from kwx.present.i18n import resolve_lang, t
+from kwx.present.i18n import resolve_lang
 from kwx.store import Store
 from kwx.table.errors import TableError
 from kwx.table.live import CLAIM_PAUSE
@@ -102,14 +102,9 @@ class ConsoleFrontEnd(LocalPort):
             self._prompt_task = asyncio.ensure_future(self._prompt_soon(view))
 
     async def liangdao_revealed(self, view: PublicView, seat: int) -> None:
-        if not self._mine(view.table_id):
-            return
-        self.board = view
-        s = view.seats[seat]
-        hand = tiles_markup(s.revealed, self.lang)
-        waits = tiles_markup(s.waits, self.lang)
-        line = t("board.liangdao_reveal", self.lang, player=self.name(seat, view), hand=hand)
-        self.print(f"[bold magenta]★[/] {line}  [bold]{say('waits', self.lang, tiles=waits)}[/]")
+        """The reveal's log line came with the board's events, in its place."""
+        if self._mine(view.table_id):
+            self.board = view
 
     async def hand_finished(self, result: ResultView, view: PublicView) -> None:
         lines = await self.result_block(result, view)

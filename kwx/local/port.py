@@ -28,17 +28,18 @@ class LocalPort(Renderer):
         self.table_id = table_id  # when set, other tables' calls are ignored
         self.closed = False  # after quit: the service's last calls show nothing
         self.results_shown: set[tuple[int, int]] = set()  # (table, hand) whose result block was shown
-        self._last_logged: tuple[int, int, int] | None = None  # (table, hand, step) of the last events logged
+        self._last_logged: PublicView | None = None  # the last view whose events were logged
 
     def _mine(self, table_id: int) -> bool:
         return not self.closed and (self.table_id is None or table_id == self.table_id)
 
     def new_events(self, view: PublicView) -> list[dict]:
-        """The view's events unless this (table, hand, step) was logged already: the same view twice logs once."""
-        key = (view.table_id, view.hand_no, view.step)
-        if not view.last_events or key == self._last_logged:
+        """The view's events, unless this very view was logged already (the same view twice logs once). Not keyed
+        by the step: a claim window's answer (碰, 杠, 胡) and what the board held back after a discard come in
+        views of the step that showed the discard, and each of them has events of its own."""
+        if not view.last_events or view == self._last_logged:
             return []
-        self._last_logged = key
+        self._last_logged = view
         return list(view.last_events)
 
     async def result_block(self, result: ResultView, view: PublicView) -> list[Any] | None:

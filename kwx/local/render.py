@@ -28,6 +28,7 @@ from kwx.local.text import (
     tile_or_none,
     tile_text,
     tiles_markup,
+    tiles_or_none,
     tiles_text,
 )
 from kwx.local.warnings import danger_line, hint_suffix
@@ -93,6 +94,11 @@ class Renderer:
             return f"[bold]◆[/] {t(key, lang, player=who, tile=tm)}"
         if kind == "rob_window":
             return None  # the status line shows the 补杠 while it is held; its line comes when it completes
+        if kind == "liangdao":  # after its declaring discard, before anything that follows it
+            hand = tiles_markup(tiles_or_none(event.get("hand")), lang)
+            waits = tiles_markup(tiles_or_none(" ".join(event.get("waits") or ())), lang)
+            line = t("board.liangdao_reveal", lang, player=who, hand=hand)
+            return f"[bold magenta]★[/] {line}  [bold]{say('waits', lang, tiles=waits)}[/]"
         if kind == "hu":
             return self._hu_line(event, view, tm)
         if kind == "huangzhuang":
@@ -101,7 +107,7 @@ class Renderer:
             return f"[bold]■[/] {say('forbid_feeding', lang, player=who)}"
         if kind == "maima":
             return f"[dim]· {say('maima', lang, tile=tm, value=event.get('value', 0))}[/]"
-        return None  # draw, pass, liangdao (see liangdao_revealed), reveal, settlement, service bookkeeping
+        return None  # draw, pass, reveal, settlement, service bookkeeping
 
     def _hu_line(self, event: Mapping[str, Any], view: PublicView, tm: str) -> str:
         lang = self.lang

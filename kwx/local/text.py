@@ -7,7 +7,7 @@ from typing import Any
 
 from rich.text import Text
 
-from kwx.engine.tiles import SHORT_CHINESE, Tile, TileError, parse_tile
+from kwx.engine.tiles import SHORT_CHINESE, Tile, TileError, parse_tile, parse_tiles
 from kwx.present.i18n import catalog, resolve_lang, t
 
 # Both names of every verb, for choices and help: 胡(hu).
@@ -75,6 +75,14 @@ def tile_or_none(text: str | None) -> Tile | None:
         return parse_tile(text)
     except TileError:
         return None
+
+
+def tiles_or_none(text: str | None) -> list[Tile]:
+    """Tiles in compact notation ("123p4s", "5p 7z"); none when the text is not that."""
+    try:
+        return parse_tiles(text or "", check_copies=False)
+    except TileError:
+        return []
 
 
 def signed(n: int) -> str:

@@ -276,8 +276,16 @@ async def test_event_log_lines_and_liangdao_reveal() -> None:
     assert "draws" not in text  # other players' draws are not spammed
     seats = list(board().seats)
     seats[2] = replace(seats[2], liangdao=True, revealed=tuple(parse_tiles("2345p")), waits=(Tile.P2, Tile.P5))
-    await fe.liangdao_revealed(board(seats=tuple(seats)), 2)
-    assert "电脑2 laid down: 2p 3p 4p 5p" in output(console)
+    declared = board(step=10, seats=tuple(seats), last_events=(
+        {"kind": "discard", "seat": 2, "tile": "9s", "auto": False, "liangdao": True},
+        {"kind": "liangdao", "seat": 2, "hand": "2345p", "melds": [], "waits": ["2p", "5p"]},
+        {"kind": "draw", "seat": 0, "tile": None, "from_back": False, "wall": 39},
+        {"kind": "discard", "seat": 0, "tile": "1p", "auto": False, "liangdao": False}))
+    await fe.board_changed(declared)
+    await fe.liangdao_revealed(declared, 2)
+    lines = output(console).splitlines()
+    assert lines == ["→ 电脑2 discards 9s", "★ 电脑2 laid down: 2p 3p 4p 5p  Waiting on 2p 5p",  # once, in place
+                     "→ Player discards 1p"]
 
 
 async def test_result_block_has_fan_breakdown_payments_and_balances() -> None:
