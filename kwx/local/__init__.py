@@ -6,6 +6,7 @@ store and ledger as Discord (guild `local`).
     autoplay.py  three AI players play N hands headless (`--autoplay N`)
     tables.py    the local tables: finding, seating, the clock that stands still while nobody runs them
     commands.py  typed commands → legal choices;  render.py views → rich text;  text.py strings and tiles
+    input_bytes.py  typed bytes that are not UTF-8 read as U+FFFD;  crash.py  an error's log file and exit status
 """
 
 from __future__ import annotations

@@ -16,10 +16,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import io
+import traceback
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from rich.console import Console
 from rich.markup import escape
 from rich.text import Text
 from textual import events
@@ -29,6 +32,7 @@ from textual.containers import Horizontal, Vertical
 from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.widgets import Footer, Input, RichLog, Static
+from textual.worker import WorkerFailed
 
 from kwx.engine.tiles import Tile
 from kwx.local.app_port import AppFrontEnd
@@ -39,6 +43,8 @@ from kwx.local.commands import (
     parse_command,
     resolve_command,
 )
+from kwx.local.crash import crash_log_path, report_crash
+from kwx.local.input_bytes import lenient_textual_input
 from kwx.local.tables import (
     AI_DELAY,
     LOCAL_GUILD,
@@ -115,6 +121,7 @@ class KwxApp(App[int]):
         self.selected: int | None = None
         self.ready = asyncio.Event()
         self._results: list[list[Any]] = []
+        self.crash: str | None = None  # what stopped the app, when an error did (kwx.local.crash writes it)
 
     # -- layout ----------------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -173,6 +180,25 @@ class KwxApp(App[int]):
         if self.store is not None:
             store, self.store = self.store, None
             await store.close()
+
+    # -- an error that stops the app ---------------------------------------------------------------------
+    def _handle_exception(self, error: Exception) -> None:
+        """Textual's funnel for an exception nothing handled: keep its traceback (without the local variables
+        Textual would show, which may hold concealed tiles) for the crash log, then let Textual stop the app."""
+        if self.crash is None:
+            cause = error.error if isinstance(error, WorkerFailed) else error  # a worker's own traceback
+            self.crash = "".join(traceback.format_exception(cause))
+        super()._handle_exception(error)
+
+    def _print_error_renderables(self) -> None:
+        """At exit Textual prints what stopped the app on the terminal; it goes to the crash log instead (a panic
+        of the input thread brings only its rendered traceback)."""
+        if self._exit_renderables and self.crash is None:
+            console = Console(file=io.StringIO(), width=120, color_system=None, legacy_windows=False)
+            for renderable in self._exit_renderables:
+                console.print(renderable)
+            self.crash = console.file.getvalue()  # type: ignore[attr-defined]
+        self._exit_renderables.clear()
 
     async def action_leave(self) -> None:
         await self.shutdown()
@@ -456,15 +482,28 @@ class KwxApp(App[int]):
 def run_app(settings: Any, *, db: str | None = None, seed: str | None = None, delay: float | None = None,
             turn_seconds: float | None = TURN_SECONDS) -> int:
     """`python bot.py` at a terminal: the game screen. Ctrl-Q or `quit` leaves; the table stays open."""
-    app = KwxApp(db or settings.db_path, lang=settings.lang, seed=seed,
-                 ai_delay=AI_DELAY if delay is None else delay, turn_seconds=turn_seconds)
+    db_path = db or settings.db_path
+    app = KwxApp(db_path, lang=settings.lang, seed=seed, ai_delay=AI_DELAY if delay is None else delay,
+                 turn_seconds=turn_seconds)
+    return run_to_exit(app, crash_log_path(db_path))
+
+
+def run_to_exit(app: KwxApp, crash_log: Path, *, headless: bool = False) -> int:
+    """Run the game screen until it is left: 0, or after an error CRASHED with one line naming `crash_log`,
+    which holds the traceback (kwx.local.crash)."""
+    lenient_textual_input()
 
     async def main() -> int:
         try:
-            return await app.run_async() or 0
+            return await app.run_async(headless=headless) or 0
         finally:
             await app.shutdown()
 
-    status = asyncio.run(main())
-    print(say("quit", settings.lang))
+    try:
+        status = asyncio.run(main())
+    except Exception:
+        app.crash = app.crash or traceback.format_exc()
+    if app.crash is not None:
+        return report_crash(app.crash, crash_log, app.lang)
+    print(say("quit", app.lang))
     return status

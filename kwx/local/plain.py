@@ -17,6 +17,7 @@ import contextlib
 import sys
 import threading
 import time
+import traceback
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import IO, Any, Protocol
@@ -26,6 +27,8 @@ from rich.markup import escape
 
 from kwx.engine.tiles import Tile
 from kwx.local.commands import CommandError, error_text, parse_command, resolve_command
+from kwx.local.crash import crash_log_path, report_crash
+from kwx.local.input_bytes import lenient
 from kwx.local.port import BalanceSource, LocalPort
 from kwx.local.tables import (
     AI_DELAY,
@@ -239,7 +242,7 @@ class StdinLines:
     never waits for a keypress (a thread stuck in a read would hold up the interpreter's exit otherwise)."""
 
     def __init__(self, stream: IO[str] | None = None) -> None:
-        self._stream = stream if stream is not None else sys.stdin
+        self._stream = lenient(stream if stream is not None else sys.stdin)  # bytes not UTF-8 read as U+FFFD
         try:  # typed lines are echoed by the terminal; piped ones are not, so the transcript shows them
             self.echo = not self._stream.isatty()
         except (AttributeError, ValueError):
@@ -485,11 +488,15 @@ async def play_terminal(db_path: str | Path, *, lang: str = "zh-CN", seed: str |
 
 def run_terminal(settings: Any, *, db: str | None = None, seed: str | None = None, delay: float | None = None,
                  turn_seconds: float | None = TURN_SECONDS) -> int:
-    """`python bot.py --plain`: the terminal table line by line. Ctrl-C leaves like `quit`."""
+    """`python bot.py --plain`: the terminal table line by line. Ctrl-C leaves like `quit`; an error exits
+    non-zero with one line naming the crash log (kwx.local.crash)."""
+    db_path = db or settings.db_path
     try:
-        return asyncio.run(play_terminal(db or settings.db_path, lang=settings.lang, seed=seed,
+        return asyncio.run(play_terminal(db_path, lang=settings.lang, seed=seed,
                                          ai_delay=AI_DELAY if delay is None else delay, turn_seconds=turn_seconds))
     except KeyboardInterrupt:
         print()
         print(say("quit", settings.lang))
         return 0
+    except Exception:
+        return report_crash(traceback.format_exc(), crash_log_path(db_path), settings.lang)

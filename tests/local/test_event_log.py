@@ -71,7 +71,7 @@ async def test_the_line_mode_logs_every_claim_the_declared_hand_and_the_win(tmp_
 async def test_the_game_screen_logs_every_claim_the_declared_hand_and_the_win(tmp_path: Path, monkeypatch) -> None:
     hand = ScriptedHand(monkeypatch)
     app = KwxApp(tmp_path / "kwx.sqlite3", lang="en", ai_delay=0, service_factory=Held())
-    async with app.run_test(size=(110, 40)) as pilot:
+    async with app.run_test(size=(100, 40)) as pilot:  # the log spans the screen: its lines are not wrapped
         answered = None
         for _ in range(500):
             if app.fe is not None and app.fe.results_shown:
