@@ -11,24 +11,36 @@
 Nothing is kept in memory between a send and a press, so buttons keep working after a restart: `bot.py`
 registers both classes with `add_dynamic_items`. A press is handed to the Tables cog (`cogs/tables.py`), which
 checks who pressed, which hand and which step, and answers.
+
+Every field of a custom id is parsed by its kind (cogs.inputs: id_number, id_tile, id_word); an id that does not
+parse (a tile `zz`, a table id of thousands of digits, a verb we never send) was not made by us, and its press
+becomes a `ForgedPress`: ignored, with a DEBUG log line. The same holds for cogs/paginate.py and cogs/confirm.py.
 """
 
 from __future__ import annotations
 
+import logging
 import re
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 import discord
 
+from cogs.inputs import id_number, id_tile, id_word
 from cogs.operations import safe_respond
-from kwx.engine.tiles import Tile, parse_tile
+from kwx.engine.tiles import Tile
 from kwx.present.i18n import t
 
-ACT_VERBS = ("discard", "liangdao", "gang", "peng", "hu", "pass", "piao")
+logger = logging.getLogger(__name__)
+
 MODE_VERBS = ("ld", "back")
+# Confirmed moves (a second press after the panel's warning): the verb sent to the service for each.
+CONFIRMED_VERBS = {"dok": "discard", "dnc": "discard", "lok": "liangdao"}  # dnc: and never ask again
+TILE_VERBS = frozenset({"discard", "liangdao", *CONFIRMED_VERBS})  # their arg is a tile
+NO_ARG_VERBS = frozenset({"peng", "hu", "pass", *MODE_VERBS})  # their arg is NO_ARG
 TABLE_VERBS = ("join", "leave", "addbot", "start", "hand", "resume", "unauto")
 NO_ARG = "-"
+PIAO_MAX = 99  # the largest 漂 amount a custom id may carry (the table's rules allow less; the service checks)
 
 
 @dataclass(frozen=True)
@@ -45,13 +57,34 @@ class ActId:
 
     @property
     def tile(self) -> Tile | None:
-        if self.arg == NO_ARG or self.verb == "piao":
-            return None
-        return parse_tile(self.arg)
+        return None if self.verb == "piao" else id_tile(self.arg)
 
     @property
     def amount(self) -> int | None:
-        return int(self.arg) if self.verb == "piao" and self.arg.isdigit() else None
+        return id_number(self.arg, PIAO_MAX) if self.verb == "piao" else None
+
+    @classmethod
+    def parse(cls, fields: str) -> ActId | None:
+        """`<table>:<hand>:<step>:<verb>:<arg>` as the bot writes it; None for anything else."""
+        parts = fields.split(":")
+        if len(parts) != 5:
+            return None
+        table, hand, step = (id_number(x) for x in parts[:3])
+        verb, arg = parts[3], parts[4]
+        if table is None or hand is None or step is None or not _arg_fits(verb, arg):
+            return None
+        return cls(table, hand, step, verb, arg)
+
+
+def _arg_fits(verb: str, arg: str) -> bool:
+    """Whether `arg` is what the bot writes after `verb` (a tile, a 漂 amount, NO_ARG); unknown verbs fit nothing."""
+    if verb in TILE_VERBS:
+        return id_tile(arg) is not None
+    if verb == "gang":  # a claimed kong names no tile; a concealed or added one does
+        return arg == NO_ARG or id_tile(arg) is not None
+    if verb == "piao":
+        return id_number(arg, PIAO_MAX) is not None
+    return verb in NO_ARG_VERBS and arg == NO_ARG
 
 
 def act_arg(tile: Tile | int | None) -> str:
@@ -81,10 +114,29 @@ async def _handler(interaction: discord.Interaction) -> PressHandler | None:
     return handler
 
 
-class ActButton(
-    discord.ui.DynamicItem[discord.ui.Button],
-    template=r"kwx:act:(?P<table>\d+):(?P<hand>\d+):(?P<step>\d+):(?P<verb>[a-z]+):(?P<arg>[0-9a-z-]+)",
-):
+class ForgedPress(discord.ui.DynamicItem[discord.ui.Button], template=r"(?s).*"):
+    """A press of a button whose custom id has our prefix but does not parse: nobody is answered, nothing
+    changes, one DEBUG line says so. Never registered; the buttons' `from_custom_id` return it."""
+
+    def __init__(self, custom_id: str) -> None:
+        super().__init__(discord.ui.Button(custom_id=custom_id))
+
+    @classmethod
+    async def from_custom_id(  # type: ignore[override]
+        cls, interaction: discord.Interaction, item: discord.ui.Button, match: re.Match[str]
+    ) -> ForgedPress:
+        return cls(item.custom_id or "")
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        logger.debug("ignored a press of a custom id we never made: %r (by %s)", self.custom_id[:100],
+                     interaction.user.id)
+
+
+def forged(item: discord.ui.Button) -> ForgedPress:
+    return ForgedPress(item.custom_id or "")
+
+
+class ActButton(discord.ui.DynamicItem[discord.ui.Button], template=r"kwx:act:(?P<fields>.*)"):
     def __init__(
         self,
         act: ActId,
@@ -105,9 +157,9 @@ class ActButton(
     @classmethod
     async def from_custom_id(  # type: ignore[override]
         cls, interaction: discord.Interaction, item: discord.ui.Button, match: re.Match[str]
-    ) -> ActButton:
-        act = ActId(int(match["table"]), int(match["hand"]), int(match["step"]), match["verb"], match["arg"])
-        return cls(act, label=item.label, emoji=item.emoji, style=item.style)
+    ) -> ActButton | ForgedPress:
+        act = ActId.parse(match["fields"])
+        return forged(item) if act is None else cls(act, label=item.label, emoji=item.emoji, style=item.style)
 
     async def callback(self, interaction: discord.Interaction) -> None:
         handler = await _handler(interaction)
@@ -115,7 +167,7 @@ class ActButton(
             await handler.on_act_press(interaction, self.act)
 
 
-class TableButton(discord.ui.DynamicItem[discord.ui.Button], template=r"kwx:tbl:(?P<table>\d+):(?P<verb>[a-z]+)"):
+class TableButton(discord.ui.DynamicItem[discord.ui.Button], template=r"kwx:tbl:(?P<fields>.*)"):
     def __init__(
         self,
         table_id: int,
@@ -134,8 +186,12 @@ class TableButton(discord.ui.DynamicItem[discord.ui.Button], template=r"kwx:tbl:
     @classmethod
     async def from_custom_id(  # type: ignore[override]
         cls, interaction: discord.Interaction, item: discord.ui.Button, match: re.Match[str]
-    ) -> TableButton:
-        return cls(int(match["table"]), match["verb"], label=item.label, style=item.style)
+    ) -> TableButton | ForgedPress:
+        table, _, verb = match["fields"].partition(":")  # <table>:<verb>
+        table_id, verb_ = id_number(table), id_word(verb, TABLE_VERBS)
+        if table_id is None or verb_ is None:
+            return forged(item)
+        return cls(table_id, verb_, label=item.label, style=item.style)
 
     async def callback(self, interaction: discord.Interaction) -> None:
         handler = await _handler(interaction)

@@ -32,7 +32,8 @@ from typing import Any, Protocol
 
 import discord
 
-from cogs.buttons import answer_not_loaded
+from cogs.buttons import ForgedPress, answer_not_loaded, forged
+from cogs.inputs import id_token, id_word
 from cogs.operations import (
     safe_edit,
     safe_fetch_channel,
@@ -48,6 +49,7 @@ logger = logging.getLogger(__name__)
 CONFIRM_TTL = 600.0  # seconds a request stays open
 MAX_OPEN = 5  # open requests a member may have per server
 PING_GAP = 60.0  # seconds before the same initiator may ping the same member again
+REQUEST_ID = re.compile(r"[0-9a-f]{4,32}")  # a request's id in its buttons' custom ids (secrets.token_hex)
 INDEX_KEY = "pending.index"
 KEY_PREFIX = "pending."
 OPEN, DONE, CANCELLED, EXPIRED, FAILED = "open", "done", "cancelled", "expired", "failed"
@@ -162,8 +164,7 @@ class Texts:
     too_many: str = "You already have {count} open requests (at most {max})."  # {count}, {max}
 
 
-class ConfirmButton(discord.ui.DynamicItem[discord.ui.Button],
-                    template=r"kwx:cfm:(?P<rid>[0-9a-f]{4,32}):(?P<verb>yes|no)"):
+class ConfirmButton(discord.ui.DynamicItem[discord.ui.Button], template=r"kwx:cfm:(?P<fields>.*)"):
     def __init__(self, rid: str, verb: str, *, label: str | None = None,
                  style: discord.ButtonStyle = discord.ButtonStyle.secondary) -> None:
         super().__init__(discord.ui.Button(label=label, style=style, custom_id=f"kwx:cfm:{rid}:{verb}"))
@@ -173,8 +174,12 @@ class ConfirmButton(discord.ui.DynamicItem[discord.ui.Button],
     @classmethod
     async def from_custom_id(  # type: ignore[override]
         cls, interaction: discord.Interaction, item: discord.ui.Button, match: re.Match[str]
-    ) -> ConfirmButton:
-        return cls(match["rid"], match["verb"], label=item.label, style=item.style)
+    ) -> ConfirmButton | ForgedPress:
+        rid, _, verb = match["fields"].partition(":")  # <request id>:yes|no
+        rid_, verb_ = id_token(rid, REQUEST_ID), id_word(verb, ("yes", "no"))
+        if rid_ is None or verb_ is None:
+            return forged(item)
+        return cls(rid_, verb_, label=item.label, style=item.style)
 
     async def callback(self, interaction: discord.Interaction) -> None:
         flow = find_flow(interaction.client)

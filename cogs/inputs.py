@@ -1,25 +1,30 @@
-"""What members type, checked on our side and shown back safely.
+"""What members type and what buttons carry, checked on our side: one function per kind of value, each refusing
+what does not fit instead of raising.
 
 discord.py does not enforce an option's `Range`, `choices`, `max_length` or a group's `guild_only` on the
 interactions it receives (Discord's client does, but anything can send an interaction payload), so every command
-checks its options itself and refuses with a private, clear message. The helpers here keep those checks and
-the way typed text is echoed the same in every cog:
+checks its options itself and refuses with a private, clear message. A button's custom id is parsed field by
+field the same way; an id that does not parse was not made by us, and its press is ignored (cogs.buttons).
 
-    text = safe_text(note)           # markdown and mentions escaped: typed text shown as typed, never formatting
-    short = excerpt(value)           # a short one-line escaped excerpt of what was typed, for refusals
-    bad = out_of_range(base, 1, 100_000)   # None when fine, else the (lo, hi) the value must fit
+    amount = whole_number(value, 1, 100_000)    # an integer option: None unless an int in range (not 1.9, NaN, True)
+    table = id_number(field)                     # a number in a custom id: ASCII digits, bounded, else None
+    tile = id_tile(field)                        # a tile as the bot writes it ("5p"), else None
+    text = safe_text(note)                       # markdown and mentions escaped: typed text shown as typed
+    short = excerpt(value)                       # a short one-line escaped excerpt of what was typed, for refusals
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable
+import re
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import discord
 from discord import app_commands
 
+from kwx.engine.tiles import ALL_TILES, Tile
 from kwx.present.i18n import catalog
 
 T = TypeVar("T")
@@ -51,15 +56,29 @@ def member_key(interaction: discord.Interaction) -> tuple[int | None, int]:
     return (interaction.guild_id, interaction.user.id)
 
 
-def is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def out_of_range(value: Any, lo: int | None, hi: int | None) -> tuple[int | None, int | None] | None:
-    """None when `value` is an int in [lo, hi] (either bound may be None), else the bounds it must fit."""
-    if is_int(value) and (lo is None or value >= lo) and (hi is None or value <= hi):
+# -- option values, one function per kind: the value, or None when it is not of that kind or out of range ------
+def whole_number(value: Any, lo: int | None = None, hi: int | None = None) -> int | None:
+    """An integer option: an int (not a bool, not a float such as 1.9 or NaN) in [lo, hi]."""
+    if not isinstance(value, int) or isinstance(value, bool):
         return None
-    return (lo, hi)
+    if (lo is not None and value < lo) or (hi is not None and value > hi):
+        return None
+    return value
+
+
+def finite_number(value: Any, lo: float | None = None, hi: float | None = None) -> float | None:
+    """A number option: an int or float that is finite (not NaN or ∞) and in [lo, hi]."""
+    if not isinstance(value, int | float) or isinstance(value, bool) or not math.isfinite(value):
+        return None
+    if (lo is not None and value < lo) or (hi is not None and value > hi):
+        return None
+    return value
+
+
+def server_member(value: Any) -> discord.Member | None:
+    """A user option of a server command: the member (a user who is not in the server, or an id Discord sent
+    without member data, is not one)."""
+    return value if isinstance(value, discord.Member) else None
 
 
 def not_a_choice(value: Any, choices: Iterable[Any]) -> bool:
@@ -72,8 +91,38 @@ def too_long(value: str | None, limit: int) -> bool:
     return value is not None and len(value) > limit
 
 
-# -- every option of a command, checked against what it declares ---------------------------------------------
+# -- a custom id's fields, one function per kind: the value, or None when the field is not one we write ------
 DISCORD_INT_LIMIT = 2**53 - 1
+ID_MAX = DISCORD_INT_LIMIT  # our own numbers in a custom id (a table, hand, step): no more than an option carries
+SNOWFLAKE_MAX = 2**64 - 1  # a Discord id (the member a pager belongs to)
+_COMPACT_TILES = {tile.compact: tile for tile in ALL_TILES}
+
+
+def id_number(field: str, hi: int = ID_MAX) -> int | None:
+    """A number 0..hi in ASCII digits. Anything else is None: a sign, a space, other scripts' digits (which
+    int() reads), more digits than `hi` has (never int() of thousands of digits, which Python refuses)."""
+    if not field or len(field) > len(str(hi)) or not (field.isascii() and field.isdigit()):
+        return None
+    value = int(field)
+    return value if value <= hi else None
+
+
+def id_tile(field: str) -> Tile | None:
+    """A tile as the bot writes it in a custom id: its compact form ("5p", "7z"), and no other spelling."""
+    return _COMPACT_TILES.get(field)
+
+
+def id_word(field: str, words: Collection[str]) -> str | None:
+    """One of the words this field may be (a verb, yes/no)."""
+    return field if field in words else None
+
+
+def id_token(field: str, pattern: re.Pattern[str]) -> str | None:
+    """A free field (a request id, a pager's argument) when the whole of it matches `pattern`."""
+    return field if pattern.fullmatch(field) else None
+
+
+# -- every option of a command, checked against what it declares ---------------------------------------------
 
 
 class InputRefused(app_commands.CheckFailure):
@@ -135,15 +184,16 @@ def check_option(param: app_commands.Parameter, value: Any, option: str | None =
     if kind is discord.AppCommandOptionType.integer:
         lo = -DISCORD_INT_LIMIT if param.min_value is None else int(param.min_value)
         hi = DISCORD_INT_LIMIT if param.max_value is None else int(param.max_value)
-        if out_of_range(value, lo, hi) is not None:
+        if whole_number(value, lo, hi) is None:
             return Refusal("input.range", {"option": option, "lo": lo, "hi": hi, "value": excerpt(value)})
     elif kind is discord.AppCommandOptionType.number:
-        ok = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
-        if not ok or (param.min_value is not None and value < param.min_value) or (
-                param.max_value is not None and value > param.max_value):
+        if finite_number(value, param.min_value, param.max_value) is None:
             lo = "-∞" if param.min_value is None else param.min_value
             hi = "∞" if param.max_value is None else param.max_value
             return Refusal("input.range", {"option": option, "lo": lo, "hi": hi, "value": excerpt(value)})
+    elif kind is discord.AppCommandOptionType.user:
+        if server_member(value) is None:
+            return Refusal("input.not_member", {"option": option})
     elif kind is discord.AppCommandOptionType.string:
         if not isinstance(value, str):
             return Refusal("input.type", {"option": option, "value": excerpt(value)})

@@ -27,7 +27,7 @@ from discord.ext import commands
 from cogs.confirm import CANCELLED, DONE, EXPIRED, FAILED, OPEN, ConfirmButton, ConfirmFlow, Pending, Texts
 from cogs.drawing import render_chart
 from cogs.group import KwxGroupCog, managers_only, text
-from cogs.inputs import NOTE_MAX, TILE_MAX, TILES_MAX, checks_itself, member_key, safe_text
+from cogs.inputs import NOTE_MAX, TILE_MAX, TILES_MAX, checks_itself, member_key, safe_text, whole_number
 from cogs.operations import safe_defer, safe_followup, safe_respond
 from cogs.paginate import PageButton, page_view
 from kwx.engine.rules import PRESETS, RuleSet
@@ -441,11 +441,12 @@ class Ledger(KwxGroupCog, name="Ledger"):
         if member.id == interaction.user.id:
             await self.say(interaction, t("ledger.error.self_pay", lang))
             return
-        if isinstance(amount, bool) or not 1 <= int(amount) <= MAX_AMOUNT:
+        whole = whole_number(amount, 1, MAX_AMOUNT)  # not 1.9 (a request for 1), not NaN
+        if whole is None:
             await self.say(interaction, t("ledger.error.amount", lang, max=money(MAX_AMOUNT)))
             return
         payer, payee = str(interaction.user.id), str(member.id)
-        data = {"payer": payer, "payee": payee, "amount": int(amount), "note": (note or "").strip()[:NOTE_MAX] or None,
+        data = {"payer": payer, "payee": payee, "amount": whole, "note": (note or "").strip()[:NOTE_MAX] or None,
                 "names": {payer: interaction.user.display_name, payee: member.display_name}}
         await self.confirm_flow.open(interaction, "pay", [payee], data)
 

@@ -14,9 +14,14 @@ from typing import Any, Protocol
 
 import discord
 
-from cogs.buttons import answer_not_loaded
+from cogs.buttons import ForgedPress, answer_not_loaded, forged
+from cogs.inputs import SNOWFLAKE_MAX, id_number, id_token
 from cogs.operations import safe_respond, safe_update_message
 from kwx.present.i18n import t
+
+MAX_PAGE = 1_000_000  # far past any list's end (a page there is empty), and page × size stays a small integer
+KIND = re.compile(r"[a-z]{1,16}")
+ARG = re.compile(r"[0-9a-z_-]{0,32}")  # a period, a member id
 
 
 class Pager(Protocol):
@@ -28,8 +33,7 @@ class Pager(Protocol):
                           page: int) -> tuple[discord.Embed, bool]: ...  # the page, and whether one follows
 
 
-class PageButton(discord.ui.DynamicItem[discord.ui.Button],
-                 template=r"kwx:pg:(?P<kind>[a-z]+):(?P<arg>[0-9a-z_-]*):(?P<page>\d+):(?P<owner>\d+)"):
+class PageButton(discord.ui.DynamicItem[discord.ui.Button], template=r"kwx:pg:(?P<fields>.*)"):
     def __init__(self, kind: str, arg: str, page: int, owner: int, *, label: str,
                  disabled: bool = False) -> None:
         super().__init__(discord.ui.Button(label=label, disabled=disabled, style=discord.ButtonStyle.secondary,
@@ -39,8 +43,15 @@ class PageButton(discord.ui.DynamicItem[discord.ui.Button],
     @classmethod
     async def from_custom_id(  # type: ignore[override]
         cls, interaction: discord.Interaction, item: discord.ui.Button, match: re.Match[str]
-    ) -> PageButton:
-        return cls(match["kind"], match["arg"], int(match["page"]), int(match["owner"]), label=item.label or "")
+    ) -> PageButton | ForgedPress:
+        parts = match["fields"].split(":")  # <kind>:<arg>:<page>:<owner>
+        if len(parts) != 4:
+            return forged(item)
+        kind, arg = id_token(parts[0], KIND), id_token(parts[1], ARG)
+        page, owner = id_number(parts[2], MAX_PAGE), id_number(parts[3], SNOWFLAKE_MAX)
+        if kind is None or arg is None or page is None or owner is None:
+            return forged(item)
+        return cls(kind, arg, page, owner, label=item.label or "")
 
     async def callback(self, interaction: discord.Interaction) -> None:
         pager = find_pager(interaction.client, self.kind)

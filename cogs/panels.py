@@ -29,8 +29,6 @@ from kwx.present.i18n import t
 from kwx.table.views import ActionChoice, PrivateView
 
 NORMAL, LIANGDAO, CONFIRM = "normal", "liangdao", "confirm"
-# Confirmed moves (a second press after the warning): the verb sent to the service for each.
-CONFIRMED_VERBS = {"dok": "discard", "dnc": "discard", "lok": "liangdao"}  # dnc: and never ask again
 MAX_BUTTONS = 25
 PER_ROW = 5
 READY_HINTS = 5  # at most this many "discard X → waiting on Y" lines

@@ -31,12 +31,12 @@ from discord import app_commands
 from discord.ext import commands
 
 from cogs import board as boards
-from cogs.buttons import MODE_VERBS, ActId, release
+from cogs.buttons import CONFIRMED_VERBS, MODE_VERBS, ActId, release
 from cogs.forwarding import forward_press
 from cogs.group import KwxGroupCog, text
 from cogs.inputs import DISCORD_INT_LIMIT
 from cogs.operations import safe_defer, safe_respond, safe_update_message
-from cogs.panels import CONFIRM, CONFIRMED_VERBS, LIANGDAO, NORMAL, panel_message
+from cogs.panels import CONFIRM, LIANGDAO, NORMAL, panel_message
 from cogs.permissions import missing_permissions, missing_text
 from kwx.engine.ai import AI_LEVELS
 from kwx.engine.rules import PRESETS, RulesError, RuleSet

@@ -10,7 +10,7 @@ import discord
 import pytest
 from discord import app_commands
 
-from cogs.inputs import DISCORD_INT_LIMIT, excerpt, option_name, safe_text
+from cogs.inputs import DISCORD_INT_LIMIT, Refusal, check_option, excerpt, option_name, safe_text
 from kwx.engine.rules import PRESETS
 from kwx.present.i18n import t
 from tests.cogs.ledger_kit import EXTENSIONS, LedgerKit, close_kit, ledger_kit
@@ -50,6 +50,27 @@ async def test_record_with_a_negative_base_or_an_unknown_preset_is_refused_priva
     assert refused(out, "input.choice", option="规则", value="house-rules",
                    choices=", ".join(PRESETS))
     assert await kit.store.entries(kit.guild) == []
+
+
+@pytest.mark.parametrize("amount", [float("nan"), 1.9, 2.0, float("inf"), True, "5"])
+async def test_a_payment_of_the_wrong_kind_is_refused_privately_and_opens_nothing(kit: LedgerKit, amount) -> None:
+    """NaN raised ValueError (no reply at all) and 1.9 opened a request for 1."""
+    out = await kit.slash(kit.alice, "kwx pay", member=kit.bob, amount=amount)
+    assert refused(out, "ledger.error.amount", max="1,000,000"), out.text
+    assert not [m for m in kit.fake.channel_messages(kit.world.channel.id) if m.components]  # no request
+    assert await kit.store.entries(kit.guild) == []
+
+
+def test_a_user_who_is_not_a_member_of_the_server_is_refused(kit: LedgerKit) -> None:
+    """A user option Discord sends without member data (a user who left) reached discord.py's Member
+    transformer, which raised: a traceback in the log and no reply."""
+    pay = next(c for c in kwx_commands(kit) if c.name == "pay")
+    member = next(p for p in pay.parameters if p.name == "member")
+    user = discord.User(state=kit.fake.state, data={"id": "77", "username": "gone", "discriminator": "0",
+                                                    "global_name": None, "avatar": None})
+    for value in (user, discord.Object(77)):
+        assert check_option(member, value, "成员") == Refusal("input.not_member", {"option": "成员"})
+    assert check_option(member, kit.bob) is None
 
 
 async def test_ledger_commands_in_a_dm_are_refused_instead_of_reading_a_ledger_keyed_none(kit: LedgerKit) -> None:
