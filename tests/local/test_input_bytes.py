@@ -112,17 +112,21 @@ class Broken(TableService):
 class Panics(KwxApp):
     """Textual's input thread ends in a panic with its traceback, as the driver does when reading fails."""
 
+    failure: BaseException
+
     def on_mount(self) -> None:  # type: ignore[override]
-        try:
-            b"\xce\xe5".decode()
-        except UnicodeDecodeError as exc:
-            self.call_later(self.panic, Traceback.from_exception(type(exc), exc, exc.__traceback__))
+        error = self.failure
+        self.call_later(self.panic, Traceback.from_exception(type(error), error, error.__traceback__))
 
 
 @pytest.mark.parametrize("how", ["exception", "panic"])
 def test_an_error_that_stops_the_game_screen_exits_non_zero_naming_the_log(tmp_path: Path, capsys, how) -> None:
     db = tmp_path / "data" / "kwx.sqlite3"
     app = KwxApp(db, lang="en", service_factory=Broken) if how == "exception" else Panics(db, lang="en")
+    if isinstance(app, Panics):
+        with pytest.raises(UnicodeDecodeError) as failed:
+            GBK_WUTONG.decode()  # what the driver's strict decoder does
+        app.failure = failed.value
     log = crash_log_path(db)
     assert run_to_exit(app, log, headless=True) == CRASHED
     out = capsys.readouterr()
