@@ -145,7 +145,8 @@ async def run_under_reads(path: Path | str, tables: int, hands: int, *, level: s
         async def chart_loop() -> None:
             while not stop.is_set():
                 started = time.perf_counter()
-                series = [Series(p, await store.chart_series(ledger_bench.GUILD, p)) for p in players]
+                series = [Series(p, [(hands, balance) for hands, _, balance in
+                                     await store.chart_series(ledger_bench.GUILD, p)]) for p in players]
                 await render_chart(series, title="bench")  # as /kwx chart draws it
                 chart_ms.append((time.perf_counter() - started) * 1000)
 

@@ -19,11 +19,14 @@ import discord
 
 from cogs.buttons import TableButton
 from cogs.emoji import TileFormatter
+from cogs.verify import verify_view
 from kwx.engine.tiles import Tile, TileError, parse_tile
 from kwx.present.art import MeldArt, render_hand
+from kwx.present.formula import payment_formula
 from kwx.present.i18n import catalog, join_names, pattern_name, t
 from kwx.table.views import (
     MeldView,
+    PaymentView,
     PlayerRef,
     PublicView,
     ResultView,
@@ -56,8 +59,15 @@ def esc(text: str) -> str:
 
 
 def player_name(player: PlayerRef, lang: str) -> str:
-    name = esc(player.name)
-    return t("lobby.seat_ai", lang, name=name) if player.is_ai else name
+    """A seat's name as players read it; an AI seat's name says so itself ("AI 1")."""
+    return esc(player.name)
+
+
+def preset_name(preset: str, lang: str) -> str:
+    """A rules preset as players read it ("标准"), its id beside it when the name is a translation."""
+    key = f"choice.{preset}"
+    name = t(key, lang) if catalog().template(key, lang) is not None else preset
+    return name if name == preset else f"{name} ({preset})"
 
 
 def seat_name(view: PublicView, seat: int | None, lang: str) -> str:
@@ -152,6 +162,9 @@ def short_ref(ref: str | None) -> str:
 
 
 def footer(table_id: int, hand_no: int, lang: str) -> str:
+    """"Table 7 · hand 3"; before the first hand (the lobby) just "Table 7"."""
+    if hand_no < 1:
+        return t("board.footer_table", lang, table=table_id)
     return t("board.footer", lang, table=table_id, hand=hand_no)
 
 
@@ -228,7 +241,7 @@ def render_lines(lines: Sequence[Line], view: PublicView, lang: str, fmt: TileFo
 # -- the lobby -------------------------------------------------------------------------------------------
 def lobby_embed(view: PublicView, lang: str, lines: Sequence[str], *, host: PlayerRef | None = None,
                 spectators: Sequence[PlayerRef] = (), capacity: int = 3) -> discord.Embed:
-    desc = [t("lobby.rules", lang, preset=view.rules_name) + f" · {t('term.base', lang)} {view.base}"]
+    desc = [t("lobby.rules", lang, preset=preset_name(view.rules_name, lang)) + f" · {t('term.base', lang)} {view.base}"]
     if host is not None:
         desc.append(t("lobby.host", lang, host=player_name(host, lang)))
     seated = len(view.seats) + (1 if view.waiting_player else 0)
@@ -442,23 +455,19 @@ def result_embeds(result: ResultView, view: PublicView, lang: str, fmt: TileForm
             desc.append("**" + t("result.draw", lang) + "**")
         embed = discord.Embed(title=t("result.title", lang, hand=result.hand_no), description="\n".join(desc),
                               colour=COLOR_WIN if result.winners else COLOR_DONE)
-        pay_lines = [t("result.payment_line", lang, payer=player_name(p.from_player, lang),
-                       payee=player_name(p.to_player, lang), amount=p.amount, reason=verb_payment(p.reason, lang))
-                     for p in result.payments] or [t("common.none", lang)]
+        pay_lines = [payment_line(p, result, view, lang) for p in result.payments] or [t("common.none", lang)]
         add_lines_field(embed, t("result.payments", lang), pay_lines)
         for h in result.hands:
             net = result.net[h.seat] if h.seat < len(result.net) else 0
-            add_lines_field(embed, f"{name(h.seat)}  {signed(net)}", [hand_text(h.concealed, h.melds, f, lang)])
+            add_lines_field(embed, t("result.hand_net", lang, player=name(h.seat), net=signed(net)),
+                            [hand_text(h.concealed, h.melds, f, lang)])
         balances = [t("result.balance_line", lang, player=name(seat), amount=signed(score))
                     for seat, score in enumerate(result.scores)]
         add_lines_field(embed, t("result.balances", lang), balances)
         if result.next_dealer is not None and result.next_dealer in players:
             embed.add_field(name="\u200b", value=t("result.next_dealer", lang, player=name(result.next_dealer)),
                             inline=False)
-        text = footer(result.table_id, result.hand_no, lang)
-        if result.seed:  # the shuffle, checkable by anyone: python -m kwx verify SEED --ref SEED_REF
-            text += "\n" + t("result.seed", lang, seed=result.seed, ref=short_ref(result.seed_ref))
-        embed.set_footer(text=text)
+        embed.set_footer(text=footer(result.table_id, result.hand_no, lang))  # the seed: behind 🔍 (cogs/verify.py)
         embeds = [embed]
         for i, filename in enumerate(image_names):
             target = embed if i == 0 else discord.Embed(colour=COLOR_WIN)
@@ -468,6 +477,25 @@ def result_embeds(result: ResultView, view: PublicView, lang: str, fmt: TileForm
         return embeds
 
     return fitted(build, fmt)
+
+
+def payment_line(p: PaymentView, result: ResultView, view: PublicView, lang: str) -> str:
+    """"bob → alice：底 1 × 2 番 × 包胡 2 = 4": who paid whom, and how the amount was reached (or, where the
+    result cannot show that, the amount and its reason)."""
+    seat_of = {s.player.player_id: s for s in view.seats}
+    fans = {w.player.player_id: w.fan for w in result.winners}
+    payer, payee = seat_of.get(p.from_player.player_id), seat_of.get(p.to_player.player_id)
+    piao = (payer.piao, payee.piao) if payer is not None and payee is not None else None
+    formula = payment_formula(p.reason, p.amount, view.base, lang, fan=fans.get(p.to_player.player_id), piao=piao)
+    names = {"payer": player_name(p.from_player, lang), "payee": player_name(p.to_player, lang)}
+    if formula is None:
+        return t("result.payment_line", lang, **names, amount=p.amount, reason=verb_payment(p.reason, lang))
+    return t("result.formula_line", lang, **names, formula=formula, amount=p.amount)
+
+
+def result_buttons(result: ResultView, lang: str) -> discord.ui.View | None:
+    """🔍 Verify shuffle under a result: the seed and commitment, privately, for whoever asks."""
+    return verify_view(result.table_id, result.hand_no, lang) if result.seed else None
 
 
 def verb_payment(reason: str, lang: str) -> str:

@@ -594,7 +594,7 @@ class DiscordFrontEnd:
                 logger.exception("table %s: could not draw the winning hand", tc.id)
                 images = []
             kwargs = {"embeds": boards.result_embeds(result, view, lang, self.tiles, [n for n, _ in images]),
-                      "files": boards.files_of(images)}
+                      "files": boards.files_of(images), "view": boards.result_buttons(result, lang)}
         elif kind == "notice":
             _, key, fmt = item
             kwargs = {"content": boards.notice_line(key, fmt, None, lang)}
@@ -606,6 +606,7 @@ class DiscordFrontEnd:
             return
         self.stats.public_sends += 1
         sent = await safe_send_channel(channel, **kwargs)
+        release(kwargs.get("view"))
         ok = self._channel_result(tc, sent is not None)
         if sent is None and ok and transient(last_failure()) and not tc.closed:
             # Discord had a bad moment (5xx, timeout, already retried): a result or notice is never lost, it goes

@@ -1,11 +1,15 @@
 """The Ledger cog: `/kwx balance | leaderboard | history | stats | settleup | pay | record | chart`, and for
-managers `/kwx-admin export | undo`.
+managers `/kwx-admin export | undo`; it also answers a result post's 🔍 Verify shuffle (cogs/verify.py).
 
 Every answer reads (and every write names) this server's ledger only: the guild id of the interaction is the
 ledger's key. Answers are embeds that read well on a phone: aligned code-block tables (```diff, so winning rows
 are green and losing rows red), a green embed for a positive balance and a red one for a negative one, page
 buttons for long lists, and mentions that never ping (`AllowedMentions.none()`), except the members a
-confirmation request waits for.
+confirmation request waits for. What a member looks up (balance, leaderboard, history, stats, chart) is answered
+to them alone, with 📤 Share to post it (cogs/share.py); settling up, money requests and undo stay public.
+
+Words: 余额 / balance is a player's running total in the ledger (every hand and every cash payment); 输赢 / net is
+what hands won or lost (one hand's in a history, a period's on the leaderboard, all of them in stats).
 
 Money moves only with consent (cogs/confirm.py): `pay` waits for the recipient (who confirms the cash reached
 them), `record` for every member who would pay. `undo` and `export` need Manage Server (cogs/group.py).
@@ -30,13 +34,15 @@ from cogs.group import KwxGroupCog, managers_only, text
 from cogs.inputs import NOTE_MAX, TILE_MAX, TILES_MAX, checks_itself, member_key, safe_text, whole_number
 from cogs.operations import safe_defer, safe_followup, safe_respond
 from cogs.paginate import PageButton, page_view
+from cogs.share import ShareButton, Shared, share_view
+from cogs.verify import VerifyButton
 from kwx.engine.rules import PRESETS, RuleSet
 from kwx.present.chart import MAX_SERIES, Series
 from kwx.present.i18n import join_names, pattern_name, t
 from kwx.present.ledger_text import clean_name, code_block, diff_marker, money, percent, signed, table, tone
 from kwx.store import NotFound, Payment, ReversalRefused, Store
 from kwx.store.export import ExportTooBig
-from kwx.table.defaults import guild_settings
+from kwx.table.defaults import guild_settings, server_zone
 from kwx.table.manual import (
     MAX_AMOUNT,
     MAX_FAN,
@@ -66,6 +72,8 @@ STATE_COLOURS = {OPEN: discord.Colour.blurple(), DONE: discord.Colour.green(), C
                  EXPIRED: discord.Colour.dark_grey(), FAILED: discord.Colour.dark_grey()}
 PERIOD_CHOICES = [app_commands.Choice(name=p, value=p) for p in ("all", "month", "week")]
 PRESET_CHOICES = [app_commands.Choice(name=p, value=p) for p in PRESETS]
+KONG_REASONS = ("angang", "bugang", "zhigang")  # kong money, shown in a column of its own in a history
+WIN_REASONS = ("hu", "baohu", "piao", "maima")  # the money of a win
 
 
 def mention(player: str) -> str:
@@ -179,6 +187,7 @@ class RecordRequest:
 
 class Ledger(KwxGroupCog, name="Ledger"):
     PAGER_KINDS = frozenset({"hist", "lb"})
+    SHARE_KINDS = frozenset({"bal", "lb", "hist", "stats", "chart"})
 
     def __init__(self, bot: commands.Bot) -> None:
         super().__init__(bot)
@@ -198,13 +207,13 @@ class Ledger(KwxGroupCog, name="Ledger"):
 
     async def cog_load(self) -> None:
         await super().cog_load()
-        self.bot.add_dynamic_items(ConfirmButton, PageButton)
+        self.bot.add_dynamic_items(ConfirmButton, PageButton, ShareButton, VerifyButton)
         if getattr(self.bot, "kwx", None) is not None:
             await self.confirm_flow.restore()
 
     async def cog_unload(self) -> None:
         await super().cog_unload()
-        self.bot.remove_dynamic_items(ConfirmButton, PageButton)
+        self.bot.remove_dynamic_items(ConfirmButton, PageButton, ShareButton, VerifyButton)
         if self._flow is not None:
             self._flow.close()
 
@@ -240,26 +249,52 @@ class Ledger(KwxGroupCog, name="Ledger"):
                 return True
         return False
 
-    # == reading =============================================================================================
+    # == reading: private answers, each with a Share button (cogs/share.py) ===================================
+    async def answer(self, interaction: discord.Interaction, kind: str, arg: str, shared: Shared) -> None:
+        """A reading command's answer, only for the asker: its pages (if any) and 📤 Share."""
+        lang = self.lang(interaction)
+        view = (page_view(kind, arg, 0, shared.more, interaction.user.id, share=lang) if kind in self.PAGER_KINDS
+                else share_view(kind, arg, lang))
+        extra: dict[str, Any] = {"files": shared.files} if shared.files else {}
+        if interaction.response.is_done():  # deferred (the chart): the answer fills the "thinking" message
+            await safe_followup(interaction, embed=shared.embed, view=view, ephemeral=True,
+                                allowed_mentions=NO_PINGS, **extra)
+        else:
+            await self.show(interaction, shared.embed, view=view, ephemeral=True, **extra)
+
+    share_lang = KwxGroupCog.lang
+
+    async def render_share(self, interaction: discord.Interaction, kind: str, arg: str, page: int) -> Shared:
+        if kind in self.PAGER_KINDS:
+            embed, more = await self.render_page(interaction, kind, arg, page)
+            return Shared(embed, more=more)
+        if kind == "bal":
+            return Shared(await self._balance_embed(interaction, arg or None))
+        if kind == "stats":
+            return Shared(await self._stats_embed(interaction, arg))
+        name = (await self.store.player_name(self.guild(interaction), arg) or arg) if arg else None
+        return await self._chart(interaction, arg or None, name)
+
     @app_commands.command(name="balance", description=text("cmd.balance"))
     @app_commands.describe(member=text("cmd.balance.member"))
     async def balance(self, interaction: discord.Interaction, member: discord.Member | None = None) -> None:
+        arg = str(member.id) if member is not None else ""
+        await self.answer(interaction, "bal", arg, Shared(await self._balance_embed(interaction, arg or None)))
+
+    async def _balance_embed(self, interaction: discord.Interaction, player: str | None) -> discord.Embed:
         lang, guild = self.lang(interaction), self.guild(interaction)
-        if member is not None:
-            row = await self.store.balance(guild, str(member.id))
+        if player is not None:
+            row = await self.store.balance(guild, player)
             name = self.name_of(interaction, row.player, row.name)
             body = code_block(f"{diff_marker(row.balance)} {signed(row.balance)}", "diff")
             embed = discord.Embed(title=t("ledger.balance.title", lang, name=safe_text(name)),
                                   description=f"{mention(row.player)}\n{body}", colour=colour_of(row.balance))
             embed.set_footer(text=t("ledger.balance.hands", lang, count=row.hands))
-            await self.show(interaction, embed)
-            return
+            return embed
         sheet = await self.store.balances(guild)
         if not sheet.rows:
-            await self.show(interaction, discord.Embed(title=t("ledger.balances.title", lang),
-                                                       description=t("ledger.empty", lang),
-                                                       colour=COLOURS["even"]))
-            return
+            return discord.Embed(title=t("ledger.balances.title", lang), description=t("ledger.empty", lang),
+                                 colour=COLOURS["even"])
         me = str(interaction.user.id)
         shown = sheet.rows[:SHEET_ROWS]
         rows = [[diff_marker(r.balance), clean_name(self.name_of(interaction, r.player, r.name)), signed(r.balance)]
@@ -277,23 +312,21 @@ class Ledger(KwxGroupCog, name="Ledger"):
         embed = discord.Embed(title=t("ledger.balances.title", lang), description=code_block(body, "diff"),
                               colour=colour_of(my_balance))
         embed.set_footer(text=t("ledger.balances.footer", lang, hands=sheet.hands, players=len(sheet.rows)))
-        await self.show(interaction, embed)
+        return embed
 
     @app_commands.command(name="leaderboard", description=text("cmd.leaderboard"))
     @app_commands.describe(period=text("cmd.leaderboard.period"))
     @app_commands.choices(period=PERIOD_CHOICES)
     async def leaderboard(self, interaction: discord.Interaction, period: str = "all") -> None:
         embed, more = await self.render_page(interaction, "lb", period, 0)
-        view = page_view("lb", period, 0, more, interaction.user.id)
-        await self.show(interaction, embed, **({"view": view} if view else {}))
+        await self.answer(interaction, "lb", period, Shared(embed, more=more))
 
     @app_commands.command(name="history", description=text("cmd.history"))
     @app_commands.describe(member=text("cmd.history.member"))
     async def history(self, interaction: discord.Interaction, member: discord.Member | None = None) -> None:
         player = self.target(interaction, member)
         embed, more = await self.render_page(interaction, "hist", player, 0)
-        view = page_view("hist", player, 0, more, interaction.user.id)
-        await self.show(interaction, embed, **({"view": view} if view else {}))
+        await self.answer(interaction, "hist", player, Shared(embed, more=more))
 
     async def render_page(self, interaction: discord.Interaction, kind: str, arg: str,
                           page: int) -> tuple[discord.Embed, bool]:
@@ -322,6 +355,8 @@ class Ledger(KwxGroupCog, name="Ledger"):
 
     async def _history_page(self, interaction: discord.Interaction, player: str,
                             page: int) -> tuple[discord.Embed, bool]:
+        """One page of a player's hands: what happened to them (won, dealt in, another's self-draw …), the
+        kong money they took or paid in its own column, and the hand's net, so that a net of 0 explains itself."""
         lang, guild = self.lang(interaction), self.guild(interaction)
         found = await self.store.history(guild, player, limit=PAGE_SIZE + 1, offset=page * PAGE_SIZE)
         name = self.name_of(interaction, player, await self.store.player_name(guild, player))
@@ -329,60 +364,75 @@ class Ledger(KwxGroupCog, name="Ledger"):
         if not found and page == 0:
             return discord.Embed(title=title, description=t("ledger.history.empty", lang, name=safe_text(name)),
                                  colour=COLOURS["even"]), False
+        shown = found[:PAGE_SIZE]
+        money = await self.store.hand_money(guild, player, [h.hand_id for h in shown])
+        zone = await server_zone(self.store, guild, lang)
         rows = []
-        for h in found[:PAGE_SIZE]:
+        for h in shown:
+            moved = money.get(h.hand_id, {})
+            kong = sum(moved.get(reason, 0) for reason in KONG_REASONS)
             if h.reversed:
                 result, net = t("ledger.history.reversed", lang), f"({signed(h.net)})"
             else:
-                result, net = self._result_word(h, lang), signed(h.net)
-            fan = t("result.fan", lang, fan=h.fan.get(player, 0)) if h.won else ""
+                result, net = self._result_word(h, moved, lang), signed(h.net)
             rows.append([" " if h.reversed else diff_marker(h.net), f"#{h.hand_id}",
-                         h.created_at.strftime("%m-%d"), result, fan, net])
+                         h.created_at.astimezone(zone).strftime("%m-%d"), result,
+                         str(h.fan.get(player, 0)) if h.won else "", signed(kong) if kong else "", net])
         headers = [" ", "#", t("ledger.col.date", lang), t("ledger.col.result", lang), t("ledger.col.fan", lang),
-                   t("ledger.col.net", lang)]
+                   t("ledger.col.kong", lang), t("ledger.col.net", lang)]
         balance = await self.store.balance(guild, player)
-        embed = discord.Embed(title=title, description=code_block(table(rows, "llllrr", headers), "diff"),
+        embed = discord.Embed(title=title, description=code_block(table(rows, "llllrrr", headers), "diff"),
                               colour=colour_of(balance.balance))
         embed.set_footer(text=t("ledger.page", lang, page=page + 1))
         return embed, len(found) > PAGE_SIZE
 
     @staticmethod
-    def _result_word(h: Any, lang: str) -> str:
-        if h.outcome == "draw":
-            return t("result.draw", lang)
+    def _result_word(h: Any, moved: dict[str, int], lang: str) -> str:
+        """How the hand ended for the player: their win, their deal-in, a draw, or another's win (one they paid
+        for when it was a self-draw)."""
         if h.won:
             return t("term.zimo", lang) if h.self_draw else t("ledger.history.won", lang)
         if h.dealt_in:
             return t("term.dianpao", lang)
-        return t("ledger.history.paid", lang) if h.net < 0 else "—"
+        if h.outcome == "draw":
+            return t("payment.forbid_feeding" if "forbid_feeding" in moved else "result.draw", lang)
+        paid_win = any(moved.get(reason, 0) < 0 for reason in WIN_REASONS)
+        return t("ledger.history.other_zimo" if paid_win else "ledger.history.other_won", lang)
 
     @app_commands.command(name="stats", description=text("cmd.stats"))
     @app_commands.describe(member=text("cmd.stats.member"))
     async def stats(self, interaction: discord.Interaction, member: discord.Member | None = None) -> None:
-        lang = self.lang(interaction)
         player = self.target(interaction, member)
+        await self.answer(interaction, "stats", player, Shared(await self._stats_embed(interaction, player)))
+
+    async def _stats_embed(self, interaction: discord.Interaction, player: str) -> discord.Embed:
+        """A player's numbers, each rate saying what it is a share of (of hands, of wins, of 亮倒 hands)."""
+        lang = self.lang(interaction)
         s = await self.store.player_stats(self.guild(interaction), player)
         name = self.name_of(interaction, player, s.name)
         title = t("ledger.stats.title", lang, name=safe_text(name))
         if s.hands == 0:
-            await self.show(interaction, discord.Embed(title=title, description=t("ledger.history.empty", lang,
-                                                                                   name=safe_text(name)),
-                                                       colour=COLOURS["even"]))
-            return
+            return discord.Embed(title=title, description=t("ledger.history.empty", lang, name=safe_text(name)),
+                                 colour=COLOURS["even"])
+
+        def rate(key: str, value: float, whole: int) -> str:
+            return t(key, lang, rate=percent(value)) if whole else ""
+
         rows = [
             [" ", t("ledger.stats.hands", lang), str(s.hands), ""],
-            [" ", t("ledger.stats.wins", lang), str(s.wins), percent(s.win_rate)],
-            [" ", t("ledger.stats.self_draws", lang), str(s.self_draws), percent(s.self_draw_rate)],
-            [" ", t("ledger.stats.deal_ins", lang), str(s.deal_ins), percent(s.deal_in_rate)],
-            [" ", t("ledger.stats.liangdao", lang), str(s.liangdao), percent(s.liangdao_win_rate)],
+            [" ", t("ledger.stats.wins", lang), str(s.wins), rate("ledger.stats.of_hands", s.win_rate, s.hands)],
+            [" ", t("ledger.stats.self_draws", lang), str(s.self_draws),
+             rate("ledger.stats.of_wins", s.self_draw_rate, s.wins)],
+            [" ", t("ledger.stats.deal_ins", lang), str(s.deal_ins),
+             rate("ledger.stats.of_hands", s.deal_in_rate, s.hands)],
+            [" ", t("ledger.stats.liangdao", lang), str(s.liangdao),
+             rate("ledger.stats.liangdao_won", s.liangdao_win_rate, s.liangdao)],
             [" ", t("ledger.stats.max_fan", lang), str(s.max_fan), ""],
-            [" ", t("ledger.stats.avg_fan", lang), f"{s.avg_fan:.1f}", ""],
+            [" ", t("ledger.stats.avg_fan", lang), f"{s.avg_fan:.1f}", t("ledger.stats.per_win", lang) if s.wins else ""],
             [diff_marker(s.net), t("ledger.stats.net", lang), signed(s.net), ""],
         ]
-        body = code_block(table(rows, "llrr"), "diff")
-        embed = discord.Embed(title=title, description=f"{mention(player)}\n{body}", colour=colour_of(s.net))
-        embed.set_footer(text=t("ledger.stats.footer", lang))
-        await self.show(interaction, embed)
+        body = code_block(table(rows, "llrl"), "diff")
+        return discord.Embed(title=title, description=f"{mention(player)}\n{body}", colour=colour_of(s.net))
 
     @app_commands.command(name="settleup", description=text("cmd.settleup"))
     async def settleup(self, interaction: discord.Interaction) -> None:
@@ -406,26 +456,37 @@ class Ledger(KwxGroupCog, name="Ledger"):
     @app_commands.describe(member=text("cmd.chart.member"))
     @app_commands.checks.cooldown(*CHART_COOLDOWN, key=member_key)
     async def chart(self, interaction: discord.Interaction, member: discord.Member | None = None) -> None:
+        await safe_defer(interaction, ephemeral=True, thinking=True)
+        player, name = (str(member.id), member.display_name) if member is not None else (None, None)
+        await self.answer(interaction, "chart", player or "", await self._chart(interaction, player, name))
+
+    async def _chart(self, interaction: discord.Interaction, player: str | None, name: str | None) -> Shared:
+        """The balance chart of one player, or of the CHART_PLAYERS largest balances: by hands played, its
+        dates in the server's time zone."""
         lang, guild = self.lang(interaction), self.guild(interaction)
-        await safe_defer(interaction, thinking=True)
-        if member is not None:
-            players = [(str(member.id), member.display_name)]
+        if player is not None:
+            players = [(player, name or player)]
         else:
             rows = sorted((await self.store.balances(guild)).rows, key=lambda r: (-abs(r.balance), r.player))
             players = [(r.player, self.name_of(interaction, r.player, r.name)) for r in rows[:CHART_PLAYERS]]
-        series = []
-        for player, name in players:  # a bounded number of points each, read off the writer's path
-            series.append(Series(name, await self.store.chart_series(guild, player)))
+        series, moments = [], []
+        for one, label in players:  # a bounded number of points each, read off the writer's path
+            points = await self.store.chart_series(guild, one)
+            series.append(Series(label, [(hands, balance) for hands, _, balance in points]))
+            moments += [at for _, at, _ in points]
         title = t("ledger.chart.title", lang)
-        png = await render_chart(series[:MAX_SERIES], title=title, empty_text=t("ledger.chart.empty", lang))
-        last = series[0].points[-1][1] if member is not None and series[0].points else 0
-        embed = discord.Embed(title=title, colour=colour_of(last) if member is not None else discord.Colour.gold())
-        if member is not None:
-            embed.description = f"{mention(str(member.id))}: **{signed(last)}**"
+        png = await render_chart(series[:MAX_SERIES], x_label=t("ledger.chart.x_label", lang),  # titled by the embed
+                                 empty_text=t("ledger.chart.empty", lang))
+        last = series[0].points[-1][1] if player is not None and series[0].points else 0
+        embed = discord.Embed(title=title, colour=colour_of(last) if player is not None else discord.Colour.gold())
+        if player is not None:
+            embed.description = f"{mention(player)}: **{signed(last)}**"
         embed.set_image(url="attachment://balances.png")
-        embed.set_footer(text=t("ledger.chart.footer", lang))
-        await safe_followup(interaction, embed=embed, file=discord.File(io.BytesIO(png), filename="balances.png"),
-                            allowed_mentions=NO_PINGS)
+        if moments:
+            zone = await server_zone(self.store, guild, lang)
+            days = sorted({at.astimezone(zone).strftime("%Y-%m-%d") for at in (min(moments), max(moments))})
+            embed.set_footer(text=t("ledger.chart.footer", lang, dates=" – ".join(days), zone=zone.key))
+        return Shared(embed, [discord.File(io.BytesIO(png), filename="balances.png")])
 
     # == consent: pay and record ===============================================================================
     @app_commands.command(name="pay", description=text("cmd.pay"))

@@ -17,6 +17,7 @@ import discord
 from cogs.buttons import ForgedPress, answer_not_loaded, forged
 from cogs.inputs import SNOWFLAKE_MAX, id_number, id_token
 from cogs.operations import safe_respond, safe_update_message
+from cogs.share import share_button
 from kwx.present.i18n import t
 
 MAX_PAGE = 1_000_000  # far past any list's end (a page there is empty), and page × size stays a small integer
@@ -63,8 +64,9 @@ class PageButton(discord.ui.DynamicItem[discord.ui.Button], template=r"kwx:pg:(?
             await safe_respond(interaction, content=t("ledger.page.not_yours", lang), ephemeral=True)
             return
         embed, more = await pager.render_page(interaction, self.kind, self.arg, self.page)
+        share = lang if self.kind in getattr(pager, "SHARE_KINDS", ()) else None
         await safe_update_message(interaction, embed=embed,
-                                  view=page_view(self.kind, self.arg, self.page, more, self.owner),
+                                  view=page_view(self.kind, self.arg, self.page, more, self.owner, share=share),
                                   allowed_mentions=discord.AllowedMentions.none())
 
 
@@ -75,13 +77,19 @@ def find_pager(client: Any, kind: str) -> Pager | None:
     return None
 
 
-def page_view(kind: str, arg: str, page: int, more: bool, owner: int) -> discord.ui.View | None:
-    """◀ n ▶ for page `page` (0-based); None when everything fits on the first page."""
-    if page == 0 and not more:
+def page_view(kind: str, arg: str, page: int, more: bool, owner: int, *,
+              share: str | None = None) -> discord.ui.View | None:
+    """◀ n ▶ for page `page` (0-based), and with `share` (the language) the 📤 Share button of this page
+    (cogs/share.py); None when there is nothing to show (one page, no sharing)."""
+    paged = page > 0 or more
+    if not paged and share is None:
         return None
     view = discord.ui.View(timeout=None)
-    view.add_item(PageButton(kind, arg, max(0, page - 1), owner, label="◀", disabled=page == 0))
-    view.add_item(discord.ui.Button(label=str(page + 1), disabled=True, custom_id=f"kwx:pgn:{kind}:{page}"))
-    view.add_item(PageButton(kind, arg, page + 1, owner, label="▶", disabled=not more))
+    if paged:
+        view.add_item(PageButton(kind, arg, max(0, page - 1), owner, label="◀", disabled=page == 0))
+        view.add_item(discord.ui.Button(label=str(page + 1), disabled=True, custom_id=f"kwx:pgn:{kind}:{page}"))
+        view.add_item(PageButton(kind, arg, page + 1, owner, label="▶", disabled=not more))
+    if share is not None:
+        view.add_item(share_button(kind, arg, page, share))
     view.stop()  # the dynamic items answer presses; no view timer needed
     return view

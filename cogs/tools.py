@@ -1,8 +1,8 @@
-"""The Tools cog: `/kwx calc` (the fan calculator, private) and `/kwx rules` (a preset's patterns and options).
+"""The Tools cog: `/kwx calc` (the fan calculator) and `/kwx rules` (a preset's patterns and options).
 
 `calc` parses and scores with the `python -m kwx fan` code (kwx/engine/calculator.py), so the bot, the terminal and the
-table agree on every hand. Both answer in the server's language; the rules default to the server's preset
-(`/kwx-admin config`).
+table agree on every hand. Both answer privately in the server's language (`rules` with a Share button, see
+cogs/share.py); the rules default to the server's preset (`/kwx-admin config`).
 """
 
 from __future__ import annotations
@@ -13,14 +13,16 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from cogs.board import preset_name
 from cogs.group import KwxGroupCog, text
 from cogs.inputs import TILE_MAX, TILES_MAX, safe_text
 from cogs.operations import safe_respond
+from cogs.share import ShareButton, Shared, share_view
 from kwx.engine.analysis import shanten
 from kwx.engine.calculator import CONTEXT_FLAGS, Calculation, InputError, calculate, context
 from kwx.engine.rules import PRESETS, RuleSet
 from kwx.engine.tiles import SHORT_CHINESE, Tile
-from kwx.present.i18n import error_text, join_names, pattern_name, t
+from kwx.present.i18n import catalog, error_text, join_names, pattern_name, t
 from kwx.present.ledger_text import code_block, money, table
 from kwx.table.defaults import guild_settings
 
@@ -34,7 +36,11 @@ SHOWN_OPTIONS = ("base", "min_fan", "min_fan_discard", "fan_cap", "pindao", "zhi
 MELD_WORDS = {"pung": "meld.pung", "kong": "meld.kong", "ankong": "meld.ankong"}
 
 
-def option_value(value: Any, lang: str) -> str:
+def option_value(option: str, value: Any, lang: str) -> str:
+    """An option's value in words: on/off, none, a number, or a choice (half, stay, each …) in the language."""
+    if isinstance(value, str):
+        key = f"tools.value.{option}.{value}"
+        return t(key, lang) if catalog().template(key, lang) is not None else value
     if value is True:
         return t("tools.on", lang)
     if value is False:
@@ -44,16 +50,27 @@ def option_value(value: Any, lang: str) -> str:
     return str(value)
 
 
-def preset_label(preset: str, lang: str) -> str:
-    return f"{t(f'choice.{preset}', lang)} ({preset})"
-
-
 def rule_patterns(rules: RuleSet) -> list[tuple[str, int]]:
     """The patterns these rules score, with multipliers, biggest first."""
     return rules.scored_patterns()
 
 
 class Tools(KwxGroupCog, name="Tools"):
+    SHARE_KINDS = frozenset({"rules"})
+
+    async def cog_load(self) -> None:
+        await super().cog_load()
+        self.bot.add_dynamic_items(ShareButton)
+
+    async def cog_unload(self) -> None:
+        await super().cog_unload()
+        self.bot.remove_dynamic_items(ShareButton)
+
+    share_lang = KwxGroupCog.lang
+
+    async def render_share(self, interaction: discord.Interaction, kind: str, arg: str, page: int) -> Shared:
+        return Shared(await self._rules_answer(interaction, arg or None))
+
     def tiles_text(self, tiles: list[int]) -> str:
         formatter = getattr(self.rt, "tiles", None)
         if formatter is not None:
@@ -81,22 +98,30 @@ class Tools(KwxGroupCog, name="Tools"):
         try:
             calc = calculate(hand, win, (melds or "").split(), context(flags), ruleset)
         except InputError as exc:
-            await safe_respond(interaction, content=t("tools.calc.error", lang,
-                                                         detail=safe_text(error_text(exc, lang), 200)),
-                               ephemeral=True)
+            await safe_respond(interaction, embed=self.calc_error_embed(exc, lang), ephemeral=True,
+                               allowed_mentions=NO_PINGS)
             return
         await safe_respond(interaction, embed=self.calc_embed(calc, lang), ephemeral=True,
                            allowed_mentions=NO_PINGS)
+
+    @staticmethod
+    def calc_error_embed(exc: InputError, lang: str) -> discord.Embed:
+        """What was wrong, as an error: a red embed saying so, the reason as a sentence, and how to write it."""
+        detail = safe_text(error_text(exc, lang), 300)
+        detail = detail[:1].upper() + detail[1:]
+        return discord.Embed(title=t("tools.calc.error_title", lang),
+                             description=f"{detail}\n\n{t('tools.calc.error_hint', lang)}",
+                             colour=discord.Colour.red())
 
     def calc_embed(self, calc: Calculation, lang: str) -> discord.Embed:
         rules = calc.rules
         lines = [t("tools.calc.hand", lang, tiles=self.tiles_text(list(calc.hand)), win=self.tiles_text([calc.win]))]
         if calc.melds:
             words = [f"{t(MELD_WORDS[m.kind], lang)} {self.tiles_text([m.tile])}" for m in calc.melds]
-            lines.append(t("tools.calc.melds", lang, melds=join_names(words, lang)))
+            lines.append(t("tools.calc.melds", lang, melds=t("common.list_sep", lang).join(words)))
         how = [t("term.zimo" if calc.self_draw else "term.dianpao", lang)]
         how += [t(f"tools.flag.{flag}", lang) for flag in CONTEXT_FLAGS[1:] if getattr(calc.ctx, flag)]
-        lines.append(t("tools.calc.how", lang, how=join_names(how, lang), preset=preset_label(rules.preset_name,
+        lines.append(t("tools.calc.how", lang, how=join_names(how, lang), preset=preset_name(rules.preset_name,
                                                                                           lang)))
         r = calc.result
         if r is None:
@@ -129,15 +154,18 @@ class Tools(KwxGroupCog, name="Tools"):
     @app_commands.describe(preset=text("cmd.rules.preset"))
     @app_commands.choices(preset=PRESET_CHOICES)
     async def rules(self, interaction: discord.Interaction, preset: str | None = None) -> None:
-        lang = self.lang(interaction)
+        await safe_respond(interaction, embed=await self._rules_answer(interaction, preset), ephemeral=True,
+                           view=share_view("rules", preset or "", self.lang(interaction)), allowed_mentions=NO_PINGS)
+
+    async def _rules_answer(self, interaction: discord.Interaction, preset: str | None) -> discord.Embed:
+        """The rules of `preset`, or the server's own (its preset and base) when None."""
         settings = await guild_settings(self.rt.store, str(interaction.guild_id))
         name = preset or settings["rules"]
         ruleset = RuleSet.preset(name, base=settings["base"]) if preset is None else RuleSet.preset(name)
-        await safe_respond(interaction, embed=self.rules_embed(ruleset, lang, default=preset is None),
-                           allowed_mentions=NO_PINGS)
+        return self.rules_embed(ruleset, self.lang(interaction), default=preset is None)
 
     def rules_embed(self, rules: RuleSet, lang: str, *, default: bool = False) -> discord.Embed:
-        title = t("tools.rules.title", lang, preset=preset_label(rules.preset_name, lang))
+        title = t("tools.rules.title", lang, preset=preset_name(rules.preset_name, lang))
         patterns = [[pattern_name(p, lang), f"×{m}"] for p, m in rule_patterns(rules)]
         summary = t("rules.summary", lang)
         if default:
@@ -151,7 +179,7 @@ class Tools(KwxGroupCog, name="Tools"):
             if exceptions:
                 cap += t("tools.rules.cap_except", lang, patterns=join_names(exceptions, lang))
             embed.add_field(name=t("tools.option.fan_cap", lang), value=cap, inline=False)
-        options = [[t(f"tools.option.{o}", lang), option_value(getattr(rules, o), lang)] for o in SHOWN_OPTIONS]
+        options = [[t(f"tools.option.{o}", lang), option_value(o, getattr(rules, o), lang)] for o in SHOWN_OPTIONS]
         embed.add_field(name=t("tools.rules.options", lang), value=code_block(table(options, "ll")), inline=False)
         return embed
 

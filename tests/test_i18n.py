@@ -176,6 +176,18 @@ def test_every_pattern_has_a_name_and_a_description_in_both_languages() -> None:
     assert pattern_name("no_such_pattern", "en") == "no_such_pattern"
 
 
+def test_english_pattern_names_read_as_names() -> None:
+    """Title Case, as English mahjong rules name their hands (Seven Pairs, Full Flush, Robbing the Kong), so that
+    "Patterns: Seven Pairs ×4, Laid-Down Hand ×2" reads as a list of names, not of half sentences."""
+    small = {"a", "the", "of", "on", "after"}
+    for pid in PATTERN_FAN:
+        name = pattern_name(pid, "en")
+        words = name.split()
+        assert words[0][0].isupper(), name
+        assert all(w[0].isupper() or w[0].isdigit() or w in small for w in words), name
+        assert "(" not in name and "," not in name, name  # what a pattern needs is its description's job
+
+
 def test_tile_names_are_distinct_in_each_language() -> None:
     for lang in i18n.LANGUAGES:
         assert len({tile_name(tile, lang) for tile in ALL_TILES}) == 21

@@ -20,12 +20,13 @@ from kwx.present.i18n import LANGUAGES, catalog, error_text, placeholders, t
 
 CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+")
 WORD = re.compile(r"[A-Za-z][A-Za-z'-]+")
-# Chinese an English line may hold: tile names (typed or shown), the game's name, the language's own name.
+# Chinese an English line may hold: tile names (typed or shown), meld kinds as typed (碰:5p), the game's name,
+# the language's own name.
 TILE_NAMES = {f"{n}{s}" for n in "一二三四五六七八九123456789" for s in "筒条饼索"} | {
     "红中", "发财", "白板", "中", "发", "白", "筒", "条"}
-EN_MAY_HOLD = sorted(TILE_NAMES | {"卡五星", "简体中文"}, key=len, reverse=True)
+EN_MAY_HOLD = sorted(TILE_NAMES | {"碰", "杠", "明杠", "暗杠", "卡五星", "简体中文"}, key=len, reverse=True)
 # English a Chinese line may hold: what the player types, ids, and a few names.
-TYPED = {"help", "quit", "hand", "back", "hu", "win", "peng", "pung", "gang", "kong", "ankong", "pass", "liangdao",
+TYPED = {"help", "quit", "hand", "back", "hu", "win", "peng", "pung", "gang", "kong", "ankong", "angang", "pass", "liangdao",
          "discard", "make", "run", "Tab", "Esc", "Enter", "Ctrl-Q"}
 ZH_MAY_HOLD = TYPED | {f.name for f in dataclasses.fields(RuleSet)} | set(PRESETS) | {
     "kwx", "UTC", "CSV", "AI", "ID", "English", "python", "bot", "py"}
@@ -139,7 +140,7 @@ def test_calculator_errors_are_in_one_language(hand, win, melds, flags, code):
         calculate(hand, win, melds, context(flags), STANDARD)
     assert err.value.code == code
     for lang in LANGUAGES:
-        shown = t("tools.calc.error", lang, detail=err.value)
+        shown = error_text(err.value, lang)
         assert not mixed_lines(shown, lang), shown
     assert "9z" in error_text(err.value, "zh-CN") or code != "tile"
 

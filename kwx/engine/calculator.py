@@ -10,6 +10,7 @@ input raises InputError (one line for the user).
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -20,15 +21,22 @@ from kwx.engine.rules import RulesError, RuleSet
 from kwx.engine.tiles import Tile, TileError, check_counts, excerpt, parse_tile, parse_tiles, to_counts
 
 CONTEXT_FLAGS = ("self_draw", "liangdao", "kong_draw", "after_kong", "rob_kong", "last_tile")
-_MELD_ALIASES = {k: k for k in MELD_KINDS} | {"碰": "pung", "杠": "kong", "明杠": "kong", "暗杠": "ankong"}
-
+# Every way a meld's kind may be written: English, pinyin, Chinese.
+_MELD_ALIASES = {k: k for k in MELD_KINDS} | {"peng": "pung", "gang": "kong", "minggang": "kong", "angang": "ankong",
+                                             "碰": "pung", "杠": "kong", "明杠": "kong", "暗杠": "ankong"}
+_MELD_SIZE = {"pung": 3, "kong": 4, "ankong": 4}
+_KIND_THEN_TILE = re.compile(  # 碰5p, peng 555p, 暗杠红中: the kind, then its tile (longest kind first: 暗杠 before 杠)
+    "(?P<kind>" + "|".join(sorted(map(re.escape, _MELD_ALIASES), key=len, reverse=True)) + r")\s*(?P<tile>.+)",
+    re.IGNORECASE | re.DOTALL)
+_MELD_SEPARATORS = re.compile(r"[\s,，、;；]+")
 
 
 # English lines for logs and the command-line tools; players read the catalog's `calc.error.<code>`.
 INPUT_ERRORS = {
-    "meld_format": 'meld "{text}" is not KIND:TILE, e.g. pung:5p, kong:7z or ankong:1s',
-    "meld_kind": 'unknown meld kind "{kind}": use pung, kong (exposed) or ankong (concealed)',
+    "meld_format": 'meld "{text}" is not KIND:TILE, e.g. pung:5p, kong:7z or ankong:1s (碰:5p 杠:7z 暗杠:1s too)',
+    "meld_kind": 'unknown meld kind "{kind}": use pung (peng, 碰), kong (gang, 杠: exposed) or ankong (angang, 暗杠)',
     "meld_tile": 'meld "{text}": {error}',
+    "meld_size": 'meld "{text}": write its tile once (pung:5p) or all {size} of them (pung:555p)',
     "too_many_melds": "{count} melds given: a hand has at most four",
     "tile": "{error}",
     "tiles_together": "{error} (hand, melds and winning tile together)",
@@ -55,21 +63,41 @@ class InputError(ValueError):
 
 
 def parse_meld(text: str) -> Meld:
-    """`KIND:TILE`, e.g. `pung:5p`, `kong:红中`, `ankong:1s`."""
-    kind, sep, tile = str(text).partition(":")
+    """One meld: its kind, then its tile once or all of it: `pung:5p`, `碰:5p`, `碰5p`, `peng 555p`, `暗杠：红中`.
+
+    Kinds: pung (peng, 碰); kong (gang, 杠, 明杠: exposed); ankong (angang, 暗杠: concealed)."""
+    raw = str(text).strip().replace("：", ":")
+    kind, sep, tile = raw.partition(":")
     if not sep:
-        raise InputError("meld_format", text=excerpt(text))
+        found = _KIND_THEN_TILE.fullmatch(raw)
+        if found is None:
+            raise InputError("meld_format", text=excerpt(text))
+        kind, tile = found["kind"], found["tile"]
     canonical = _MELD_ALIASES.get(kind.strip().lower())
     if canonical is None:
         raise InputError("meld_kind", kind=excerpt(kind.strip()))
     try:
-        return Meld(canonical, parse_tile(tile))
+        tiles = parse_tiles(tile, check_copies=False)
+        if not tiles:
+            raise TileError("empty")
     except TileError as exc:
         raise InputError("meld_tile", text=excerpt(text), error=exc) from None
+    if len(tiles) != 1 and (len(set(tiles)) != 1 or len(tiles) != _MELD_SIZE[canonical]):
+        raise InputError("meld_size", text=excerpt(text), size=_MELD_SIZE[canonical])
+    return Meld(canonical, tiles[0])
 
 
 def parse_melds(texts: Iterable[str]) -> tuple[Meld, ...]:
-    melds = tuple(parse_meld(t) for t in texts)
+    """Melds given as texts, each holding one meld or several (spaces, commas or 、 between them); a kind
+    written apart from its tile (`碰 5p`, or "碰", "5p" as two texts) is read with it."""
+    words = [w for text in texts for w in _MELD_SEPARATORS.split(str(text).strip()) if w]
+    joined: list[str] = []
+    for word in words:
+        if joined and joined[-1].rstrip(":：").lower() in _MELD_ALIASES:
+            joined[-1] += word
+        else:
+            joined.append(word)
+    melds = tuple(parse_meld(t) for t in joined)
     if len(melds) > 4:
         raise InputError("too_many_melds", count=len(melds))
     return melds

@@ -1,12 +1,17 @@
-"""A PNG line chart of running balances over time, drawn with Pillow (no plotting library).
+"""A PNG line chart of running balances by hands played, drawn with Pillow (no plotting library).
 
-    png = balance_chart([Series("alice", [(t1, 8), (t2, -4)]), ...], title="Balances", width=800, height=450)
+    png = balance_chart([Series("alice", [(1, 8), (2, -4)]), ...], title="余额走势", x_label="局数")
 
-Balances change in jumps (one ledger entry at a time), so each line is drawn as steps: flat until the next
-entry, then straight up or down. Every line starts at 0 just before its first entry and runs on to the right
-edge at its latest balance, which the legend also prints. The zero line is drawn darker than the grid.
-Drawn at twice the size and scaled down, for smooth lines. Names may be Chinese: a CJK font is used when one
-is installed (see kwx.present.art.find_cjk_font), else Pillow's built-in font.
+x is how many hands a player had played, y the balance after them: lines of players who play at different
+hours still compare hand for hand, and a night of fifty hands is not squeezed next to a quiet week. Balances
+change in jumps, so each line is drawn as steps: it starts at 0 before the first hand, moves at each hand, and
+moves again at the same x for money outside a hand (cash paid back with /kwx pay). It ends at its player's
+last hand with a dot; the legend prints the latest balance. The zero line is drawn brighter than the grid.
+
+The colours are Discord's dark theme (its embed background #2b2d31 and text greys), the theme most members use,
+so the picture sits in its embed without a white box. Drawn at twice the size and scaled down, for smooth
+lines. Names may be Chinese: a CJK font is used when one is installed (see kwx.present.art.find_cjk_font), else
+Pillow's built-in font.
 """
 
 from __future__ import annotations
@@ -15,7 +20,6 @@ import io
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
 from functools import lru_cache
 
 from PIL import Image, ImageDraw, ImageFont
@@ -23,14 +27,14 @@ from PIL import Image, ImageDraw, ImageFont
 from kwx.present.art import find_cjk_font
 from kwx.present.ledger_text import signed, truncate
 
-BACKGROUND = (255, 255, 255)
-TEXT = (40, 40, 46)
-MUTED = (120, 124, 132)
-GRID = (228, 230, 235)
-ZERO = (150, 154, 162)
-PALETTE = (
-    (46, 125, 230), (229, 57, 53), (67, 160, 71), (251, 140, 0), (142, 36, 170), (0, 150, 136),
-    (216, 27, 96), (93, 64, 55), (84, 110, 122), (192, 202, 51),
+BACKGROUND = (43, 45, 49)  # Discord's dark embed background
+TEXT = (219, 222, 225)
+MUTED = (148, 155, 164)
+GRID = (63, 65, 71)
+ZERO = (128, 132, 142)
+PALETTE = (  # bright enough to stand out on the dark background
+    (88, 166, 255), (255, 107, 107), (87, 242, 135), (254, 231, 92), (235, 130, 255), (0, 212, 212),
+    (255, 159, 67), (186, 190, 255), (255, 121, 198), (170, 220, 90),
 )
 SCALE = 2  # supersampling factor
 MAX_SERIES = len(PALETTE)
@@ -41,7 +45,7 @@ Font = ImageFont.FreeTypeFont | ImageFont.ImageFont
 @dataclass(frozen=True)
 class Series:
     label: str
-    points: Sequence[tuple[datetime, int]]  # (time, running balance after that moment), oldest first
+    points: Sequence[tuple[int, int]]  # (hands played, balance then), in order
 
 
 @lru_cache(maxsize=8)
@@ -68,16 +72,8 @@ def nice_ticks(low: int, high: int, count: int = 5) -> list[int]:
     return list(range(int(first), int(last) + 1, step))
 
 
-def _time_label(moment: datetime, span: timedelta) -> str:
-    if span <= timedelta(days=1):
-        return moment.strftime("%H:%M")
-    if span <= timedelta(days=366):
-        return moment.strftime("%m-%d")
-    return moment.strftime("%Y-%m")
-
-
-def balance_chart(series: Sequence[Series], *, title: str = "", width: int = 800, height: int = 450,
-                  empty_text: str = "—") -> bytes:
+def balance_chart(series: Sequence[Series], *, title: str = "", x_label: str = "", width: int = 800,
+                  height: int = 450, empty_text: str = "—") -> bytes:
     """The chart as PNG bytes of exactly `width` × `height` pixels. At most MAX_SERIES lines are drawn."""
     series = [s for s in series if s.points][:MAX_SERIES]
     s = SCALE
@@ -91,24 +87,19 @@ def balance_chart(series: Sequence[Series], *, title: str = "", width: int = 800
         top += 34 * s
     legend_rows = math.ceil(len(series) / 2) if series else 0
     bottom = height * s - 30 * s - legend_rows * 22 * s
-    left, right = 64 * s, width * s - 20 * s
+    left, right = 64 * s, width * s - 24 * s
 
     if not series:
         draw.text((left, (top + bottom) // 2), empty_text, font=legend_font, fill=MUTED)
         return _png(image, width, height)
 
-    start = min(p[0] for one in series for p in one.points)
-    end = max(p[0] for one in series for p in one.points)
-    if end - start < timedelta(minutes=1):
-        start, end = start - timedelta(minutes=30), end + timedelta(minutes=30)
-    start -= (end - start) * 0.02  # room for each line's step up from zero
-    span = end - start
+    x_ticks = nice_ticks(0, max(1, max(p[0] for one in series for p in one.points)), 6)
     values = [0] + [v for one in series for _, v in one.points]
     ticks = nice_ticks(min(values), max(values))
     low, high = ticks[0], ticks[-1]
 
-    def x_of(moment: datetime) -> float:
-        return left + (right - left) * ((moment - start) / span)
+    def x_of(hands: int) -> float:
+        return left + (right - left) * (hands / x_ticks[-1])
 
     def y_of(value: int) -> float:
         return bottom - (bottom - top) * ((value - low) / (high - low))
@@ -120,26 +111,27 @@ def balance_chart(series: Sequence[Series], *, title: str = "", width: int = 800
         box = draw.textbbox((0, 0), text, font=label_font)
         draw.text((left - 8 * s - (box[2] - box[0]), y - (box[3] - box[1]) / 2 - box[1]), text,
                   font=label_font, fill=MUTED)
-    for fraction in (0.0, 0.5, 1.0):  # x labels: first, middle, last moment
-        moment = start + span * fraction
-        text = _time_label(moment, span)
+    for hands in x_ticks:  # x labels: hand numbers, and under their middle what they count
+        text = f"{hands:,}"
         box = draw.textbbox((0, 0), text, font=label_font)
-        w = box[2] - box[0]
-        x = min(max(x_of(moment) - w / 2, left), right - w)
-        draw.text((x, bottom + 6 * s), text, font=label_font, fill=MUTED)
+        draw.text((x_of(hands) - (box[2] - box[0]) / 2, bottom + 6 * s), text, font=label_font, fill=MUTED)
+    if x_label:
+        box = draw.textbbox((0, 0), x_label, font=label_font)
+        draw.text(((left + right - (box[2] - box[0])) / 2, bottom + 20 * s), x_label, font=label_font, fill=MUTED)
 
     for index, one in enumerate(series):
         colour = PALETTE[index]
-        path = [(x_of(one.points[0][0] - span * 0.01), y_of(0))]
+        path = [(x_of(0), y_of(0))]
         previous = 0
-        for moment, value in one.points:
-            x = x_of(moment)
+        for hands, value in one.points:
+            x = x_of(hands)
             path += [(x, y_of(previous)), (x, y_of(value))]
             previous = value
-        path.append((right, y_of(previous)))
         draw.line(path, fill=colour, width=3 * s, joint="curve")
+        end_x, end_y, dot = path[-1][0], path[-1][1], 4 * s
+        draw.ellipse([end_x - dot, end_y - dot, end_x + dot, end_y + dot], fill=colour)
 
-    legend_top = bottom + 28 * s
+    legend_top = bottom + 36 * s
     column = (right - left) // 2
     for index, one in enumerate(series):
         x = left + (index % 2) * column

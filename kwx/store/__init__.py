@@ -23,6 +23,7 @@ Money (kwx.store.ledger). Every write is one transaction that also updates the s
     finish_hand(HandRecord) -> bool       # False when (table_id, hand_no) was already recorded: nothing changes
     record_manual_hand(HandRecord) -> int # a hand played in person (table_id None, created_by set)
     hand_id(table_id, hand_no) -> int | None
+    hand_commitment(guild, table_id, hand_no) -> (hand id, seed_ref) | None
     hand_numbers(table_id) -> list[int]   # the table's recorded hand numbers, in order
     reverse_hand(guild, hand_id, by, why, *, at=None) -> list[int]   # returns its money, drops it from stats
     reverse_entry(guild, entry_id, by, why, *, at=None) -> int   # a standalone entry; a reversal is final
@@ -37,12 +38,13 @@ Queries (kwx.store.queries); every one names the guild.
     balances(guild) -> BalanceSheet(hands, rows: list[BalanceRow])
     leaderboard(guild, period='all'|'month'|'week', *, now=None, limit=None) -> list[LeaderRow]
     history(guild, player, *, limit=20, offset=0) -> list[HandHistory]       # newest first
+    hand_money(guild, player, hand_ids) -> {hand id: {reason: + received / − paid}}
     player_stats(guild, player) -> PlayerStats;  stats(guild) -> list[PlayerStats]
     settle_up(guild) -> list[Transfer(from_player, to_player, amount)]      # at most n-1 transfers
     entries(guild, *, player=None, hand_id=None, limit=50, offset=0) -> list[LedgerEntry]   # newest first
     iter_entries(guild) -> AsyncIterator[LedgerEntry];  export_csv(guild, out) -> int
     balance_series(guild, player, *, by='entry'|'day') -> list[(datetime, running balance)]
-    chart_series(guild, player, *, max_points=400) -> list[(datetime, running balance)]   # bounded, thinned
+    chart_series(guild, player, *, max_points=400) -> list[(hands played, datetime, balance)]   # bounded
     export_files(guild, directory, stem, *, max_bytes) -> Export(files, entries)   # gzip CSV, by month if big
 Every query reads through its own connection (WAL), never waiting for the writer's lock.
     has_guild(guild) / has_player(guild, player) -> bool;  guild_ids() -> list[str];  player_name(guild, player)

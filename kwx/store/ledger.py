@@ -119,6 +119,12 @@ class LedgerMixin(StoreBase):
         row = await self._one("SELECT id FROM hands WHERE table_id = ? AND hand_no = ?", (table_id, hand_no))
         return None if row is None else row["id"]
 
+    async def hand_commitment(self, guild: str, table_id: int, hand_no: int) -> tuple[int, str] | None:
+        """(id, seed_ref) of a table's recorded hand in this guild, or None."""
+        row = await self._one("SELECT id, seed_ref FROM hands WHERE guild = ? AND table_id = ? AND hand_no = ?",
+                              (guild, table_id, hand_no))
+        return None if row is None or row["seed_ref"] is None else (row["id"], row["seed_ref"])
+
     async def hand_numbers(self, table_id: int) -> list[int]:
         """The hand numbers a table has recorded, in order."""
         rows = await self._all("SELECT hand_no FROM hands WHERE table_id = ? ORDER BY hand_no", (table_id,))

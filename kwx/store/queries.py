@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import gzip
 import sqlite3
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any, Literal
@@ -31,6 +31,7 @@ from kwx.store.models import (
 from kwx.store.settle import settle_up
 
 CHART_POINTS = 400  # points per series on a chart: enough for an 800-pixel-wide image
+ChartPoint = tuple[int, datetime, int]  # (hands played by then, when, balance)
 
 
 class QueriesMixin(StoreBase):
@@ -129,6 +130,22 @@ class QueriesMixin(StoreBase):
             won=bool(r["won"]), self_draw=bool(r["self_draw"]), dealt_in=bool(r["dealt_in"]),
             liangdao=bool(r["liangdao"]), reversed=r["reversed_at"] is not None) for r in rows]
 
+    async def hand_money(self, guild: str, player: str, hand_ids: Sequence[int]) -> dict[int, dict[str, int]]:
+        """What each of these hands moved for the player, by payment reason (+ received, − paid), before any
+        reversal: {hand id: {"hu": -2, "angang": 4}}. A hand where nothing reached or left the player is absent."""
+        if not hand_ids:
+            return {}
+        marks = ", ".join("?" for _ in hand_ids)
+        rows = await self._all(
+            "SELECT hand_id, reason, SUM(CASE WHEN to_player = ? THEN amount ELSE -amount END) AS net"
+            f" FROM ledger_entries WHERE guild = ? AND hand_id IN ({marks}) AND reverses_id IS NULL"
+            " AND (to_player = ? OR from_player = ?) GROUP BY hand_id, reason",
+            (player, guild, *hand_ids, player, player))
+        money: dict[int, dict[str, int]] = {}
+        for row in rows:
+            money.setdefault(row["hand_id"], {})[row["reason"]] = row["net"]
+        return money
+
     async def player_stats(self, guild: str, player: str) -> PlayerStats:
         """Statistics over the player's hands that were not reversed (all zero without hands)."""
         rows = await self._stats_rows(guild, player)
@@ -196,19 +213,51 @@ class QueriesMixin(StoreBase):
         return count + write_csv(chunk, out, header=False)
 
     async def chart_series(self, guild: str, player: str, *,
-                           max_points: int = CHART_POINTS) -> list[tuple[datetime, int]]:
-        """The player's running balance for a chart, never more than `max_points` points: after each entry
-        when there are that few, else at the end of each day with activity (from the per-day summary), thinned
-        evenly when even the days are too many (the first and the last always kept)."""
+                           max_points: int = CHART_POINTS) -> list[ChartPoint]:
+        """The player's running balance by hands played, for a chart, never more than `max_points` points of
+        (hands played, time, balance): after each hand and each payment outside a hand when there are that
+        few, else at the end of each day with activity (from the per-day summary), thinned evenly when even the
+        days are too many (the first and the last always kept). An undone hand neither counts nor moves it."""
         if max_points < 2:
             raise ValueError("a chart needs at least 2 points")
-        probe = ("SELECT (SELECT COUNT(*) FROM (SELECT 1 FROM ledger_entries WHERE guild = :g AND to_player = :p"
-                 " LIMIT :n) t) + (SELECT COUNT(*) FROM (SELECT 1 FROM ledger_entries WHERE guild = :g"
-                 " AND from_player = :p LIMIT :n) f)")
+        probe = ("SELECT (SELECT COUNT(*) FROM (SELECT 1 FROM hand_seats WHERE guild = :g AND player_id = :p"
+                 " LIMIT :n) h) + (SELECT COUNT(*) FROM (SELECT 1 FROM ledger_entries WHERE guild = :g"
+                 " AND to_player = :p AND hand_id IS NULL LIMIT :n) t) + (SELECT COUNT(*) FROM (SELECT 1"
+                 " FROM ledger_entries WHERE guild = :g AND from_player = :p AND hand_id IS NULL LIMIT :n) f)")
         row = await self._one(probe, {"g": guild, "p": player, "n": max_points + 1})
-        few = row is not None and row[0] <= max_points
-        series = await self.balance_series(guild, player, by="entry" if few else "day")
-        return thin(series, max_points)
+        if row is not None and row[0] <= max_points:
+            return await self._hand_series(guild, player)
+        return thin(await self._day_series(guild, player), max_points)
+
+    async def _hand_series(self, guild: str, player: str) -> list[ChartPoint]:
+        hands = await self._all(
+            "SELECT h.created_at, hs.net FROM hand_seats hs JOIN hands h ON h.id = hs.hand_id"
+            " WHERE hs.guild = ? AND hs.player_id = ? AND h.reversed_at IS NULL ORDER BY h.created_at, h.id",
+            (guild, player))
+        others = await self._all(
+            "SELECT id, created_at, amount AS delta FROM ledger_entries WHERE guild = :g AND to_player = :p"
+            " AND hand_id IS NULL UNION ALL SELECT id, created_at, -amount FROM ledger_entries WHERE guild = :g"
+            " AND from_player = :p AND hand_id IS NULL ORDER BY id", {"g": guild, "p": player})
+        moves = sorted([(from_text(r["created_at"]), 0, 1, r["net"]) for r in hands]
+                       + [(from_text(r["created_at"]), 1, 0, r["delta"]) for r in others], key=lambda m: m[:2])
+        played = balance = 0
+        series = []
+        for moment, _, hand, delta in moves:
+            played += hand
+            balance += delta
+            series.append((played, moment, balance))
+        return series
+
+    async def _day_series(self, guild: str, player: str) -> list[ChartPoint]:
+        rows = await self._all("SELECT day, flow, hands FROM daily_net WHERE guild = ? AND player_id = ?"
+                               " AND (flow <> 0 OR hands <> 0) ORDER BY day", (guild, player))
+        played = balance = 0
+        series = []
+        for row in rows:
+            played += row["hands"]
+            balance += row["flow"]
+            series.append((played, datetime.fromisoformat(row["day"]).replace(tzinfo=UTC), balance))
+        return series
 
     async def export_files(self, guild: str, directory: Path, stem: str, *, max_bytes: int) -> Export:
         """The guild's ledger as gzip CSV files in `directory`, each at most `max_bytes` (one file, or one per

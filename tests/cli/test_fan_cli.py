@@ -35,7 +35,7 @@ def fan_json(capsys: pytest.CaptureFixture[str], *argv: str) -> dict:
 def test_text_breakdown_in_chinese_and_english(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "fan", "1122334456677p", "5p")
     assert code == 0
-    assert "七对" in out and "Seven pairs" in out and "清一色" in out and "Pure one suit" in out
+    assert "七对" in out and "Seven Pairs" in out and "清一色" in out and "Full Flush" in out
     assert "×4" in out
     assert "Fan 番: 16" in out
     assert "11p 22p 33p 44p 55p 66p 77p" in out  # the reading that scored
@@ -71,6 +71,16 @@ def test_text_explains_fan_below_min_fan(capsys: pytest.CaptureFixture[str]) -> 
 
 
 # -- --json -------------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("melds", [("碰:7z", "peng:6z"), ("碰7z", "碰 6z"), ("PENG：7z", "pung:666z"),
+                                   ("碰:7z 碰:6z",)])
+def test_melds_may_be_written_in_chinese_or_pinyin(capsys: pytest.CaptureFixture[str], melds: tuple[str, ...]) -> None:
+    """--meld pung:7z keeps working; 碰/杠/暗杠 and peng/gang/angang read the same, with or without the colon."""
+    same = fan_json(capsys, "2233445p", "5p", "--meld", "pung:7z", "--meld", "pung:6z")
+    assert fan_json(capsys, "2233445p", "5p", *[x for m in melds for x in ("--meld", m)]) == same
+    kongs = fan_json(capsys, "2233445p", "5p", "--meld", "杠:7z", "--meld", "angang:6z", "--self-draw")
+    assert kongs == fan_json(capsys, "2233445p", "5p", "--meld", "kong:7z", "--meld", "ankong:6z", "--self-draw")
+
+
 def test_json_win(capsys: pytest.CaptureFixture[str]) -> None:
     result = fan_json(capsys, "1122334456677p", "5p")
     assert (result["win"], result["fan"], result["patterns"]) == (True, 16, ["qidui", "qingyise"])
@@ -233,8 +243,9 @@ def test_waits_with_melds_and_not_ready(capsys: pytest.CaptureFixture[str]) -> N
     (["fan", "112233445667p", "5p"],
      "error: the hand has 12 tiles; without melds it needs 13 before the winning tile (13 − 3 per meld)"),
     (["fan", "1122334p", "5p", "--meld", "chow:1s"],
-     'error: unknown meld kind "chow": use pung, kong (exposed) or ankong (concealed)'),
-    (["fan", "1122334p", "5p", "--meld", "pung1s"], 'error: meld "pung1s" is not KIND:TILE, e.g. pung:5p, kong:7z or ankong:1s'),
+     'error: unknown meld kind "chow": use pung (peng, 碰), kong (gang, 杠: exposed) or ankong (angang, 暗杠)'),
+    (["fan", "1122334p", "5p", "--meld", "1s"], 'error: meld "1s" is not KIND:TILE, e.g. pung:5p, kong:7z or ankong:1s'),
+    (["fan", "1122334p", "5p", "--meld", "kong:111s"], 'error: meld "kong:111s": write its tile once (pung:5p) or all 4'),
     (["fan", "1122334456677p", "5p", "--rules", "nope"], "error: unknown rules preset 'nope'"),
     (["fan", "1122334456677p"], "error: give HAND and WIN"),
     (["fan", "123p456p789s12s55z", "3s", "--kong-draw"], "error: a win on a kong replacement tile needs the kong"),

@@ -83,3 +83,23 @@ def test_parse_setting_checks_every_key() -> None:
                        ("colour", "red")):
         with pytest.raises(SettingError):
             parse_setting(key, value)
+
+
+async def test_the_time_zone_follows_the_language_until_a_manager_sets_one(kit: LedgerKit) -> None:
+    shown = await kit.slash(kit.alice, "kwx-admin config")
+    assert t("config.timezone_default", zone="Asia/Shanghai") in shown.text  # a Chinese-language server
+    await kit.set_lang("en")
+    shown = await kit.slash(kit.alice, "kwx-admin config")
+    assert t("config.timezone_default", "en", zone="UTC") in shown.text
+    refused = await kit.slash(kit.alice, "kwx-admin config", timezone="Mars/Olympus")
+    assert refused.records[0].ephemeral and t("config.error.timezone", "en", value="Mars/Olympus") in refused.text
+    assert await kit.store.guild_setting(kit.guild, "timezone") is None  # nothing stored
+    saved = await kit.slash(kit.alice, "kwx-admin config", timezone="europe/london")
+    assert "Europe/London" in saved.text and await kit.store.guild_setting(kit.guild, "timezone") == "Europe/London"
+
+
+def test_time_zone_names_are_offered_as_they_are_typed() -> None:
+    from cogs.config import zone_choices
+
+    assert [c.value for c in zone_choices("shang")] == ["Asia/Shanghai"]
+    assert len(zone_choices("")) == 25 and zone_choices("UTC")[0].value == "UTC"

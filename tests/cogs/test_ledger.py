@@ -8,6 +8,7 @@ import gzip
 import io
 import re
 from collections.abc import AsyncIterator
+from datetime import UTC, datetime
 
 import discord
 import pytest
@@ -17,7 +18,7 @@ from cogs.confirm import CONFIRM_TTL
 from cogs.ledger import Ledger
 from kwx.present.i18n import t
 from kwx.present.ledger_text import display_width, signed, table
-from kwx.store import parse_csv
+from kwx.store import HandRecord, Payment, SeatResult, parse_csv
 from kwx.table.manual import ManualWin, manual_payments, manual_record
 from tests.cogs.fakes import Sent
 from tests.cogs.ledger_kit import LedgerKit, close_kit, ledger_kit
@@ -72,7 +73,7 @@ async def test_balance_sheet_shows_the_ledgers_balances_with_signs_and_no_pings(
     rows = block_rows(sent.embeds[0].description)
     assert [r[0] for r in rows] == ["+", "-", "-"]  # diff colouring: green winners, red losers
     assert sent.embeds[0].colour.value == GREEN  # alice is up
-    assert no_pings(sent) and not sent.ephemeral
+    assert no_pings(sent) and sent.ephemeral  # only the asker sees it (📤 Share posts it)
 
 
 async def test_member_balance_is_green_when_up_and_red_when_down(kit: LedgerKit) -> None:
@@ -98,9 +99,7 @@ async def test_leaderboard_pages_through_every_player_and_only_the_asker_turns_p
         assert [(r[1], r[2], r[3]) for r in page1] == [(str(b.rank), b.name, signed(b.net)) for b in board[:10]]
         assert first.button("▶").disabled is False and first.button("◀").disabled is True
 
-        refused = await kit.press(members[5], first, "▶")
-        assert refused.records[0].ephemeral and t("ledger.page.not_yours") in refused.text
-        assert kit.fake.message(first).embeds[0].description == first.embeds[0].description
+        assert first.ephemeral and not first.visible_to(members[5].id)  # only the asker has these pages
 
         turned = await kit.press(members[0], first, "▶")
         page2 = block_rows(turned.records[0].embeds[0].description)
@@ -138,7 +137,7 @@ async def test_stats_show_only_this_servers_hands(kit: LedgerKit) -> None:
     assert (stats.hands, stats.wins, stats.net) == (2, 1, 6)
     rows = {r[1]: r[2:] for r in block_rows(text, header=False)}
     assert rows[t("ledger.stats.hands")] == ["2"]
-    assert rows[t("ledger.stats.wins")] == ["1", "50%"]
+    assert rows[t("ledger.stats.wins")][0] == "1" and t("ledger.stats.of_hands", rate="50%") in text
     assert rows[t("ledger.stats.net")] == ["+6"]
     balance = reply(await kit.slash(kit.alice, "kwx balance", member=kit.alice)).embeds[0].description
     assert "+6" in balance and "+320" not in balance  # (a mention's id may contain 320)
@@ -443,7 +442,7 @@ async def test_every_ledger_reply_follows_the_servers_language(kit: LedgerKit, l
         "kwx history": t("term.zimo", lang),
         "kwx stats": t("ledger.stats.deal_ins", lang),
         "kwx settleup": t("ledger.settle.hint", lang),
-        "kwx chart": t("ledger.chart.footer", lang),
+        "kwx chart": t("ledger.chart.title", lang),
         "kwx-admin export": t("ledger.export.done", lang, count=2),
         "kwx-admin undo": t("ledger.undo.title", lang),
     }
@@ -546,6 +545,60 @@ async def test_a_long_history_is_charted_with_a_bounded_number_of_points(kit: Le
                     reason="pay", created_at=start + timedelta(hours=5 * i)) for i in range(5000)])
     series = await kit.store.chart_series(kit.guild, a)
     assert 2 <= len(series) <= CHART_POINTS
-    full = await kit.store.balance_series(kit.guild, a)
-    assert series[-1][1] == full[-1][1] and series[0][0].date() == full[0][0].date()
+    assert series[-1][2] == (await kit.store.balance(kit.guild, a)).balance and series[0][1].date() == start.date()
     assert reply(await kit.slash(kit.carol, "kwx chart", member=kit.alice)).files
+
+
+# -- what a history, stats and a chart say --------------------------------------------------------------------------
+async def kong_then_their_self_draw(kit: LedgerKit, *, at: datetime | None = None) -> int:
+    """alice makes an added kong (1 from each of the others), then bob self-draws 2 fan: alice's net is 0."""
+    a, b, c = kit.id(kit.alice), kit.id(kit.bob), kit.id(kit.carol)
+    seats = [SeatResult(a, 0, "alice"), SeatResult(b, 1, "bob", won=True, self_draw=True, fan=2),
+             SeatResult(c, 2, "carol")]
+    pays = [Payment(b, a, 1, "bugang"), Payment(c, a, 1, "bugang"), Payment(a, b, 2, "hu"), Payment(c, b, 2, "hu")]
+    return await kit.store.record_manual_hand(HandRecord(kit.guild, None, 0, seats, pays, outcome="win",
+                                                         created_by="test", at=at))
+
+
+@pytest.mark.parametrize("lang", ["zh-CN", "en"])
+async def test_a_history_explains_a_hand_where_kong_money_came_in_and_a_win_was_paid(kit: LedgerKit,
+                                                                                     lang: str) -> None:
+    await kit.set_lang(lang)
+    hand = await kong_then_their_self_draw(kit)
+    await play(kit, kit.bob, kit.carol, kit.alice, fan=3)  # alice sits there, neither paying nor taking
+    text = reply(await kit.slash(kit.alice, "kwx history")).embeds[0].description
+    header = text.split("\n")[1]
+    assert t("ledger.col.kong", lang) in header.split()
+    other_win, kong_hand = (line for line in text.split("\n")[2:4])
+    assert f"#{hand}" in kong_hand and t("ledger.history.other_zimo", lang) in kong_hand
+    assert kong_hand.split()[-2:] == ["+2", "0"]  # 2 kong money in, and a net of 0 that now explains itself
+    assert t("ledger.history.other_won", lang) in other_win and other_win.split()[-1] == "0"
+    assert "—" not in text
+
+
+async def test_stats_read_without_a_footnote(kit: LedgerKit) -> None:
+    await play(kit, kit.alice, kit.bob, kit.carol, fan=4, self_draw=True)
+    await play(kit, kit.bob, kit.alice, fan=2)
+    embed = reply(await kit.slash(kit.alice, "kwx stats")).embeds[0]
+    assert not embed.footer.text
+    rows = {r[1]: r[2:] for r in block_rows(embed.description or "", header=False)}
+    assert rows[t("ledger.stats.wins")] == ["1", *t("ledger.stats.of_hands", rate="50%").split()]
+    assert rows[t("ledger.stats.self_draws")] == ["1", *t("ledger.stats.of_wins", rate="100%").split()]
+    assert rows[t("ledger.stats.deal_ins")] == ["1", *t("ledger.stats.of_hands", rate="50%").split()]
+    assert rows[t("ledger.stats.avg_fan")] == ["4.0", t("ledger.stats.per_win")]
+
+
+async def test_the_chart_counts_hands_and_dates_them_in_the_servers_time_zone(kit: LedgerKit) -> None:
+    late = datetime(2025, 3, 1, 2, 30, tzinfo=UTC)  # 10:30 on 1 March in China, 21:30 on 28 February in New York
+    await kong_then_their_self_draw(kit, at=late)
+    await kit.store.record_settlement(kit.guild, kit.id(kit.alice), kit.id(kit.bob), 2, by="test", at=late)
+    series = await kit.store.chart_series(kit.guild, kit.id(kit.bob))
+    assert [(hands, balance) for hands, _, balance in series] == [(1, 3), (1, 1)]  # cash moves it, not the count
+
+    chart = reply(await kit.slash(kit.bob, "kwx chart", member=kit.bob)).embeds[0]
+    assert chart.footer.text == t("ledger.chart.footer", dates="2025-03-01", zone="Asia/Shanghai")  # by language
+    assert "01" in reply(await kit.slash(kit.bob, "kwx history")).embeds[0].description.split("\n")[2]
+    await kit.slash(kit.alice, "kwx-admin config", timezone="america/new_york")
+    chart = reply(await kit.slash(kit.bob, "kwx chart", member=kit.bob)).embeds[0]
+    assert chart.footer.text == t("ledger.chart.footer", dates="2025-02-28", zone="America/New_York")
+    assert "02-28" in reply(await kit.slash(kit.bob, "kwx history")).embeds[0].description

@@ -98,7 +98,7 @@ def test_the_board_shows_every_seat_and_falls_back_to_text_tiles_when_emojis_wou
     assert fits(embeds)
     text = "\n".join(f.name + "\n" + f.value for f in embeds[0].fields)
     assert "kwx_" not in text and "弃牌 1筒 2筒 3筒" in text  # text tiles instead of overflowing emojis
-    assert "▶ AI 1（电脑）" in embeds[0].fields[2].name and "[庄]" in embeds[0].fields[0].name
+    assert embeds[0].fields[2].name.startswith("▶ AI 1 ") and "[庄]" in embeds[0].fields[0].name
     assert "亮倒 2筒 3筒" in text and "听 1筒 4筒" in text and "手牌 4 张" in text
     normal = board_embeds(board, "zh-CN", EMOJIS, [])
     assert fits(normal) and "<:kwx_1p:" in normal[0].fields[0].value  # real emojis fit
@@ -114,10 +114,11 @@ def test_a_result_lists_the_win_the_payments_every_hand_and_the_balances() -> No
                         (-20, 30, -10), hands, next_dealer=1)
     (embed,) = result_embeds(result, board, "en", EMOJIS, ["hand-3-1.png"])
     assert "bob wins on alice's discard" in embed.description
-    assert "8 fan · Patterns: Seven pairs ×4, Laid down ×2" in embed.description
+    assert "8 fan · Patterns: Seven Pairs ×4, Laid-Down Hand ×2" in embed.description
     fields = {f.name: f.value for f in embed.fields}
-    assert fields["Payments"] == "alice → bob: 16 (win)"
-    assert fields["Balances"].splitlines() == ["alice: -20", "bob: +30", "AI 1 (AI): -10"]
+    assert fields["Payments"] == "alice → bob: base 2 × 8 fan = **16**"  # the board's base is 2
+    assert fields["Table total"].splitlines() == ["alice: -20", "bob: +30", "AI 1: -10"]
+    assert "bob · this hand +16" in fields and "AI 1 · this hand 0" in fields
     assert embed.image.url == "attachment://hand-3-1.png"
     winning = embed.description.split("Winning hand: ")[1]
     assert winning.count("<:kwx_9p:") == 1 + 1  # the hand without the winning tile, then ＋ the winning tile

@@ -23,7 +23,7 @@ async def test_new_opens_a_lobby_whose_buttons_seat_players_and_start_the_game(k
     assert out.first("response").ephemeral and "第 1 桌" in kit.reply(out)
     (lobby,) = kit.table_messages()
     assert [c.label for c in lobby.components] == ["加入", "离开", "加电脑", "开始"]
-    assert "房主：alice" in lobby.embeds[0].description and "xiangyang-capped · 底 2" in lobby.embeds[0].description
+    assert "房主：alice" in lobby.embeds[0].description and "(xiangyang-capped) · 底 2" in lobby.embeds[0].description
 
     join = await kit.press_id(kit.bob, lobby, "kwx:tbl:1:join")
     assert join.answered and not kit.fake.log.ephemerals(kit.bob.id)  # a silent ack: the lobby shows it
@@ -89,7 +89,7 @@ async def test_a_full_hand_between_three_humans_pressing_their_dm_buttons(tmp_pa
         (result,) = kit.results()
         text = "\n".join([result.embeds[0].description] + [f.name + f.value for f in result.embeds[0].fields])
         assert result.embeds[0].title == "第 1 局结果"
-        assert "累计积分" in text and "结算" in text
+        assert "本桌累计" in text and "结算" in text
         for seat in range(3):  # every hand revealed: the reveal's tiles, in order
             revealed = [str(t) for t in hand.concealed(seat)]
             field = result.embeds[0].fields[1 + seat].value
@@ -115,7 +115,8 @@ async def test_a_hand_against_two_ai_seats(kit: Kit) -> None:
     await kit.play_hand([kit.alice])
     board = kit.board(1)
     names = [f.name for f in board.embeds[0].fields[:3]]
-    assert sum("（电脑）" in n for n in names) == 2
+    assert sum(n.removeprefix("▶ ").startswith("AI ") for n in names) == 2  # an AI seat's name says so itself
+    assert not any("（电脑）" in n for n in names)
     assert kit.results()  # the result was posted
     assert kit.board(2).embeds[0].title.startswith("第 2 局")  # and the next hand began by itself
 
@@ -207,6 +208,6 @@ async def test_new_takes_the_server_defaults_for_what_it_is_not_given(kit: Kit) 
         await kit.rt.store.set_guild_setting(guild, key, value)
     await kit.slash(kit.alice, "kwx new", base=2)
     lobby = kit.table_messages()[0]
-    assert "xiangyang-capped · 底 2" in lobby.embeds[0].description  # the server's rules, the given base
+    assert "(xiangyang-capped) · 底 2" in lobby.embeds[0].description  # the server's rules, the given base
     table = kit.service._tables[kit.service.table_in_channel(guild, str(kit.channel.id))]
     assert table.turn_seconds == 45

@@ -113,7 +113,7 @@ async def test_the_rules_screen_and_a_wide_terminal(tmp_path) -> None:
         await pilot.pause(0.1)
         assert isinstance(app.screen, RulesScreen)
         text = screen_text(app)
-        assert "Patterns and multipliers" in text and "Seven pairs" in text
+        assert "Patterns and multipliers" in text and "Seven Pairs" in text
         await pilot.press("escape")
         assert not isinstance(app.screen, RulesScreen)
         await app.shutdown()

@@ -114,6 +114,30 @@ async def test_unknown_player_has_a_zero_balance(store):
     assert (row.player, row.name, row.balance, row.hands) == ("ghost", "ghost", 0, 0)
 
 
+async def test_a_chart_counts_the_players_hands_and_leaves_out_an_undone_one(store, table, hand, clock):
+    """x is hands played: a hand where the player's money did not move still counts, cash moves the line at the
+    same count, and an undone hand neither counts nor moves it."""
+    await _play(store, clock, table, hand, 1, WED, [("b", "a", 4, "hu")], {"a": 4})
+    await _play(store, clock, table, hand, 2, WED.replace(hour=13), [("c", "b", 2, "hu")], {"b": 2})  # a: 0
+    clock.now = WED.replace(hour=14)
+    await store.record_settlement(GUILD, payer="b", payee="a", amount=3, by="b")
+    await _play(store, clock, table, hand, 3, WED.replace(hour=15), [("a", "c", 8, "hu")], {"c": 8})
+    await store.reverse_hand(GUILD, await store.hand_id(table, 3), by="admin", why="misdeal")
+    series = await store.chart_series(GUILD, "a")
+    assert [(hands, balance) for hands, _, balance in series] == [(1, 4), (2, 4), (2, 1)]
+    assert series[-1][2] == (await store.balance(GUILD, "a")).balance
+    assert (await store.chart_series(GUILD, "a", max_points=2))[-1][0::2] == (2, 1)  # by day: the same end
+
+
+async def test_hand_money_splits_a_hand_by_reason_for_one_player(store, table, hand, clock):
+    await _play(store, clock, table, hand, 1, WED, [("b", "a", 1, "bugang"), ("c", "a", 1, "bugang"),
+                                                    ("a", "b", 2, "hu"), ("c", "b", 2, "hu")], {"b": 2})
+    hand_id = await store.hand_id(table, 1)
+    assert await store.hand_money(GUILD, "a", [hand_id]) == {hand_id: {"bugang": 2, "hu": -2}}
+    assert await store.hand_money(GUILD, "b", [hand_id]) == {hand_id: {"bugang": -1, "hu": 4}}
+    assert await store.hand_money("elsewhere", "a", [hand_id]) == {} and await store.hand_money(GUILD, "a", []) == {}
+
+
 async def test_balance_series_by_entry_and_by_day(store, clock):
     clock.now = datetime(2025, 3, 1, 10, tzinfo=UTC)
     await store.transfer(GUILD, "b", "a", 5, by="b")

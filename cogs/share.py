@@ -1,0 +1,96 @@
+"""Answers only the asker sees, and the Share button that posts one for everyone.
+
+The reading commands (balance, leaderboard, history, stats, chart, rules) answer privately: a public reply
+would push the live board up the channel for every player at a table there, for an answer one member asked
+for. Under each answer, 📤 Share posts it in the channel, naming who shared it, as Discord's own /giphy
+preview does with Send: you see the answer first, then decide whether it is worth showing (a good week, a
+chart). A `share:` option would have to be chosen before seeing the answer, and would lengthen every command.
+
+Like the page buttons (cogs/paginate.py), the button keeps working after a restart: its custom id says what
+to render (`kwx:share:<kind>:<arg>:<page>`) and the answer is rendered again from the store when pressed. The
+cog that owns a kind lists it in `SHARE_KINDS` and implements `render_share`; `bot` must know `ShareButton`
+(the Ledger cog adds it when it loads).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import discord
+
+from cogs.buttons import answer_not_loaded
+from cogs.operations import safe_defer, safe_followup, safe_respond
+from kwx.present.i18n import t
+
+NO_PINGS = discord.AllowedMentions.none()
+SLOW_KINDS = frozenset({"chart"})  # drawn in a worker process: acknowledged first, posted when drawn
+
+
+@dataclass
+class Shared:
+    """One answer as sent: its embed (and the files its embed shows), and whether another page follows."""
+
+    embed: discord.Embed
+    files: list[discord.File] = field(default_factory=list)
+    more: bool = False
+
+
+class Sharer(Protocol):
+    SHARE_KINDS: frozenset[str]
+
+    def share_lang(self, interaction: discord.Interaction) -> str: ...
+
+    async def render_share(self, interaction: discord.Interaction, kind: str, arg: str, page: int) -> Shared: ...
+
+
+class ShareButton(discord.ui.DynamicItem[discord.ui.Button],
+                  template=r"kwx:share:(?P<kind>[a-z]+):(?P<arg>[0-9A-Za-z_/+-]*):(?P<page>\d+)"):
+    def __init__(self, kind: str, arg: str, page: int = 0, *, label: str = "") -> None:
+        super().__init__(discord.ui.Button(label=label, emoji="📤", style=discord.ButtonStyle.secondary,
+                                           custom_id=f"kwx:share:{kind}:{arg}:{page}"))
+        self.kind, self.arg, self.page = kind, arg, page
+
+    @classmethod
+    async def from_custom_id(  # type: ignore[override]
+        cls, interaction: discord.Interaction, item: discord.ui.Button, match: re.Match[str]
+    ) -> ShareButton:
+        return cls(match["kind"], match["arg"], int(match["page"]), label=item.label or "")
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        sharer = find_sharer(interaction.client, self.kind)
+        if sharer is None:
+            await answer_not_loaded(interaction)
+            return
+        lang = sharer.share_lang(interaction)
+        if self.kind in SLOW_KINDS:
+            await safe_defer(interaction, thinking=True)
+        shared = await sharer.render_share(interaction, self.kind, self.arg, self.page)
+        answer: dict[str, Any] = {"content": t("share.by", lang, member=interaction.user.mention),
+                                  "embed": shared.embed, "allowed_mentions": NO_PINGS}
+        if shared.files:
+            answer["files"] = shared.files
+        if interaction.response.is_done():
+            await safe_followup(interaction, **answer)
+        else:
+            await safe_respond(interaction, **answer)
+
+
+def find_sharer(client: Any, kind: str) -> Sharer | None:
+    for cog in getattr(client, "cogs", {}).values():
+        if kind in getattr(cog, "SHARE_KINDS", ()):
+            return cog  # type: ignore[no-any-return]
+    return None
+
+
+def share_button(kind: str, arg: str, page: int, lang: str) -> ShareButton:
+    return ShareButton(kind, arg, page, label=t("share.button", lang))
+
+
+def share_view(kind: str, arg: str, lang: str, page: int = 0) -> discord.ui.View:
+    """A private answer's buttons: 📤 Share alone (a paged list uses `paginate.page_view(..., share=lang)`)."""
+    view = discord.ui.View(timeout=None)
+    view.add_item(share_button(kind, arg, page, lang))
+    view.stop()  # the dynamic item answers presses; no view timer needed
+    return view
