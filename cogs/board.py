@@ -67,7 +67,7 @@ def preset_name(preset: str, lang: str) -> str:
     """A rules preset as players read it ("标准"), its id beside it when the name is a translation."""
     key = f"choice.{preset}"
     name = t(key, lang) if catalog().template(key, lang) is not None else preset
-    return name if name == preset else f"{name} ({preset})"
+    return name if name.lower() == preset else f"{name} ({preset})"
 
 
 def seat_name(view: PublicView, seat: int | None, lang: str) -> str:

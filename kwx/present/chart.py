@@ -79,14 +79,14 @@ def balance_chart(series: Sequence[Series], *, title: str = "", x_label: str = "
     s = SCALE
     image = Image.new("RGB", (width * s, height * s), BACKGROUND)
     draw = ImageDraw.Draw(image)
-    title_font, label_font, legend_font = _font(18 * s), _font(12 * s), _font(13 * s)
+    title_font, label_font, legend_font = _font(18 * s), _font(15 * s), _font(16 * s)  # read on a phone too
 
     top = 14 * s
     if title:
         draw.text((16 * s, top), title, font=title_font, fill=TEXT)
         top += 34 * s
     legend_rows = math.ceil(len(series) / 2) if series else 0
-    bottom = height * s - 30 * s - legend_rows * 22 * s
+    bottom = height * s - 50 * s - legend_rows * 24 * s
     left, right = 64 * s, width * s - 24 * s
 
     if not series:
@@ -117,7 +117,7 @@ def balance_chart(series: Sequence[Series], *, title: str = "", x_label: str = "
         draw.text((x_of(hands) - (box[2] - box[0]) / 2, bottom + 6 * s), text, font=label_font, fill=MUTED)
     if x_label:
         box = draw.textbbox((0, 0), x_label, font=label_font)
-        draw.text(((left + right - (box[2] - box[0])) / 2, bottom + 20 * s), x_label, font=label_font, fill=MUTED)
+        draw.text(((left + right - (box[2] - box[0])) / 2, bottom + 24 * s), x_label, font=label_font, fill=MUTED)
 
     for index, one in enumerate(series):
         colour = PALETTE[index]
@@ -131,13 +131,13 @@ def balance_chart(series: Sequence[Series], *, title: str = "", x_label: str = "
         end_x, end_y, dot = path[-1][0], path[-1][1], 4 * s
         draw.ellipse([end_x - dot, end_y - dot, end_x + dot, end_y + dot], fill=colour)
 
-    legend_top = bottom + 36 * s
+    legend_top = bottom + 48 * s
     column = (right - left) // 2
     for index, one in enumerate(series):
         x = left + (index % 2) * column
-        y = legend_top + (index // 2) * 22 * s
+        y = legend_top + (index // 2) * 24 * s
         colour = PALETTE[index]
-        draw.rectangle([x, y + 4 * s, x + 14 * s, y + 14 * s], fill=colour)
+        draw.rectangle([x, y + 5 * s, x + 14 * s, y + 17 * s], fill=colour)
         label = f"{truncate(one.label, 18)}  {signed(one.points[-1][1])}"
         draw.text((x + 20 * s, y), label, font=legend_font, fill=TEXT)
     return _png(image, width, height)

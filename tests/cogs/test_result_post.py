@@ -91,6 +91,6 @@ async def test_the_lobby_names_no_hand_and_ai_seats_say_ai_once(tmp_path, lang: 
         assert embed.fields[0].value.splitlines() == ["1. alice", "2. AI 1", "3. AI 2"]
         assert embed.fields[-1].value.splitlines() == [t("lobby.ai_added", lang, name=f"AI {n}") for n in (1, 2)]
         assert "AI AI" not in embed.fields[-1].value and "电脑 AI" not in embed.fields[-1].value
-        assert f"{t('choice.standard', lang)} (standard)" in (embed.description or "")
+        assert t("lobby.rules", lang, preset=t("choice.standard", lang)) in (embed.description or "")
     finally:
         await stop_kit(kit)
