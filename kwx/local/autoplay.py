@@ -33,7 +33,7 @@ STALL_SECONDS = 120.0  # no table change for this long means something is stuck:
 
 
 def hand_summary(result: ResultView, view: PublicView) -> str:
-    """One line: `hand 4: 电脑1 self-draw 8 fan (清一色 Pure one suit ×4, …) · net +16 -8 -8 · scores …`."""
+    """One line: `hand 4: 电脑1 self-draw 8 fan (清一色 Full Flush ×4, …) · net +16 -8 -8 · scores …`."""
     names = [s.player.name for s in view.seats]
 
     def name(seat: int | None) -> str:

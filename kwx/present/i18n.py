@@ -119,7 +119,7 @@ def error_text(exc: Exception, lang: object | None = DEFAULT_LANG) -> str:
 
 
 def pattern_name(pid: str, lang: object | None = DEFAULT_LANG) -> str:
-    """The name of a pattern id of kwx.engine.rules ('qidui' -> 七对 / Seven pairs); an unknown id as is."""
+    """The name of a pattern id of kwx.engine.rules ('qidui' -> 七对 / Seven Pairs); an unknown id as is."""
     if pid not in PATTERN_FAN:
         return pid
     return t(f"pattern.{pid}", lang)
