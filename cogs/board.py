@@ -463,7 +463,7 @@ def result_embeds(result: ResultView, view: PublicView, lang: str, fmt: TileForm
                             [hand_text(h.concealed, h.melds, f, lang)])
         balances = [t("result.balance_line", lang, player=name(seat), amount=signed(score))
                     for seat, score in enumerate(result.scores)]
-        add_lines_field(embed, t("result.balances", lang), balances)
+        add_lines_field(embed, t("result.table_total", lang), balances)
         if result.next_dealer is not None and result.next_dealer in players:
             embed.add_field(name="\u200b", value=t("result.next_dealer", lang, player=name(result.next_dealer)),
                             inline=False)

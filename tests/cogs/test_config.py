@@ -98,8 +98,10 @@ async def test_the_time_zone_follows_the_language_until_a_manager_sets_one(kit: 
     assert "Europe/London" in saved.text and await kit.store.guild_setting(kit.guild, "timezone") == "Europe/London"
 
 
-def test_time_zone_names_are_offered_as_they_are_typed() -> None:
+async def test_time_zone_names_are_offered_as_they_are_typed(kit: LedgerKit) -> None:
     from cogs.config import zone_choices
 
+    config = kit.bot.tree.get_command("kwx-admin").get_command("config")  # type: ignore[union-attr]
+    assert next(p for p in config.parameters if p.name == "timezone").autocomplete
     assert [c.value for c in zone_choices("shang")] == ["Asia/Shanghai"]
     assert len(zone_choices("")) == 25 and zone_choices("UTC")[0].value == "UTC"

@@ -56,8 +56,8 @@ async def test_each_payment_shows_its_formula_and_the_hand_net_is_told_from_the_
     assert any("番" in line for line in lines)
     hand_fields = [name for name in fields if " · 本局 " in name]
     assert len(hand_fields) == 3  # each seat's hand, headed by this hand's net
-    totals = fields[t("result.balances")]
-    assert t("result.balances") == "本桌累计" and len(totals.splitlines()) == 3  # the table's running total
+    totals = fields[t("result.table_total")]
+    assert t("result.table_total") == t("local.table_total") == "本桌累计" and len(totals.splitlines()) == 3  # as the terminal says
 
 
 async def test_the_seed_is_behind_verify_which_answers_privately(kit: Kit) -> None:

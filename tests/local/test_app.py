@@ -96,7 +96,7 @@ async def test_the_result_waits_for_a_key(tmp_path) -> None:
         assert isinstance(app.screen, ResultScreen)
         text = screen_text(app)
         assert "Result of hand 1" in text and "Full Flush" in text and "8 fan" in text
-        assert "Payments" in text and "Balances" in text and "Press any key" in text
+        assert "Payments" in text and "Table total" in text and "Press any key" in text
         await pilot.pause(0.3)
         assert isinstance(app.screen, ResultScreen)  # still there: it waits
         await pilot.press("space")

@@ -302,7 +302,7 @@ async def test_result_block_has_fan_breakdown_payments_and_balances() -> None:
     await fe.hand_finished(result, board(phase="finished"))
     text = output(console)
     assert "Result of hand 2" in text
-    assert "清一色 Pure one suit  ×4" in text and "卡五星 Closed five (4-5-6 on the 5)  ×2" in text
+    assert "清一色 Full Flush  ×4" in text and "卡五星 Closed Five  ×2" in text
     assert "8 fan" in text
     assert "Player → 电脑1: 8 (win)" in text and "电脑2 → 电脑1: 2 (exposed kong)" in text
     assert "-12" in text and "+18" in text and "-6" in text  # running balances at this table
@@ -364,7 +364,7 @@ async def test_a_whole_hand_against_two_ais_ends_with_the_result_block(tmp_path)
     text = output(console)
     assert "Result of hand 1" in text
     assert "Payments" in text or "Exhaustive draw" in text
-    assert "Balances" in text and "Table total" in text
+    assert "Net" in text and "Table total" in text
     assert "Player discards" in text and "you discards" not in text
     # the table stays open: a second run resumes it instead of opening a new one
     console2 = make_console()

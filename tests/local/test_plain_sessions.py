@@ -94,7 +94,7 @@ async def test_resuming_between_hands_shows_the_hand_that_ended(tmp_path) -> Non
     await run(db, QuitWhen(rec, lambda fe: bool(fe.results_shown)), rec, seed="between")
     text = await run(db, ScriptedLines(["quit"]))
     assert "Resuming table" in text
-    assert "Result of hand 1" in text and "Balances" in text
+    assert "Result of hand 1" in text and "Table total" in text
     assert "Melds / Discards" not in text  # not the finished board as if it were live
 
 

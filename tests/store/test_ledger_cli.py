@@ -163,7 +163,7 @@ def test_tables_speak_one_language(db, capsys):
     _, history, _ = _run(capsys, "history", "--db", db, "--player", "a", "--lang", "zh-CN")
     assert "Hand" not in history and "局号" in history
     _, en, _ = _run(capsys, "stats", "--db", db, "--lang", "en")
-    assert "亮倒" not in en and "Laid-Down Hand" in en
+    assert "亮倒" not in en and "Laid down" in en
 
 
 def test_migrate_copies_every_server_and_the_balances_match(db, database, capsys):

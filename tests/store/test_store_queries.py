@@ -136,6 +136,8 @@ async def test_hand_money_splits_a_hand_by_reason_for_one_player(store, table, h
     assert await store.hand_money(GUILD, "a", [hand_id]) == {hand_id: {"bugang": 2, "hu": -2}}
     assert await store.hand_money(GUILD, "b", [hand_id]) == {hand_id: {"bugang": -1, "hu": 4}}
     assert await store.hand_money("elsewhere", "a", [hand_id]) == {} and await store.hand_money(GUILD, "a", []) == {}
+    await store.reverse_hand(GUILD, hand_id, by="admin", why="misdeal")
+    assert await store.hand_money(GUILD, "a", [hand_id]) == {hand_id: {"bugang": 2, "hu": -2}}  # what it moved then
 
 
 async def test_balance_series_by_entry_and_by_day(store, clock):
