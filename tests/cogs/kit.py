@@ -266,6 +266,14 @@ async def seat_table(kit: Kit, humans: Iterable[discord.abc.User], ais: int = 0,
     return table
 
 
+async def alice_played_a_hand(kit: Kit) -> int:
+    """Alice and two AI seats play hand 1 to the end (hand 2 is then dealt and in play); returns the table."""
+    table = await seat_table(kit, [kit.alice], ais=2)
+    await kit.slash(kit.alice, "kwx start")
+    await kit.play_hand([kit.alice])
+    return table
+
+
 async def alice_asked(kit: Kit) -> tuple[int, StoredMessage, Any, Any]:
     """Alice at a table with two AI seats, dealt in with a live DM panel: (the table, that panel, her latest
     private view as the front end holds it, her seat on the board)."""

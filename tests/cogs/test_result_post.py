@@ -11,7 +11,7 @@ import pytest
 
 from kwx.engine.seeds import check_reveal
 from kwx.present.i18n import t
-from tests.cogs.kit import Kit, seat_table, start_kit, stop_kit
+from tests.cogs.kit import Kit, alice_played_a_hand, seat_table, start_kit, stop_kit
 
 HEX_RUN = re.compile(r"[0-9a-f]{16,}")
 PAYMENT = re.compile(r"^.+? → .+?：(?P<formula>底 \d+(?: × [^×=]+)*) = \*\*(?P<amount>\d+)\*\*$")
@@ -33,15 +33,8 @@ async def kit(tmp_path) -> AsyncIterator[Kit]:
     await stop_kit(k)
 
 
-async def one_hand(kit: Kit) -> int:
-    table = await seat_table(kit, [kit.alice], ais=2)
-    await kit.slash(kit.alice, "kwx start")
-    await kit.play_hand([kit.alice])
-    return table
-
-
 async def test_each_payment_shows_its_formula_and_the_hand_net_is_told_from_the_table_total(kit: Kit) -> None:
-    await one_hand(kit)
+    await alice_played_a_hand(kit)
     (result,) = kit.results()
     embed = result.embeds[0]
     fields = {f.name: f.value for f in embed.fields}
@@ -61,7 +54,7 @@ async def test_each_payment_shows_its_formula_and_the_hand_net_is_told_from_the_
 
 
 async def test_the_seed_is_behind_verify_which_answers_privately(kit: Kit) -> None:
-    table = await one_hand(kit)
+    table = await alice_played_a_hand(kit)
     (result,) = kit.results()
     assert not HEX_RUN.search(result.embeds[0].footer.text or "")  # no seed or commitment under every hand
     verify = next(c for c in result.components if (c.custom_id or "").startswith("kwx:vfy:"))
