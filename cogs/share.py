@@ -14,18 +14,25 @@ cog that owns a kind lists it in `SHARE_KINDS` and implements `render_share`; `b
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import discord
+from discord import app_commands
 
 from cogs.buttons import answer_not_loaded
+from cogs.inputs import member_key
 from cogs.operations import safe_defer, safe_followup, safe_respond
 from kwx.present.i18n import t
 
 NO_PINGS = discord.AllowedMentions.none()
-SLOW_KINDS = frozenset({"chart"})  # drawn in a worker process: acknowledged first, posted when drawn
+# Drawn in a worker process: acknowledged first, posted when drawn, and shared no more often than the command
+# itself may be used (two charts per 30 s a member, cogs/ledger.py CHART_COOLDOWN).
+SLOW_KINDS = {"chart": (2, 30.0)}
+_slow_presses: dict[tuple[int | None, int], app_commands.Cooldown] = {}
+MAX_TRACKED = 10_000  # members whose recent slow shares are remembered (forgotten all at once past it)
 
 
 @dataclass
@@ -65,6 +72,11 @@ class ShareButton(discord.ui.DynamicItem[discord.ui.Button],
             return
         lang = sharer.share_lang(interaction)
         if self.kind in SLOW_KINDS:
+            wait = too_soon(interaction, *SLOW_KINDS[self.kind])
+            if wait:
+                await safe_respond(interaction, content=t("input.cooldown", lang, command=f"kwx {self.kind}",
+                                                          seconds=wait), ephemeral=True, allowed_mentions=NO_PINGS)
+                return
             await safe_defer(interaction, thinking=True)
         shared = await sharer.render_share(interaction, self.kind, self.arg, self.page)
         answer: dict[str, Any] = {"content": t("share.by", lang, member=interaction.user.mention),
@@ -75,6 +87,15 @@ class ShareButton(discord.ui.DynamicItem[discord.ui.Button],
             await safe_followup(interaction, **answer)
         else:
             await safe_respond(interaction, **answer)
+
+
+def too_soon(interaction: discord.Interaction, rate: int, per: float) -> int:
+    """Seconds the member must wait before sharing this kind again; 0 when they may now (and it counts)."""
+    if len(_slow_presses) > MAX_TRACKED:
+        _slow_presses.clear()
+    bucket = _slow_presses.setdefault(member_key(interaction), app_commands.Cooldown(rate, per))
+    retry = bucket.update_rate_limit()
+    return max(1, math.ceil(retry)) if retry else 0
 
 
 def find_sharer(client: Any, kind: str) -> Sharer | None:

@@ -64,3 +64,16 @@ async def test_share_posts_the_page_being_read(kit: LedgerKit) -> None:
     await kit.fake.press(kit.alice, page2, share)
     (posted,) = kit.fake.log.public(kit.world.channel.id)
     assert [r[1] for r in block_rows(posted.embeds[0].description)] == [f"#{i}" for i in reversed(ids[:2])]
+
+
+async def test_sharing_a_chart_is_limited_like_drawing_one(kit: LedgerKit) -> None:
+    """A chart is drawn again when shared: no more often than /kwx chart itself (two per 30 s a member)."""
+    await play(kit, kit.alice, kit.bob, fan=2)
+    answer = answer_of((await kit.slash(kit.alice, "kwx chart")).records)
+    share = share_button_of(answer)
+    for _ in range(2):
+        await kit.fake.press(kit.alice, answer, share)
+    refused = await kit.fake.press(kit.alice, answer, share)
+    assert len(kit.fake.log.public(kit.world.channel.id)) == 2
+    (note,) = [r for r in refused.records if r.kind == "response"]
+    assert note.ephemeral and t("input.cooldown", command="kwx chart", seconds=30).split("30")[0] in note.text
