@@ -22,8 +22,8 @@ from typing import Any, Protocol
 import discord
 from discord import app_commands
 
-from cogs.buttons import answer_not_loaded
-from cogs.inputs import member_key
+from cogs.buttons import ForgedPress, answer_not_loaded, forged
+from cogs.inputs import id_number, id_token, member_key
 from cogs.operations import safe_defer, safe_followup, safe_respond
 from kwx.present.i18n import t
 
@@ -33,6 +33,9 @@ NO_PINGS = discord.AllowedMentions.none()
 SLOW_KINDS = {"chart": (2, 30.0)}
 _slow_presses: dict[tuple[int | None, int], app_commands.Cooldown] = {}
 MAX_TRACKED = 10_000  # members whose recent slow shares are remembered (forgotten all at once past it)
+MAX_PAGE = 1_000_000  # as cogs/paginate.py: far past any list's end
+KIND = re.compile(r"[a-z]{1,16}")
+ARG = re.compile(r"[0-9a-z_-]{0,32}")  # a member id, a period, a rules preset, or nothing
 
 
 @dataclass
@@ -52,8 +55,7 @@ class Sharer(Protocol):
     async def render_share(self, interaction: discord.Interaction, kind: str, arg: str, page: int) -> Shared: ...
 
 
-class ShareButton(discord.ui.DynamicItem[discord.ui.Button],
-                  template=r"kwx:share:(?P<kind>[a-z]+):(?P<arg>[0-9A-Za-z_/+-]*):(?P<page>\d+)"):
+class ShareButton(discord.ui.DynamicItem[discord.ui.Button], template=r"kwx:share:(?P<fields>.*)"):
     def __init__(self, kind: str, arg: str, page: int = 0, *, label: str = "") -> None:
         super().__init__(discord.ui.Button(label=label, emoji="📤", style=discord.ButtonStyle.secondary,
                                            custom_id=f"kwx:share:{kind}:{arg}:{page}"))
@@ -62,8 +64,14 @@ class ShareButton(discord.ui.DynamicItem[discord.ui.Button],
     @classmethod
     async def from_custom_id(  # type: ignore[override]
         cls, interaction: discord.Interaction, item: discord.ui.Button, match: re.Match[str]
-    ) -> ShareButton:
-        return cls(match["kind"], match["arg"], int(match["page"]), label=item.label or "")
+    ) -> ShareButton | ForgedPress:
+        parts = match["fields"].split(":")  # <kind>:<arg>:<page>
+        if len(parts) != 3:
+            return forged(item)
+        kind, arg, page = id_token(parts[0], KIND), id_token(parts[1], ARG), id_number(parts[2], MAX_PAGE)
+        if kind is None or arg is None or page is None:
+            return forged(item)
+        return cls(kind, arg, page, label=item.label or "")
 
     async def callback(self, interaction: discord.Interaction) -> None:
         sharer = find_sharer(interaction.client, self.kind)
@@ -101,7 +109,7 @@ def too_soon(interaction: discord.Interaction, rate: int, per: float) -> int:
 def find_sharer(client: Any, kind: str) -> Sharer | None:
     for cog in getattr(client, "cogs", {}).values():
         if kind in getattr(cog, "SHARE_KINDS", ()):
-            return cog  # type: ignore[no-any-return]
+            return cog
     return None
 
 

@@ -16,13 +16,15 @@ from typing import Any
 
 import discord
 
+from cogs.buttons import ForgedPress, forged
+from cogs.inputs import id_number
 from cogs.operations import safe_respond
 from kwx.present.i18n import t
 from kwx.present.ledger_text import code_block
 from kwx.table.proof import HandProof, hand_proof
 
 
-class VerifyButton(discord.ui.DynamicItem[discord.ui.Button], template=r"kwx:vfy:(?P<table>\d+):(?P<hand>\d+)"):
+class VerifyButton(discord.ui.DynamicItem[discord.ui.Button], template=r"kwx:vfy:(?P<fields>.*)"):
     def __init__(self, table_id: int, hand_no: int, *, label: str = "") -> None:
         super().__init__(discord.ui.Button(label=label, emoji="🔍", style=discord.ButtonStyle.secondary,
                                            custom_id=f"kwx:vfy:{table_id}:{hand_no}"))
@@ -31,8 +33,12 @@ class VerifyButton(discord.ui.DynamicItem[discord.ui.Button], template=r"kwx:vfy
     @classmethod
     async def from_custom_id(  # type: ignore[override]
         cls, interaction: discord.Interaction, item: discord.ui.Button, match: re.Match[str]
-    ) -> VerifyButton:
-        return cls(int(match["table"]), int(match["hand"]), label=item.label or "")
+    ) -> VerifyButton | ForgedPress:
+        table, _, hand = match["fields"].partition(":")  # <table>:<hand>
+        table_id, hand_no = id_number(table), id_number(hand)
+        if table_id is None or hand_no is None:
+            return forged(item)
+        return cls(table_id, hand_no, label=item.label or "")
 
     async def callback(self, interaction: discord.Interaction) -> None:
         rt: Any = interaction.client.kwx  # type: ignore[attr-defined]  # a Runtime (cogs.runtime would be circular)

@@ -55,7 +55,8 @@ async def test_forged_fields_of_every_kind_of_button_are_ignored_quietly(kit: Ki
               f"kwx:act:{table}:{hand}:-{step}:pass:-", f"kwx:act:{table}:١:{step}:pass:-",
               f"kwx:tbl:{'1' * 80}:join", f"kwx:tbl:{table}:explode", f"kwx:tbl:{table}",
               f"kwx:pg:hist:{me}:{10**20}:{me}", f"kwx:pg:hist:{me}:1:{SNOWFLAKE_MAX + 1}", "kwx:pg:HIST:1:0:1",
-              "kwx:cfm:XYZW:yes", "kwx:cfm:abcd:maybe"]
+              "kwx:cfm:XYZW:yes", "kwx:cfm:abcd:maybe", f"kwx:share:hist:{me}:{10**20}", "kwx:share:bal:<@1>:0",
+              f"kwx:share:bal:{me}", f"kwx:vfy:{table}:{'9' * 80}", f"kwx:vfy:{table}", "kwx:vfy:١:1"]
     before = table_state(kit, table)
     wrong = []
     for chunk in (forged[i:i + 5] for i in range(0, len(forged), 5)):
