@@ -1,6 +1,7 @@
 """Draw the 21 tile faces and the tile back into data/tiles/ (128×128 PNGs for Discord application emojis).
 
-    .venv/bin/python scripts/draw_tiles.py              # writes data/tiles/1p.png … 7z.png, back.png
+    .venv/bin/python scripts/draw_tiles.py              # writes data/tiles/1p.png … 7z.png, back.png, and
+                                                        # data/tiles/claimed/1p.png …: the faded faces
     .venv/bin/python scripts/draw_tiles.py --no-font    # 中/发 as strokes even if a CJK font is installed
     .venv/bin/python scripts/draw_tiles.py --sheet /tmp/sheet.png   # also a contact sheet to look at
 
@@ -26,7 +27,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from PIL import Image  # noqa: E402
 
 from kwx.engine.tiles import ALL_TILES, Tile  # noqa: E402
-from kwx.present.art import BACK_NAME, EMOJI_SIZE, TILE_DIR, draw_tile, find_cjk_font, to_png  # noqa: E402
+from kwx.present.art import (  # noqa: E402
+    BACK_NAME,
+    CLAIMED_DIR,
+    EMOJI_SIZE,
+    TILE_DIR,
+    draw_tile,
+    faded,
+    find_cjk_font,
+    to_png,
+)
 
 MAX_EMOJI_BYTES = 256 * 1024  # Discord's limit for an emoji image
 INLINE_SIZES = (22, 19)  # Discord's emoji at 1.375em: message text (16 px) and embed text (14 px)
@@ -85,6 +95,14 @@ def main(argv: list[str] | None = None) -> int:
             path.write_bytes(data)
         images.append(image)
         print(f"  {path.name:9} {len(data):6d} bytes{'  (changed)' if changed else ''}")
+    claimed_dir = args.out / CLAIMED_DIR
+    claimed_dir.mkdir(exist_ok=True)
+    for tile, image in zip(ALL_TILES, images):
+        data = to_png(faded(image))
+        path = claimed_dir / f"{tile.compact}.png"
+        if not path.is_file() or path.read_bytes() != data:
+            path.write_bytes(data)
+            print(f"  {CLAIMED_DIR}/{path.name} {len(data):6d} bytes  (changed)")
     if args.sheet:
         contact_sheet(images).save(args.sheet)
         print(f"sheet: {args.sheet}")

@@ -232,16 +232,16 @@ def test_render_hand_lays_out_hand_melds_and_the_winning_tile() -> None:
     assert (a, r > 200, b < 60) == (255, True, True)
 
 
-def test_concealed_kong_shows_two_tiles_face_down() -> None:
+def test_concealed_kong_shows_both_ends_face_down() -> None:
     kong = parse_tiles("6666z")
     shown = _png(render_hand([Tile.P1], melds=[MeldArt(tuple(kong), concealed=True)], tile_height=64))
     opened = _png(render_hand([Tile.P1], melds=[kong], tile_height=64))
     assert shown.size == opened.size
-    # 4 px padding, the 48-px concealed tile, a 24-px gap, the first kong tile and 2 px: the second kong tile
-    x_second = 4 + 48 + 24 + 48 + 2 + 24
-    r, g, b, _ = shown.getpixel((x_second, 28))
-    assert g > r + 40  # the green back
-    assert min(opened.getpixel((x_second, 28))[:3]) > 200  # an ivory face when the kong is open
+    # 4 px padding, the 48-px concealed tile, a 24-px gap: the kong's tiles, 48 px each and 2 px apart
+    x_tiles = [4 + 48 + 24 + i * (48 + 2) + 24 for i in range(4)]
+    backs = [shown.getpixel((x, 28))[1] > shown.getpixel((x, 28))[0] + 40 for x in x_tiles]  # green: a back
+    assert backs == [True, False, False, True]  # ■66■
+    assert all(min(opened.getpixel((x, 28))[:3]) > 200 for x in x_tiles)  # ivory faces when the kong is open
 
 
 def test_render_hand_draws_missing_files_on_the_fly(tmp_path, monkeypatch) -> None:

@@ -32,6 +32,8 @@ TILE_DIR = Path(__file__).resolve().parent / "tiles"
 EMOJI_SIZE = 128
 TILE_BOX = (16, 0, 112, 128)  # where the tile sits inside the emoji square: 96×128
 BACK_NAME = "back"
+CLAIMED_DIR = "claimed"  # data/tiles/claimed/5p.png …: the faded faces (see `faded`)
+CLAIMED_ALPHA = 150  # of 255: how much of a claimed tile still shows
 
 _SS = 4  # supersampling factor
 IVORY = (255, 250, 236)
@@ -63,12 +65,31 @@ def back_png_path() -> Path:
     return TILE_DIR / f"{BACK_NAME}.png"
 
 
-def tile_png_bytes(tile: int | None) -> bytes:
-    """The PNG of a tile face (None: the back) from data/tiles, drawn now if the file is missing."""
+def claimed_png_path(tile: int) -> Path:
+    """data/tiles/claimed/<compact>.png: the faded face a pond shows for a discard another seat took."""
+    return TILE_DIR / CLAIMED_DIR / f"{Tile(tile).compact}.png"
+
+
+def tile_png_bytes(tile: int | None, *, claimed: bool = False) -> bytes:
+    """The PNG of a tile face (None: the back; claimed: its faded form) from data/tiles, drawn now if the file
+    is missing."""
+    if claimed and tile is not None:
+        path = claimed_png_path(tile)
+        return path.read_bytes() if path.is_file() else to_png(faded(Image.open(io.BytesIO(tile_png_bytes(tile)))))
     path = back_png_path() if tile is None else tile_png_path(tile)
     if path.is_file():
         return path.read_bytes()
     return to_png(draw_tile(None if tile is None else Tile(tile)))
+
+
+def faded(face: Image.Image) -> Image.Image:
+    """A tile as a pond shows a discard another seat took: grey and half transparent, so it reads as gone on
+    the dark and the light theme alike, while its numeral still tells what it was."""
+    face = face.convert("RGBA")
+    alpha = face.getchannel("A").point(lambda a: a * CLAIMED_ALPHA // 255)
+    grey = face.convert("L").point(lambda v: 64 + v * 5 // 8).convert("RGBA")
+    grey.putalpha(alpha)
+    return grey
 
 
 def to_png(image: Image.Image) -> bytes:
@@ -467,7 +488,8 @@ def draw_tile(tile: Tile | None, *, font: FontSpec | None = _AUTO) -> Image.Imag
 # -- hand rows ------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class MeldArt:
-    """An exposed meld: 3 tiles (pung) or 4 (kong); a concealed kong shows its middle two face down."""
+    """An exposed meld: 3 tiles (pung) or 4 (kong); a concealed kong shows both ends face down (■55■, as 雀魂
+    and the board's emoji rows show one)."""
 
     tiles: tuple[int, ...]
     concealed: bool = False
@@ -489,7 +511,7 @@ def _meld_tiles(meld: Any) -> tuple[list[int | None], bool]:
         raise ValueError(f"a meld has 3 or 4 tiles, not {len(tiles)}")
     shown: list[int | None] = list(tiles)
     if concealed and len(tiles) == 4:
-        shown[1] = shown[2] = None
+        shown[0] = shown[3] = None
     return shown, concealed
 
 

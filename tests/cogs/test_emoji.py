@@ -11,7 +11,7 @@ import discord
 import pytest
 from PIL import Image
 
-from cogs.emoji import BACK_KEY, BACK_TEXT, TileFormatter, emoji_name, ensure_tile_emojis
+from cogs.emoji import BACK_KEY, BACK_TEXT, CLAIMED_KEY, TileFormatter, emoji_name, ensure_tile_emojis
 from kwx.engine.tiles import ALL_TILES, Tile, parse_tiles
 from kwx.present import art
 from kwx.present.art import tile_png_bytes
@@ -35,7 +35,7 @@ def test_emoji_names_are_the_tile_in_compact_notation_and_a_digest_of_its_pictur
 
 async def test_first_run_uploads_every_tile_and_the_back_with_the_tile_pictures(fake: FakeDiscord) -> None:
     emojis = await ensure_tile_emojis(fake.client)
-    assert set(emojis) == {int(t) for t in ALL_TILES} | {BACK_KEY}
+    assert set(emojis) == {int(t) for t in ALL_TILES} | {BACK_KEY} | {CLAIMED_KEY + int(t) for t in ALL_TILES}
     by_name = {e["name"]: int(e["id"]) for e in fake.emojis.values()}
     p5, red = emoji_name(Tile.P5, tile_png_bytes(Tile.P5)), emoji_name(Tile.RED, tile_png_bytes(Tile.RED))
     assert emojis[Tile.P5] == f"<:{p5}:{by_name[p5]}>"
@@ -49,7 +49,7 @@ async def test_second_run_uploads_nothing_and_returns_the_same_map(fake: FakeDis
     first = await ensure_tile_emojis(fake.client)
     count = len(fake.emojis)
     assert await ensure_tile_emojis(fake.client) == first
-    assert len(fake.emojis) == count == 22
+    assert len(fake.emojis) == count == 43
 
 
 async def test_only_missing_emojis_are_uploaded(fake: FakeDiscord) -> None:
@@ -58,7 +58,7 @@ async def test_only_missing_emojis_are_uploaded(fake: FakeDiscord) -> None:
     kept = {eid for eid in fake.emojis if eid != gone}
     del fake.emojis[gone]
     emojis = await ensure_tile_emojis(fake.client)
-    assert kept < set(fake.emojis) and len(fake.emojis) == 22
+    assert kept < set(fake.emojis) and len(fake.emojis) == 43
     assert str(gone) not in emojis[Tile.S9]
 
 
@@ -67,7 +67,7 @@ async def test_failures_leave_tiles_as_text(fake: FakeDiscord) -> None:
     assert await ensure_tile_emojis(fake.client) == {}
     fake.inject("POST", "/applications/{application_id}/emojis", discord_error(400, 30008, "Maximum emojis"))
     emojis = await ensure_tile_emojis(fake.client)
-    assert Tile.P1 not in emojis and len(emojis) == 21  # the first upload failed, the rest went through
+    assert Tile.P1 not in emojis and len(emojis) == 42  # the first upload failed, the rest went through
     fmt = TileFormatter(emojis)
     assert fmt.tile(Tile.P1) == "1筒" and fmt.tile(Tile.P2).startswith("<:kwx_2p_")
 
@@ -81,11 +81,26 @@ async def test_changed_art_is_uploaded_under_a_new_name_and_the_old_emoji_stays(
     (redrawn / "5p.png").write_bytes(art.to_png(art.draw_tile(Tile.P6)))  # as if the 5筒 art had changed
     monkeypatch.setattr(art, "TILE_DIR", redrawn)
     second = await ensure_tile_emojis(fake.client)
-    assert len(fake.emojis) == 23  # one upload: the changed picture; the old 5筒 stays for old messages
+    assert len(fake.emojis) == 44  # one upload: the changed picture; the old 5筒 stays for old messages
     assert second[Tile.P5] != first[Tile.P5]
     assert {k: v for k, v in second.items() if k != Tile.P5} == {k: v for k, v in first.items() if k != Tile.P5}
     new_id = int(second[Tile.P5].rsplit(":", 1)[1].rstrip(">"))
     assert fake.emoji_images[new_id] == (redrawn / "5p.png").read_bytes()
+
+
+async def test_a_claimed_discard_has_a_faded_emoji_of_its_own_and_is_struck_through_as_text(
+        fake: FakeDiscord) -> None:
+    emojis = await ensure_tile_emojis(fake.client)
+    fmt = TileFormatter(emojis)
+    faded = fmt.claimed(Tile.S8)
+    assert faded.startswith("<:kwx_8s_dim_") and faded != fmt.tile(Tile.S8)
+    eid = int(faded.rsplit(":", 1)[1].rstrip(">"))
+    face = Image.open(io.BytesIO(tile_png_bytes(Tile.S8))).convert("RGBA")
+    dim = Image.open(io.BytesIO(fake.emoji_images[eid])).convert("RGBA")
+    assert dim.size == face.size == (128, 128)
+    r, g, b, a = dim.getpixel((64, 100))
+    assert a < face.getpixel((64, 100))[3] and max(r, g, b) - min(r, g, b) < 8  # grey and see-through
+    assert TileFormatter().claimed(Tile.S8) == "~~8条~~"
 
 
 def test_formatter_text_fallback() -> None:
@@ -116,4 +131,4 @@ async def test_the_uploads_take_their_tokens_from_the_bots_global_limit(fake: Fa
         await ensure_tile_emojis(fake.client)
     finally:
         set_rate_limiter(None)
-    assert limiter.acquired == 1 + 22  # the listing and each upload: counted with what the tables send
+    assert limiter.acquired == 1 + 43  # the listing and each upload: counted with what the tables send
