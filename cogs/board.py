@@ -31,6 +31,7 @@ from kwx.table.views import (
     PublicView,
     ResultView,
     RevealedHand,
+    SeatView,
     TableInfo,
     TableSummary,
     WinnerView,
@@ -42,6 +43,8 @@ FIELD_MAX = 1024
 DESCRIPTION_MAX = 4096
 MESSAGE_MAX = 6000
 RECENT_LINES = 4  # how many of the latest actions the board lists
+MELD_SEP = " ｜ "  # between melds, and between concealed tiles and melds
+NEWEST_MARK = "➤{tile}"  # a pond's newest discard, set apart from the older ones by a space
 
 COLOR_LOBBY = discord.Colour.blurple()
 COLOR_PLAY = discord.Colour.dark_green()
@@ -96,18 +99,40 @@ def _tile(text: Any) -> Tile | None:
         return None
 
 
+def meld_row(meld: MeldView) -> list[int | None]:
+    """A meld's tiles as shown, None face down. A concealed kong lies with both ends face down and its tile
+    between (■55■, as 雀魂 shows one) where its tile may be seen — its owner, or after 亮倒 or the hand —
+    and as four backs where it may not: anyone can tell it from an exposed kong at a glance."""
+    if meld.kind == "pung":
+        return [None if meld.tile is None else int(meld.tile)] * 3
+    if meld.tile is None:
+        return [None] * 4
+    tile = int(meld.tile)
+    return [None, tile, tile, None] if meld.kind == "ankong" else [tile] * 4
+
+
 def meld_text(melds: Iterable[MeldView], fmt: TileFormatter) -> str:
-    parts = []
-    for m in melds:
-        n = 3 if m.kind == "pung" else 4
-        parts.append(fmt.back(n) if m.tile is None else fmt.tiles([m.tile] * n))
-    return "  ".join(parts)
+    """Each meld apart from the next (MELD_SEP): tile emojis sit edge to edge, so a gap alone is lost."""
+    return MELD_SEP.join(fmt.row(meld_row(m)) for m in melds)
 
 
 def hand_text(tiles: Sequence[int], melds: Iterable[MeldView], fmt: TileFormatter, lang: str) -> str:
+    """Concealed tiles, then each meld, set apart by MELD_SEP."""
     melds_part = meld_text(melds, fmt)
     hand_part = fmt.tiles(tiles) if tiles else ""
-    return "  ".join(p for p in (hand_part, melds_part) if p) or t("common.none", lang)
+    return MELD_SEP.join(p for p in (hand_part, melds_part) if p) or t("common.none", lang)
+
+
+def pond_text(seat: SeatView, fmt: TileFormatter, lang: str) -> str:
+    """A seat's discards in order: a tile another seat claimed stays in its place, faded (struck through as
+    text), and the newest is marked (NEWEST_MARK), so a glance finds what was just thrown."""
+    pond = seat.pond or tuple((tile, False) for tile in seat.discards)
+    if not pond:
+        return t("common.none", lang)
+    parts = [fmt.claimed(tile) if claimed else fmt.tile(tile) for tile, claimed in pond]
+    emojis = all(p.startswith("<:") for p in parts)
+    older = ("" if emojis else " ").join(parts[:-1])
+    return (older + " " if older else "") + NEWEST_MARK.format(tile=parts[-1])
 
 
 def verb_text(verb: Any, lang: str) -> str:
@@ -281,12 +306,13 @@ def status_line(view: PublicView, lang: str, fmt: TileFormatter) -> str:
     if view.phase == "turn":
         return "▶ " + t("board.turn", lang, player=seat_name(view, view.turn_seat, lang)) + due
     if view.phase == "claim":
-        # No "waiting for claims" and no claim deadline on the board: either would tell everyone that another
-        # player holds a pair or a win for this tile. Only the claimants' own panels say so. The service holds
-        # every discard and 补杠 here for the same pause, whether or not anyone may claim it.
+        # Claims are being weighed: said after every discard and 补杠 alike, since the service holds each of
+        # them for the same pause whether or not anyone may claim it (kwx/table/held.py). So the line tells
+        # nobody that a player holds a pair or a win for this tile; and no claim deadline, which would.
         tile = fmt.tile(view.claim_tile) if view.claim_tile is not None else "?"
         key = "event.bugang" if view.claim_kind == "bugang" else "board.claim_open"
-        return t(key, lang, player=seat_name(view, view.turn_seat, lang), tile=tile)
+        return t("board.claims_weighed", lang) + " · " + t(key, lang, player=seat_name(view, view.turn_seat, lang),
+                                                           tile=tile)
     if view.phase == "piao":
         return t("board.piao_phase", lang) + due
     return t(f"phase.{view.phase}", lang) if view.phase in ("finished", "closed", "lobby") else view.phase
@@ -301,13 +327,16 @@ def seat_field(view: PublicView, seat: int, lang: str, fmt: TileFormatter) -> tu
         marks.append(t("action.autoplay_on", lang))
     if s.piao:
         marks.append(f"{t('term.piao', lang)} {s.piao}")
-    turn = "▶ " if view.turn_seat == seat and view.phase in ("turn", "claim") else ""
+    if s.liangdao:
+        marks.append(t("term.liangdao", lang))
+    # ▶ only while it is this seat's move: during a claim pause the status line says claims are weighed
+    turn = "▶ " if view.turn_seat == seat and view.phase == "turn" else ""
     name = f"{turn}{player_name(s.player, lang)}" + (f" [{' · '.join(marks)}]" if marks else "")
     name += f"  {signed(s.score)}"
     lines = []
     if s.melds:
         lines.append(f"{t('board.melds', lang)} {meld_text(s.melds, fmt)}")
-    lines.append(f"{t('board.discards', lang)} {fmt.tiles(s.discards) if s.discards else t('common.none', lang)}")
+    lines.append(f"{t('board.discards', lang)} {pond_text(s, fmt, lang)}")
     if s.liangdao:
         lines.append(f"{t('term.liangdao', lang)} {fmt.tiles(s.revealed) if s.revealed else ''}")
         lines.append(t("board.waits", lang, tiles=fmt.tiles(s.waits)))

@@ -1,8 +1,9 @@
 """Views from the engine's state — THE one place where hidden tiles are filtered.
 
 What the public (the channel, spectators, every seat) may see of a hand in play:
-- each seat's discards (claimed ones left out), melds (another seat's 暗杠 face down: tile None, until that
-  seat declares 亮倒 or the hand is over), how many concealed tiles it holds, its 漂 once the hand is dealt;
+- each seat's discards (claimed ones left out; its pond keeps them, marked), melds (another seat's 暗杠 face
+  down: tile None, until that seat declares 亮倒 or the hand is over), how many concealed tiles it holds, its 漂
+  once the hand is dealt;
 - a 亮倒 seat's concealed hand and waits — but not a tile it has just drawn and not yet discarded;
 - the engine events' `public_json()` (another seat's draw, the deal and a 暗杠 tile hidden; passes hidden).
 A seat's own hand goes only into its PrivateView. (AI seats decide through the engine's `ai.decide`, whose
@@ -98,7 +99,8 @@ def public_view(t: LiveTable, last_events: Iterable[dict[str, Any]] = ()) -> Pub
             declared = hand.declared(s)
             seats.append(SeatView(
                 s, player, concealed_count=sum(hand.counts(s)), melds=_meld_views(t, hand, s, owner=False),
-                discards=tuple(tile for tile, claimed in hand.discards(s) if not claimed), liangdao=declared,
+                discards=tuple(tile for tile, claimed in hand.discards(s) if not claimed),
+                pond=hand.discards(s), liangdao=declared,
                 revealed=public_concealed(hand, s), waits=tuple(hand.liangdao_waits(s)) if declared else (),
                 piao=hand.piao[s], **common))
         waiting = t.waiting

@@ -40,6 +40,7 @@ class SeatView:
     concealed_count: int
     melds: tuple[MeldView, ...] = ()
     discards: tuple[Tile, ...] = ()  # in order; tiles claimed by others are left out
+    pond: tuple[tuple[Tile, bool], ...] = ()  # every discard in order, each with whether another seat claimed it
     liangdao: bool = False
     revealed: tuple[Tile, ...] = ()  # the concealed hand, only once 亮倒 is declared
     waits: tuple[Tile, ...] = ()  # the 亮倒 waits

@@ -35,7 +35,7 @@ from kwx.table.viewbuild import public_concealed
 from tests.cogs.fakes import Recorder, Sent
 from tests.cogs.kit import Kit, seat_table, start_kit, stop_kit
 
-TILE = re.compile(r"<:kwx_([1-9][psz])_[0-9a-f]+:\d+>")
+TILE = re.compile(r"<:kwx_([1-9][psz])_(?:dim_)?[0-9a-f]+:\d+>")  # a face, or its faded form (a claimed discard)
 FOOTER = re.compile(r"牌桌 (\d+) · 第 (\d+) 局")
 WAITS = "听"  # what follows it in a line are the kinds waited on, not tiles
 

@@ -124,24 +124,8 @@ def test_a_result_lists_the_win_the_payments_every_hand_and_the_balances() -> No
     assert winning.count("<:kwx_9p:") == 1 + 1  # the hand without the winning tile, then ＋ the winning tile
 
 
-def test_the_board_does_not_say_that_someone_may_claim_a_discard() -> None:
-    """A claim window is private: the public status line neither waits for claims nor shows their deadline."""
-    from cogs.board import status_line
-    from cogs.emoji import TileFormatter
-    from kwx.engine.tiles import Tile
-    from kwx.table.views import PlayerRef, PublicView, SeatView
-
-    seats = tuple(SeatView(s, PlayerRef(f"p{s}", f"P{s}"), 0, 13) for s in range(3))
-    view = PublicView(table_id=1, hand_no=1, step=5, phase="claim", seats=seats, turn_seat=0,
-                      claim_tile=Tile.P5, deadline=2_000_000_000.0)
-    for lang in ("zh-CN", "en"):
-        line = status_line(view, lang, TileFormatter())
-        assert "<t:" not in line and "claim" not in line and "表态" not in line
-        assert "P0" in line
-
-
 def test_a_bugang_reads_the_same_whether_or_not_anyone_may_rob_it() -> None:
-    """A held 补杠 (a rob window, or the same pause when nobody can rob) says "X 补杠 T" on the status line,
+    """A held 补杠 (a rob window, or the same pause when nobody can rob) says "⏳ … · X 补杠 T" on the status line,
     and the rob window adds no line of its own: the kong's line comes when it completes, in both cases."""
     from cogs.board import event_line, status_line
     from kwx.present.i18n import t
@@ -151,6 +135,7 @@ def test_a_bugang_reads_the_same_whether_or_not_anyone_may_rob_it() -> None:
                       claim_tile=Tile.P7, claim_kind="bugang")
     for lang in ("zh-CN", "en"):
         fmt = TileFormatter()
-        assert status_line(view, lang, fmt) == t("event.bugang", lang, player="P1", tile=fmt.tile(Tile.P7))
+        assert status_line(view, lang, fmt) == t("board.claims_weighed", lang) + " · " + t(
+            "event.bugang", lang, player="P1", tile=fmt.tile(Tile.P7))
         assert event_line({"kind": "rob_window", "seat": 1, "tile": "7p"}, view, lang, fmt) is None
         assert "P1" in event_line({"kind": "gang", "gang": "bugang", "seat": 1, "tile": "7p"}, view, lang, fmt)
