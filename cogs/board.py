@@ -1,4 +1,4 @@
-"""The public messages of a table: the lobby, the board of each hand, 亮倒 reveals and hand results.
+"""The public messages of a table: the lobby, the board of each hand (亮倒 reveals included) and hand results.
 
 Pure rendering: each function takes the service's views (which never hold a concealed tile, see
 kwx/table/viewbuild.py), the server's language and a TileFormatter, and returns embeds (and buttons, files).
@@ -50,7 +50,6 @@ COLOR_LOBBY = discord.Colour.blurple()
 COLOR_PLAY = discord.Colour.dark_green()
 COLOR_DONE = discord.Colour.dark_grey()
 COLOR_WIN = discord.Colour.gold()
-COLOR_LIANGDAO = discord.Colour.red()
 
 Line = tuple[Any, ...]  # ("event", public event dict) | ("notice", key, fmt)
 
@@ -434,21 +433,7 @@ def summary_embed(summary: TableSummary, lang: str) -> discord.Embed:
     return embed
 
 
-# -- 亮倒 and results ------------------------------------------------------------------------------------
-def liangdao_embeds(view: PublicView, seat: int, lang: str, fmt: TileFormatter) -> list[discord.Embed]:
-    s = view.seats[seat]
-
-    def build(f: TileFormatter) -> list[discord.Embed]:
-        hand = hand_text(s.revealed, s.melds, f, lang)
-        desc = [t("board.liangdao_reveal", lang, player=player_name(s.player, lang), hand=hand),
-                t("board.waits", lang, tiles=f.tiles(s.waits))]
-        embed = discord.Embed(description="\n".join(desc), colour=COLOR_LIANGDAO)
-        embed.set_footer(text=footer(view.table_id, view.hand_no, lang))
-        return [embed]
-
-    return fitted(build, fmt)
-
-
+# -- results ------------------------------------------------------------------------------------
 def _winner_tiles(win: WinnerView, hands: Sequence[RevealedHand]) -> tuple[list[int], tuple[MeldView, ...]]:
     """The winner's concealed tiles without the winning tile, and melds, from the end-of-hand reveal."""
     revealed = next((h for h in hands if h.seat == win.seat), None)

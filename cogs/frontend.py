@@ -3,11 +3,12 @@
 The service calls these methods for every action (each table's calls in order, from its own sender task). They
 only record what changed and wake a worker; the workers talk to Discord:
 
-- one worker per table for the channel, working through a queue of "board of hand N" marks and posts (亮倒
-  reveals, hand results, notices) in order. The board is one message per hand, edited in place; edits are
-  coalesced: the first change goes out at once, later ones at most one per `board_interval` seconds (tables
-  without a human seat: `ai_board_interval`), the latest state always last. The lobby message becomes the
-  board of hand 1; hands 2+ get a new message (after the previous result), so the board stays at the bottom.
+- one worker per table for the channel, working through a queue of "board of hand N" marks and posts (hand
+  results, notices) in order; a 亮倒 shows on the board alone. The board is one message per hand, edited in
+  place; edits are coalesced: the first change goes out at once, later ones at most one per `board_interval`
+  seconds (tables without a human seat: `ai_board_interval`), the latest state always last. The lobby message
+  becomes the board of hand 1; hands 2+ get a new message (after the previous result), so the board stays at
+  the bottom.
 - one worker per (table, player) for the private panel. A new DM when the player must act (prompt) or a new
   hand is dealt, so Discord notifies them; the previous prompt's buttons are disabled. Other changes edit the
   live panel in place, or are left for the next prompt. A refused DM (DMs closed) is said once in the
@@ -179,9 +180,8 @@ class DiscordFrontEnd:
         self._kick_panel(p)
 
     async def liangdao_revealed(self, view: PublicView, seat: int) -> None:
-        tc = self._table(view.table_id)
-        tc.queue.append(("liangdao", view, seat))
-        self._kick_table(tc)
+        """Nothing to post: a 亮倒 lives on the board, whose view (already taken) shows the hand, its waits and
+        the 亮倒 line. A post of its own would push the board up the channel three times a hand."""
 
     async def hand_finished(self, result: ResultView, view: PublicView) -> None:
         tc = self._table(view.table_id)
@@ -583,10 +583,7 @@ class DiscordFrontEnd:
         lang = self._lang(tc)
         kind = item[0]
         kwargs: dict[str, Any]
-        if kind == "liangdao":
-            _, view, seat = item
-            kwargs = {"embeds": boards.liangdao_embeds(view, seat, lang, self.tiles)}
-        elif kind == "result":
+        if kind == "result":
             _, result, view = item
             try:
                 images = await asyncio.to_thread(boards.winner_images, result)

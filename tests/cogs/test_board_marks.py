@@ -92,6 +92,22 @@ def test_the_result_post_sets_melds_apart_and_shows_a_concealed_kong_face_down()
     assert f"胡牌手牌：{e('2345p')} ｜ {e('8888p')}" in embed.description
 
 
+async def test_a_liangdao_shows_on_the_board_alone(tmp_path) -> None:
+    """Seed s4: AI 1 declares 亮倒 in hand 1 and wins it. The channel holds the board, the result and the next
+    board, nothing more (no reveal post pushes the board up); the board shows the revealed hand and its waits."""
+    kit = await start_kit(tmp_path, seed="s4")
+    try:
+        await seat_table(kit, [kit.alice], ais=2)
+        await kit.slash(kit.alice, "kwx start")
+        await kit.play_hand([kit.alice])
+        titles = [(m.embeds[0].title or "") for m in kit.table_messages()]
+        assert titles == ["第 1 局 · 庄家 alice", "第 1 局结果", "第 2 局 · 庄家 AI 1"]
+        board = "\n".join(p for em in kit.board(1).embeds for f in em.fields for p in (f.name, f.value))
+        assert "AI 1 [亮倒]" in board and re.search(r"^亮倒 <:kwx_", board, re.M) and re.search(r"^听 <:", board, re.M)
+    finally:
+        await stop_kit(kit)
+
+
 async def test_through_discord_a_claim_pause_is_said_and_the_claimed_tile_stays_faded(tmp_path, monkeypatch) -> None:
     """bob discards 5p and alice pungs it: while the board holds the discard it says claims are weighed and
     points at nobody; then bob's pond keeps the 5p faded, alice's pung stands apart from her other meld."""

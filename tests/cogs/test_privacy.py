@@ -169,8 +169,9 @@ async def test_no_message_shows_a_tile_it_should_not_over_many_hands(tmp_path) -
         await _play(kit, 6, [kit.alice, kit.bob], [kit.bob])
         assert audit.leaks == []
         assert audit.checked_messages > 100 and audit.checked_tiles > 2000  # the audit looked at a lot
-        liangdao_posts = [m for m in kit.table_messages() if m.embeds and "亮倒：" in (m.embeds[0].description or "")]
-        assert liangdao_posts  # 亮倒 happened, so revealed hands were part of what was checked
+        reveals = [s for s in kit.fake.log.of("edit", channel_id=kit.channel.id)
+                   if re.search(r"^亮倒 <:kwx_", s.text, re.M)]
+        assert reveals  # 亮倒 happened, so revealed hands (on the board) were part of what was checked
     finally:
         await stop_kit(kit)
 
