@@ -137,3 +137,27 @@ async def test_through_discord_a_claim_pause_is_said_and_the_claimed_tile_stays_
 
 def fmt_of(kit) -> TileFormatter:
     return kit.rt.frontend.tiles
+
+
+async def test_through_discord_a_concealed_kong_is_four_backs_on_the_board_and_face_down_ends_in_its_dm(
+        tmp_path, monkeypatch) -> None:
+    """alice is dealt four 7s and declares 暗杠: the board shows four backs (no 7s anywhere in the channel),
+    while her own panel shows ■77■."""
+    wall = build_wall("7777s123456p12s56z", "22335566p889s66z", "1199p1122334s77z")
+    monkeypatch.setattr("kwx.table.live.wall_from_seed", lambda seed: list(wall))
+    monkeypatch.setattr("kwx.table.succession.first_dealer", lambda seed, players=3: 0)
+    kit = await start_kit(tmp_path)
+    try:
+        alice, bob, carol = kit.members
+        await seat_table(kit, kit.members)
+        await kit.slash(alice, "kwx start")
+        await kit.press(alice, kit.live_panel(alice), "gang", "7s")
+        fmt = fmt_of(kit)
+        seven = fmt.tile(Tile.S7)
+        alice_field = next(f.value for f in kit.board(1).embeds[0].fields if "alice" in f.name)
+        assert alice_field.startswith("副露 " + fmt.back(4) + "\n")
+        assert all(seven not in str(m.payload.get("embeds")) for m in kit.table_messages())
+        panel = kit.dm_messages(alice)[-1].embeds[0].description
+        assert "副露 " + fmt.back() + seven * 2 + fmt.back() in panel
+    finally:
+        await stop_kit(kit)
