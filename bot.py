@@ -15,6 +15,7 @@ import logging
 import os
 import signal
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -27,7 +28,11 @@ from kwx.cli.settings import ConfigError, Settings, load_settings
 from kwx.store import StoreError
 
 if TYPE_CHECKING:
+    from cogs.runtime import Runtime
+    from kwx.cluster import ClusterNode
+    from kwx.health import HealthServer
     from kwx.store import Store
+    from kwx.store.backup import BackupSchedule
     from kwx.table.service import TableService
 
 log = logging.getLogger("kwx.bot")
@@ -127,13 +132,15 @@ class KwxBot(commands.Bot):
                  rate_limit: float | None = None, sync_global: bool = False, api_base: str | None = None,
                  handle_signals: bool = False, claim_pause: float | None = None,
                  table_clock: Callable[[], float] | None = None, hosting: bool = False,
-                 **shards: object) -> None:
-        # shards (ShardedKwxBot only): shard_ids, shard_count for discord.py's AutoShardedClient.
+                 shard_ids: list[int] | None = None, shard_count: int | None = None) -> None:
+        # shard_ids and shard_count: the shards this process serves, of how many (ShardedKwxBot only).
         from cogs.telemetry import http_trace
 
         super().__init__(command_prefix=commands.when_mentioned, intents=bot_intents(), help_command=None,
-                         allowed_mentions=discord.AllowedMentions.none(), http_trace=http_trace(), **shards)
-        self.cluster = None  # kwx.cluster.ClusterNode when this process is one of several (ShardedKwxBot)
+                         allowed_mentions=discord.AllowedMentions.none(), http_trace=http_trace(),
+                         shard_count=shard_count)
+        self.serves_shards = shard_ids  # None: this process is the whole bot
+        self.cluster: ClusterNode | None = None  # when this process is one of several (ShardedKwxBot)
         self.settings = settings
         self.db_path = db_path if db_path is not None else settings.database
         self.sync_commands = sync
@@ -154,9 +161,9 @@ class KwxBot(commands.Bot):
         # The real process: scheduled backups of a SQLite store, and /healthz + /metrics when KWX_METRICS_PORT
         # is set (settings.backup_*, settings.metrics_*). Off for tests and benchmarks.
         self.hosting = hosting
-        self.backups = None  # kwx.store.backup.BackupSchedule while backups are scheduled
-        self.monitor = None  # kwx.health.HealthServer while /healthz and /metrics are served
-        self.kwx = None  # cogs.runtime.Runtime, built in setup_hook
+        self.backups: BackupSchedule | None = None  # while backups are scheduled
+        self.monitor: HealthServer | None = None  # while /healthz and /metrics are served
+        self.kwx: Runtime | None = None  # built in setup_hook
 
     async def setup_hook(self) -> None:
         from cogs.buttons import DYNAMIC_ITEMS
@@ -169,6 +176,7 @@ class KwxBot(commands.Bot):
         from cogs.translator import KwxTranslator
         from kwx.store import Store
         from kwx.table.durable import RetryPolicy
+        from kwx.table.live import CLAIM_PAUSE
         from kwx.table.service import TableService
 
         if self.api_base:
@@ -192,11 +200,10 @@ class KwxBot(commands.Bot):
             tiles = TileFormatter()
             frontend = DiscordFrontEnd(self, store, tiles=tiles, languages=languages,
                                        board_interval=self.board_interval, ai_board_interval=self.ai_board_interval)
-            pause = {} if self.claim_pause is None else {"claim_pause": self.claim_pause}
-            if self.table_clock is not None:
-                pause["clock"] = self.table_clock
             service = TableService(store, frontend, ai_delay=self.ai_delay, between_hands=self.between_hands,
-                                   store_retry=RetryPolicy(give_up_after=self.settings.store_retry_seconds), **pause)
+                                   claim_pause=CLAIM_PAUSE if self.claim_pause is None else self.claim_pause,
+                                   clock=self.table_clock or time.time,
+                                   store_retry=RetryPolicy(give_up_after=self.settings.store_retry_seconds))
             frontend.service = service
             self.kwx = Runtime(store, service, frontend, tiles, languages, table_seed=self.table_seed)
             if self.hosting:
@@ -207,13 +214,13 @@ class KwxBot(commands.Bot):
             self.add_dynamic_items(*DYNAMIC_ITEMS)
             if self.upload_emojis:
                 tiles.emojis.update(await ensure_tile_emojis(self))
-            if self.sync_commands and 0 not in (getattr(self, "shard_ids", None) or [0]):
+            if self.sync_commands and 0 not in (self.serves_shards or [0]):
                 # Commands belong to the application, not to a shard: one process syncs them (Discord allows
                 # a couple of syncs a minute; every process of a cluster syncing at once waits a minute).
                 log.info("--sync: the slash commands are synced by the process of shard 0")
             elif self.sync_commands:
                 await self.sync_app_commands()
-            if getattr(self, "shard_ids", None) is not None and store.backend == "postgresql":
+            if self.serves_shards is not None and store.backend == "postgresql":
                 resumed = await self._join_cluster(store, service)
             else:
                 resumed = await service.start(include=lambda row: row.guild != LOCAL_GUILD)
@@ -289,7 +296,7 @@ class KwxBot(commands.Bot):
         except discord.HTTPException as e:
             raise SyncError(f"Discord refused the command sync ({e.status} {e.code}): {one_line(e.text)}") from None
 
-    async def _join_cluster(self, store, service) -> list[int]:
+    async def _join_cluster(self, store: Store, service: TableService) -> list[int]:
         """One process of several (PostgreSQL): own the servers of this process's shards by lease, take over
         a dead process's tables, share the REST budget (see kwx/cluster)."""
         import socket
@@ -299,14 +306,14 @@ class KwxBot(commands.Bot):
         from cogs.ratelimit import discord_budget
         from kwx.cluster import ClusterNode, SharedBucket, SharedRateLimiter, shard_of
 
-        shard_ids, count = set(self.shard_ids or ()), int(self.shard_count or 1)
+        shard_ids, count = set(self.serves_shards or ()), int(self.shard_count or 1)
         owner = f"{socket.gethostname()}:{os.getpid()}:shards-{min(shard_ids)}-{max(shard_ids)}"
         if self.rate_limit:  # the token's one budget, by the same rule as a single process's
             burst, reserve = discord_budget(self.rate_limit)
             bucket = SharedBucket(store, "discord-global", rate=self.rate_limit, burst=burst, reserve=reserve)
             set_rate_limiter(SharedRateLimiter(bucket))
-        self.cluster = ClusterNode(store, service, owner, serves=lambda g: shard_of(g, count) in shard_ids)
-        resumed = await self.cluster.start(on_press=lambda press: run_forwarded_press(self, press))
+        cluster = self.cluster = ClusterNode(store, service, owner, serves=lambda g: shard_of(g, count) in shard_ids)
+        resumed = await cluster.start(on_press=lambda press: run_forwarded_press(self, press))
         log.info("cluster: %s serves shards %s of %d", owner, sorted(shard_ids), count)
         return resumed
 
@@ -342,6 +349,10 @@ class KwxBot(commands.Bot):
 class ShardedKwxBot(KwxBot, commands.AutoShardedBot):
     """KwxBot over a range of shards (`--shards 0-3 --shard-count 8`): one process of a cluster."""
 
+    async def launch_shards(self) -> None:
+        self.shard_ids = self.serves_shards  # discord.py launches these shards only, not all of shard_count
+        await super().launch_shards()
+
 
 def run_discord(args: argparse.Namespace, settings: Settings) -> int:
     """Run the bot until interrupted. Exit status 2 with one line when the token is missing, Discord rejects
@@ -358,12 +369,12 @@ def run_discord(args: argparse.Namespace, settings: Settings) -> int:
     logging.getLogger("discord.client").setLevel(logging.WARNING)
     use_api_base(settings.api_base)
     cls: type[KwxBot] = KwxBot
-    shards: dict[str, object] = {}
+    shard_ids: list[int] | None = None
     if args.shards is not None or args.shard_count is not None:
         try:
             if args.shards is None or args.shard_count is None:
                 raise ValueError("--shards and --shard-count go together (e.g. --shards 0-3 --shard-count 8)")
-            shards = {"shard_ids": parse_shards(args.shards, args.shard_count), "shard_count": args.shard_count}
+            shard_ids = parse_shards(args.shards, args.shard_count)
             if not str(args.db or settings.database).startswith(("postgresql://", "postgres://")):
                 raise ValueError("several processes share one PostgreSQL database: set KWX_DATABASE_URL")
         except ValueError as exc:
@@ -373,7 +384,7 @@ def run_discord(args: argparse.Namespace, settings: Settings) -> int:
     bot = cls(settings, db_path=args.db, sync=args.sync, sync_guild=args.guild or settings.test_guild,
               ai_delay=args.delay if args.delay is not None else 0.8, freeze_gc=True, rate_limit=40,
               sync_global=args.sync_global, api_base=settings.api_base, handle_signals=True,
-              claim_pause=args.claim_pause, hosting=True, **shards)
+              claim_pause=args.claim_pause, hosting=True, shard_ids=shard_ids, shard_count=args.shard_count)
     try:
         bot.run(settings.discord_token, log_handler=handler, log_formatter=formatter, log_level=logging.INFO,
                 root_logger=True)

@@ -8,11 +8,10 @@ runtime's `Languages`, so every reply switches at once.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import discord
 from discord import app_commands
-from discord.ext import commands
 
 from cogs.group import KwxGroupCog, managers_only, text
 from cogs.inputs import checks_itself, excerpt
@@ -36,6 +35,9 @@ from kwx.table.defaults import (
     set_setting,
     zone_names,
 )
+
+if TYPE_CHECKING:
+    from bot import KwxBot
 
 LANGUAGE_NAMES = {"zh-CN": "简体中文", "en": "English"}
 NO_PINGS = discord.AllowedMentions.none()
@@ -122,5 +124,5 @@ class Config(KwxGroupCog, name="Config"):
         return embed
 
 
-async def setup(bot: commands.Bot) -> None:
+async def setup(bot: KwxBot) -> None:
     await bot.add_cog(Config(bot))

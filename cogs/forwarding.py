@@ -16,7 +16,8 @@ NOTIFY's 8000 bytes), not the message it was on.
 from __future__ import annotations
 
 import logging
-from typing import Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, cast
 
 import discord
 
@@ -24,13 +25,16 @@ from cogs.buttons import DYNAMIC_ITEMS
 from cogs.operations import safe_defer, safe_respond
 from kwx.present.i18n import t
 
+if TYPE_CHECKING:
+    from discord.types.interactions import MessageComponentInteraction as PressPayload
+
 logger = logging.getLogger(__name__)
 
 
 def press_payload(interaction: discord.Interaction) -> dict[str, Any]:
     """An INTERACTION_CREATE payload for a component press: what the owner rebuilds the interaction from."""
     user = interaction.user
-    data = interaction.data or {}
+    data: Mapping[str, object] = interaction.data or {}
     who = {"id": str(user.id), "username": user.name, "discriminator": user.discriminator,
            "global_name": user.global_name, "avatar": user.avatar.key if user.avatar else None}
     payload: dict[str, Any] = {
@@ -74,7 +78,8 @@ async def forward_press(bot: Any, interaction: discord.Interaction, table_id: in
 
 def rebuilt_interaction(client: discord.Client, press: dict[str, Any]) -> discord.Interaction:
     """The forwarded press as an interaction of this process, already deferred by the receiver."""
-    interaction: discord.Interaction = discord.Interaction(data=press, state=client._connection)
+    # `press` is press_payload's JSON, sent by another process of this bot: a component press's payload.
+    interaction: discord.Interaction = discord.Interaction(data=cast("PressPayload", press), state=client._connection)
     interaction.response._response_type = discord.InteractionResponseType.deferred_message_update
     return interaction
 

@@ -55,7 +55,7 @@ from cogs.operations import (
     transient,
     wait_for_limit,
 )
-from cogs.panels import panel_buttons, panel_key, panel_message
+from cogs.panels import PanelMessage, panel_buttons, panel_key, panel_message
 from kwx.present.i18n import t
 from kwx.store import NotFound, Store
 from kwx.store.settings import MessageRef
@@ -695,7 +695,7 @@ class DiscordFrontEnd:
             p.dm = replace(shown, step=view.step, key=key, live=choices, dealt=bool(view.concealed), view=view)
             self._remember_dm(p)
 
-    async def _send_dm(self, tc: _Table, p: _Panel, view: PrivateView, key: str, message: dict[str, Any]) -> None:
+    async def _send_dm(self, tc: _Table, p: _Panel, view: PrivateView, key: str, message: PanelMessage) -> None:
         sent = None
         known = self._dm_channel.get(p.player_id)
         if known is not None:  # a DM channel we used before: one call, no user lookup, no "open DM" call

@@ -29,7 +29,7 @@ from __future__ import annotations
 import logging
 import math
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import discord
 from discord import app_commands
@@ -39,6 +39,9 @@ from cogs.inputs import InputRefused, Refusal, check_interaction
 from cogs.operations import safe_respond
 from cogs.runtime import Runtime, runtime
 from kwx.present.i18n import DEFAULT_LANG, t
+
+if TYPE_CHECKING:
+    from bot import KwxBot
 
 # Where discord.py logs an app command error nothing handled; the cogs log theirs there too.
 _tree_log = logging.getLogger("discord.app_commands.tree")
@@ -92,7 +95,7 @@ def in_admin_group(command: Any) -> bool:
 class KwxGroupCog(commands.Cog):
     """A cog whose app commands are subcommands of `/kwx` (or of `/kwx-admin`) rather than top-level commands."""
 
-    def __init__(self, bot: commands.Bot) -> None:
+    def __init__(self, bot: KwxBot) -> None:
         self.bot = bot
         # The cog machinery made bound copies of the decorated methods; take them before it would add them to
         # the tree as top-level commands, and put them under /kwx (or /kwx-admin) in cog_load instead.
@@ -107,7 +110,7 @@ class KwxGroupCog(commands.Cog):
         """The language of the server the command came from."""
         return self.rt.languages.of(interaction.guild_id)
 
-    async def interaction_check(self, interaction: discord.Interaction) -> bool:  # type: ignore[override]
+    async def interaction_check(self, interaction: discord.Interaction) -> bool:
         """Before every command of the cog: refuse privately a server-only command outside a server, a
         `/kwx-admin` command from a member without Manage Server (the group's `default_permissions` only hides
         it by default: a server can give it to anyone), and any option outside its declared range, length or
@@ -122,7 +125,7 @@ class KwxGroupCog(commands.Cog):
                            ephemeral=True, allowed_mentions=discord.AllowedMentions.none())
         raise InputRefused(refusal.key)
 
-    async def cog_app_command_error(self, interaction: discord.Interaction,  # type: ignore[override]
+    async def cog_app_command_error(self, interaction: discord.Interaction,
                                     error: app_commands.AppCommandError) -> None:
         """A refused input was answered already; a member over a command's rate is told privately when to
         try again; anything else is logged as discord.py would."""

@@ -155,7 +155,7 @@ def check_interaction(interaction: discord.Interaction, lang: str | None = None)
         return Refusal("input.guild_only", {})
     if not isinstance(command, app_commands.Command):
         return None
-    skip = getattr(command.callback, "__kwx_checks_itself__", frozenset())
+    skip: frozenset[str] = getattr(command.callback, "__kwx_checks_itself__", frozenset())
     namespace = interaction.namespace
     for param in command.parameters:
         value = getattr(namespace, param.display_name, None)
@@ -188,9 +188,9 @@ def check_option(param: app_commands.Parameter, value: Any, option: str | None =
             return Refusal("input.range", {"option": option, "lo": lo, "hi": hi, "value": excerpt(value)})
     elif kind is discord.AppCommandOptionType.number:
         if finite_number(value, param.min_value, param.max_value) is None:
-            lo = "-∞" if param.min_value is None else param.min_value
-            hi = "∞" if param.max_value is None else param.max_value
-            return Refusal("input.range", {"option": option, "lo": lo, "hi": hi, "value": excerpt(value)})
+            low: float | str = "-∞" if param.min_value is None else param.min_value
+            high: float | str = "∞" if param.max_value is None else param.max_value
+            return Refusal("input.range", {"option": option, "lo": low, "hi": high, "value": excerpt(value)})
     elif kind is discord.AppCommandOptionType.user:
         if server_member(value) is None:
             return Refusal("input.not_member", {"option": option})

@@ -22,11 +22,10 @@ import logging
 import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import discord
 from discord import app_commands
-from discord.ext import commands
 
 from cogs.confirm import CANCELLED, DONE, EXPIRED, FAILED, OPEN, ConfirmButton, ConfirmFlow, Pending, Texts
 from cogs.drawing import render_chart
@@ -53,6 +52,9 @@ from kwx.table.manual import (
     manual_record,
     payers,
 )
+
+if TYPE_CHECKING:
+    from bot import KwxBot
 
 logger = logging.getLogger(__name__)
 
@@ -189,7 +191,7 @@ class Ledger(KwxGroupCog, name="Ledger"):
     PAGER_KINDS = frozenset({"hist", "lb"})
     SHARE_KINDS = frozenset({"bal", "lb", "hist", "stats", "chart"})
 
-    def __init__(self, bot: commands.Bot) -> None:
+    def __init__(self, bot: KwxBot) -> None:
         super().__init__(bot)
         self._flow: ConfirmFlow | None = None
 
@@ -654,5 +656,5 @@ class Ledger(KwxGroupCog, name="Ledger"):
             offset += len(batch)
 
 
-async def setup(bot: commands.Bot) -> None:
+async def setup(bot: KwxBot) -> None:
     await bot.add_cog(Ledger(bot))

@@ -20,7 +20,7 @@ from typing import Any, TypeVar
 import aiohttp
 import discord
 
-from cogs.ratelimit import GlobalRateLimiter
+from cogs.ratelimit import RateLimiter
 from cogs.telemetry import COUNTS
 
 logger = logging.getLogger(__name__)
@@ -94,10 +94,10 @@ def _retryable(kwargs: dict[str, Any]) -> bool:
 
 # The bot-wide limiter for calls that count toward Discord's global rate limit; None = no limiting (tests and
 # benchmarks). Interaction responses, followups and original-response edits do not count and are never limited.
-_rate_limiter: GlobalRateLimiter | None = None
+_rate_limiter: RateLimiter | None = None
 
 
-def set_rate_limiter(limiter: GlobalRateLimiter | None) -> None:
+def set_rate_limiter(limiter: RateLimiter | None) -> None:
     """Install (or, with None, remove) the limiter every non-interaction REST call waits on."""
     global _rate_limiter
     _rate_limiter = limiter
@@ -105,7 +105,7 @@ def set_rate_limiter(limiter: GlobalRateLimiter | None) -> None:
 
 def rate_limit_tokens() -> float | None:
     """Tokens left in the bot's REST budget now (None without a limiter): for metrics."""
-    return getattr(_rate_limiter, "tokens", None)
+    return _rate_limiter.tokens if _rate_limiter is not None else None
 
 
 async def wait_for_limit(urgent: bool) -> None:
@@ -143,7 +143,7 @@ async def safe_send_channel(channel: discord.abc.Messageable, **kwargs: Any) -> 
     return await _call(lambda: channel.send(**kwargs), "send to channel %s", cid)
 
 
-async def safe_send_dm(user: discord.abc.User, **kwargs: Any) -> discord.Message | None:
+async def safe_send_dm(user: discord.User | discord.Member, **kwargs: Any) -> discord.Message | None:
     """DM a player. None when their DMs are closed (Forbidden 50007/50278: `dms_closed(last_failure())`) or the
     send failed for another reason (a 5xx or a timeout is retried first).
 

@@ -73,7 +73,7 @@ class PageButton(discord.ui.DynamicItem[discord.ui.Button], template=r"kwx:pg:(?
 def find_pager(client: Any, kind: str) -> Pager | None:
     for cog in getattr(client, "cogs", {}).values():
         if kind in getattr(cog, "PAGER_KINDS", ()):
-            return cog  # type: ignore[no-any-return]
+            return cog
     return None
 
 

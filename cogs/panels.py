@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
+from typing import TypedDict
 
 import discord
 
@@ -204,8 +205,16 @@ def _layout(tiles: Sequence[ActButton], actions: Sequence[ActButton]) -> discord
     return view
 
 
+class PanelMessage(TypedDict, total=False):
+    """A private panel as keyword arguments for send / edit (`view=None` removes old buttons, on an edit)."""
+
+    content: str
+    embed: discord.Embed
+    view: discord.ui.View | None
+
+
 def panel_message(view: PrivateView, lang: str, fmt: TileFormatter, *, mode: str = NORMAL, piao_max: int = 0,
-                  disabled: bool = False, confirm: ActionChoice | None = None) -> dict[str, object]:
+                  disabled: bool = False, confirm: ActionChoice | None = None) -> PanelMessage:
     """Keyword arguments for send / edit: the embed and the buttons (view=None removes old buttons). `mode`
     CONFIRM with `confirm` asks before that move (亮倒, or a discard that feeds a 亮倒 hand)."""
     return {"embed": panel_embed(view, lang, fmt, mode=mode, piao_max=piao_max, confirm=confirm),

@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, Protocol
 
 # Refill arithmetic in floats: a sleep of exactly the computed time may come back a rounding error short.
 _EPSILON = 1e-9
@@ -33,6 +33,18 @@ def discord_budget(rate: float, limit: int = DISCORD_GLOBAL_LIMIT) -> tuple[int,
         raise ValueError(f"rate must be in (0, {limit - 1}), not {rate}")
     burst = int(limit - rate)
     return burst, burst * 2 // 5
+
+
+class RateLimiter(Protocol):
+    """What cogs.operations waits on before a REST call: one process's GlobalRateLimiter, or a cluster's
+    kwx.cluster.SharedRateLimiter."""
+
+    @property
+    def tokens(self) -> float | None:
+        """Tokens left in the budget as this process sees it (metrics)."""
+
+    async def acquire(self, urgent: bool) -> None:
+        """Wait for one token; `urgent` calls may take the last ones."""
 
 
 class GlobalRateLimiter:

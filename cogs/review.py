@@ -16,11 +16,10 @@ import asyncio
 import io
 import re
 from collections import OrderedDict
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import discord
 from discord import app_commands
-from discord.ext import commands
 
 from cogs.buttons import answer_not_loaded
 from cogs.group import KwxGroupCog, text
@@ -31,6 +30,9 @@ from kwx.present.i18n import t
 from kwx.present.review_art import render_step
 from kwx.present.review_text import ReviewText
 from kwx.table.reviews import ReviewRefused, ReviewSource, last_table_hand, load_ledger_hand, review_hand
+
+if TYPE_CHECKING:
+    from bot import KwxBot
 
 NO_PINGS = discord.AllowedMentions.none()
 MOVES = ("first", "prev", "next", "last", "mine", "mistake")
@@ -66,7 +68,7 @@ class ReviewButton(discord.ui.DynamicItem[discord.ui.Button],
 
 
 class ReviewCog(KwxGroupCog, name="Review"):
-    def __init__(self, bot: commands.Bot) -> None:
+    def __init__(self, bot: KwxBot) -> None:
         super().__init__(bot)
         self._cache: OrderedDict[tuple[str, int, int], tuple[ReviewSource, Review]] = OrderedDict()
         self._cpu = asyncio.Semaphore(1)
@@ -181,5 +183,5 @@ class ReviewCog(KwxGroupCog, name="Review"):
         return view
 
 
-async def setup(bot: commands.Bot) -> None:
+async def setup(bot: KwxBot) -> None:
     await bot.add_cog(ReviewCog(bot))

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import discord
 from discord import app_commands
@@ -36,7 +36,7 @@ from cogs.forwarding import forward_press
 from cogs.group import KwxGroupCog, text
 from cogs.inputs import DISCORD_INT_LIMIT
 from cogs.operations import safe_defer, safe_respond, safe_update_message
-from cogs.panels import CONFIRM, LIANGDAO, NORMAL, panel_message
+from cogs.panels import CONFIRM, LIANGDAO, NORMAL, PanelMessage, panel_message
 from cogs.permissions import missing_permissions, missing_text
 from kwx.engine.ai import AI_LEVELS
 from kwx.engine.rules import PRESETS, RulesError, RuleSet
@@ -45,6 +45,9 @@ from kwx.store.settings import CONFIRM_DANGER
 from kwx.table.defaults import table_defaults
 from kwx.table.errors import TableError
 from kwx.table.views import ActionChoice, PlayerRef
+
+if TYPE_CHECKING:
+    from bot import KwxBot
 
 logger = logging.getLogger(__name__)
 
@@ -60,7 +63,7 @@ def error_text(err: TableError, lang: str) -> str:
     return base
 
 
-def _send_kwargs(message: dict[str, Any]) -> dict[str, Any]:
+def _send_kwargs(message: PanelMessage) -> dict[str, Any]:
     """Sends take no `view=None` (that means "remove the buttons", which only an edit can do)."""
     return {k: v for k, v in message.items() if not (k == "view" and v is None)}
 
@@ -68,7 +71,7 @@ def _send_kwargs(message: dict[str, Any]) -> dict[str, Any]:
 class Tables(KwxGroupCog, name="Tables"):
     # == helpers ==========================================================================================
     def lang(self, interaction: discord.Interaction, table_id: int | None = None) -> str:
-        guild = interaction.guild_id
+        guild: int | str | None = interaction.guild_id
         if guild is None and table_id is not None:  # a DM: the table's server decides
             guild = self.rt.frontend.table_guild(table_id)
         return self.rt.languages.of(guild)
@@ -409,7 +412,7 @@ class Tables(KwxGroupCog, name="Tables"):
 
     # == channels, threads and servers that go away =======================================================
     async def close_gone(self, guild: int | str | None, channel: int | str | None = None) -> None:
-        if guild is None or self.bot.kwx is None:  # type: ignore[attr-defined]
+        if guild is None or self.bot.kwx is None:
             return
         closed = await self.rt.service.close_where(str(guild), None if channel is None else str(channel),
                                                    reason="channel_gone")
@@ -435,5 +438,5 @@ class Tables(KwxGroupCog, name="Tables"):
             await self.close_gone(after.guild.id, after.id)
 
 
-async def setup(bot: commands.Bot) -> None:
+async def setup(bot: KwxBot) -> None:
     await bot.add_cog(Tables(bot))

@@ -7,11 +7,10 @@ cogs/share.py); the rules default to the server's preset (`/kwx-admin config`).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import discord
 from discord import app_commands
-from discord.ext import commands
 
 from cogs.board import preset_name
 from cogs.group import KwxGroupCog, text
@@ -25,6 +24,9 @@ from kwx.engine.tiles import SHORT_CHINESE, Tile
 from kwx.present.i18n import catalog, error_text, join_names, pattern_name, t
 from kwx.present.ledger_text import code_block, money, table
 from kwx.table.defaults import guild_settings
+
+if TYPE_CHECKING:
+    from bot import KwxBot
 
 NO_PINGS = discord.AllowedMentions.none()
 PRESET_CHOICES = [app_commands.Choice(name=p, value=p) for p in PRESETS]
@@ -184,5 +186,5 @@ class Tools(KwxGroupCog, name="Tools"):
         return embed
 
 
-async def setup(bot: commands.Bot) -> None:
+async def setup(bot: KwxBot) -> None:
     await bot.add_cog(Tools(bot))

@@ -42,17 +42,17 @@ def command_path(command: app_commands.Command | app_commands.Group | app_comman
 
 def catalog_key(string: app_commands.locale_str, context: app_commands.TranslationContextTypes) -> str | None:
     """The catalog key of a string Discord asks about, or None for strings the catalog does not cover."""
-    where, data = context.location, context.data
-    if where in (Where.command_name, Where.group_name):
-        return f"cmdname.{command_path(data)}"
-    if where in (Where.command_description, Where.group_description):
-        return string.extras.get("key") or f"cmd.{command_path(data)}"
-    if where == Where.parameter_name:
-        return f"cmdname.{command_path(data.command)}.{data.name}"
-    if where == Where.parameter_description:
-        return string.extras.get("key") or f"cmd.{command_path(data.command)}.{data.name}"
-    if where == Where.choice_name:
-        return f"choice.{data.value}"
+    # Each location carries its own kind of data: narrowed by the location (discord.py types each pair).
+    if context.location is Where.command_name or context.location is Where.group_name:
+        return f"cmdname.{command_path(context.data)}"
+    if context.location is Where.command_description or context.location is Where.group_description:
+        return string.extras.get("key") or f"cmd.{command_path(context.data)}"
+    if context.location is Where.parameter_name:
+        return f"cmdname.{command_path(context.data.command)}.{context.data.name}"
+    if context.location is Where.parameter_description:
+        return string.extras.get("key") or f"cmd.{command_path(context.data.command)}.{context.data.name}"
+    if context.location is Where.choice_name:
+        return f"choice.{context.data.value}"
     return string.extras.get("key")
 
 
