@@ -10,7 +10,7 @@ import importlib
 import json
 import sys
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NoReturn
 
 # Command modules, in the order `--help` lists them.
 COMMANDS = ("fan", "waits", "rules", "replay", "simulate", "ledger", "verify", "review")
@@ -84,7 +84,7 @@ def load_json_text(text: str, what: str = "file") -> Any:
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # argparse prints usage + exits 2; keep it to one line
+    def error(self, message: str) -> NoReturn:  # argparse prints usage + exits 2; keep it to one line
         self.exit(2, f"{self.prog}: {message}\n")
 
 

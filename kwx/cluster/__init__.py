@@ -166,8 +166,9 @@ class PressRouter:
         finally:
             self._acks.pop(press_id, None)
 
-    def _on_press(self, conn: object, pid: int, chan: str, payload: str) -> None:
-        message = json.loads(payload)
+    # asyncpg's listener callbacks; a NOTIFY payload is text (typed `object` by asyncpg).
+    def _on_press(self, conn: object, pid: int, chan: str, payload: object) -> None:
+        message = json.loads(str(payload))
         task = asyncio.get_running_loop().create_task(self._run(message))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
@@ -183,8 +184,8 @@ class PressRouter:
         except Exception:
             logger.exception("forwarded press %s failed", message["id"])
 
-    def _on_ack(self, conn: object, pid: int, chan: str, payload: str) -> None:
-        done = self._acks.get(payload)
+    def _on_ack(self, conn: object, pid: int, chan: str, payload: object) -> None:
+        done = self._acks.get(str(payload))
         if done is not None and not done.done():
             done.set_result(None)
 

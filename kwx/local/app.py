@@ -223,8 +223,9 @@ class KwxApp(App[int]):
             self.fe.hand = self.service.private_view(self.table_id, YOU_ID)
 
     def held(self) -> list[Tile]:
-        hand = self.fe.hand if self.fe is not None else None
-        if hand is None or (self.fe.board is not None and hand.hand_no != self.fe.board.hand_no):
+        fe = self.fe
+        hand = fe.hand if fe is not None else None
+        if fe is None or hand is None or (fe.board is not None and hand.hand_no != fe.board.hand_no):
             return []
         return list(hand.concealed) + ([hand.drawn] if hand.drawn is not None else [])
 
@@ -288,15 +289,17 @@ class KwxApp(App[int]):
             view.set_class(i == self.selected, "selected")
             view.set_class(tile in danger, "danger")
         actions = self.choices()
-        for i, view in enumerate(self.base.query(ActionView)):
+        for i, button in enumerate(self.base.query(ActionView)):
             if i >= len(actions):
-                view.display = False
+                button.display = False
                 continue
-            view.display = True
+            button.display = True
             c = actions[i]
-            tile = c.tile or (hand.claim_tile if hand is not None and c.verb in ("gang", "peng", "hu") else None)
-            label = verb_label(c.verb, self.lang) + (f" {tile_markup(tile, self.lang)}" if tile is not None else "")
-            view.update(Text.from_markup(f"[reverse] {ACTION_KEYS[i]} [/] {label}"))
+            acted_on = c.tile or (hand.claim_tile if hand is not None and c.verb in ("gang", "peng", "hu") else None)
+            what = verb_label(c.verb, self.lang)
+            if acted_on is not None:
+                what += f" {tile_markup(acted_on, self.lang)}"
+            button.update(Text.from_markup(f"[reverse] {ACTION_KEYS[i]} [/] {what}"))
 
     def _draw_info(self) -> None:
         fe = self.fe

@@ -149,16 +149,16 @@ def resolve_command(cmd: Command, view: PrivateView | None, lang: str) -> Action
         gangs = [c for c in choices if c.verb == "gang"]
         if not gangs:
             raise CommandError(t("error.action_not_allowed", lang, action=verb_label("gang", lang)))
-        options = " / ".join(f"{verb_label('gang', lang)} {tile_markup(g.tile or view.claim_tile, lang)}"
-                             for g in gangs if (g.tile or view.claim_tile) is not None)
+        gang_tiles = [tile for g in gangs if (tile := g.tile or view.claim_tile) is not None]
+        gang_options = " / ".join(f"{verb_label('gang', lang)} {tile_markup(tile, lang)}" for tile in gang_tiles)
         if cmd.tile is None:
             if len(gangs) > 1:
-                raise CommandError(say("gang_which", lang, options=options))
+                raise CommandError(say("gang_which", lang, options=gang_options))
             return gangs[0]
         for g in gangs:  # 直杠 on a discard has no tile in the choice: the tile under claim is meant
             if g.tile == cmd.tile or (g.tile is None and view.claim_tile == cmd.tile):
                 return g
-        raise CommandError(say("gang_not_that", lang, tile=tile_markup(cmd.tile, lang), options=options))
+        raise CommandError(say("gang_not_that", lang, tile=tile_markup(cmd.tile, lang), options=gang_options))
     if cmd.verb in ("hu", "peng", "pass"):
         choice = next((c for c in choices if c.verb == cmd.verb), None)
         if choice is None:

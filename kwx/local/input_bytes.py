@@ -27,7 +27,8 @@ def lenient_textual_input() -> None:
     thread from the module's `getincrementaldecoder`; from now on it gets one that replaces instead."""
     from textual.drivers import linux_driver
 
-    linux_driver.getincrementaldecoder = replacing_decoder  # type: ignore[attr-defined]
+    # Through the module's namespace: the patched name is typed as codecs' overloads, which this one narrows.
+    vars(linux_driver)["getincrementaldecoder"] = replacing_decoder
 
 
 def lenient(stream: IO[str]) -> IO[str]:

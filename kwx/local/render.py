@@ -311,9 +311,9 @@ class Renderer:
     def prompt_line(self, view: PrivateView) -> str:
         """What is asked of you now, with the time left when there is a timer."""
         secs = self.seconds_left(view.deadline)
-        claim = view.claim_tile is not None and not any(c.verb == "discard" for c in view.choices)
-        if claim:
-            args = {"tile": tile_markup(view.claim_tile, self.lang), "actions": describe_choices(view, self.lang)}
+        claim = view.claim_tile
+        if claim is not None and not any(c.verb == "discard" for c in view.choices):
+            args = {"tile": tile_markup(claim, self.lang), "actions": describe_choices(view, self.lang)}
             return say("prompt_claim_open", self.lang, **args) if secs is None else \
                 say("prompt_claim", self.lang, secs=secs, **args)
         return say("prompt_turn_open", self.lang) if secs is None else say("prompt_turn", self.lang, secs=secs)

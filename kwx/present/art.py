@@ -135,7 +135,7 @@ def _simplified_face(path: str) -> FontSpec | None:
             font = ImageFont.truetype(path, 20, index=index)
         except OSError:
             break
-        faces.append((index, " ".join(font.getname())))
+        faces.append((index, " ".join(part for part in font.getname() if part)))  # (family, style), either may be None
     if not faces:
         return None
     for index, name in faces:
@@ -454,7 +454,7 @@ def _draw_pattern(image: Image.Image, tile: Tile) -> None:
         for x0, y0, x1, y1, red in _STICKS[tile.number]:
             _stick(pen, x0, y0, x1, y1, red)
     size = round(image.width * PATTERN_SCALE)
-    small = layer.convert("RGBa").resize((size, size), Image.LANCZOS).convert("RGBA")
+    small = layer.convert("RGBa").resize((size, size), Image.Resampling.LANCZOS).convert("RGBA")
     cx, cy = PATTERN_CENTRE
     offset = (round((cx - 64 * PATTERN_SCALE) * _SS), round((cy - 64 * PATTERN_SCALE) * _SS))
     image.alpha_composite(small, offset)
@@ -482,7 +482,7 @@ def draw_tile(tile: Tile | None, *, font: FontSpec | None = _AUTO) -> Image.Imag
         else:
             _draw_white_frame(pen)
     # scale down with premultiplied alpha so the transparent surround does not darken the edges
-    return image.convert("RGBa").resize((EMOJI_SIZE, EMOJI_SIZE), Image.LANCZOS).convert("RGBA")
+    return image.convert("RGBa").resize((EMOJI_SIZE, EMOJI_SIZE), Image.Resampling.LANCZOS).convert("RGBA")
 
 
 # -- hand rows ------------------------------------------------------------------------------------------
@@ -500,7 +500,7 @@ def _tile_image(tile: int | None, height: int) -> Image.Image:
     with Image.open(io.BytesIO(tile_png_bytes(tile))) as full:
         face = full.convert("RGBA").crop(TILE_BOX)
     width = round(face.width * height / face.height)
-    return face.convert("RGBa").resize((width, height), Image.LANCZOS).convert("RGBA")
+    return face.convert("RGBa").resize((width, height), Image.Resampling.LANCZOS).convert("RGBA")
 
 
 def _meld_tiles(meld: Any) -> tuple[list[int | None], bool]:
