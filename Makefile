@@ -17,7 +17,7 @@ setup: $(STAMP)
 lint: $(STAMP)
 	$(PY) -m ruff check .
 
-# mypy over the packages [tool.mypy] names in pyproject.toml (strict there for kwx/engine and kwx/store).
+# mypy over what [tool.mypy] names in pyproject.toml: kwx, cogs and bot.py (strict for kwx/engine and kwx/store).
 typecheck: $(STAMP)
 	$(PY) -m mypy
 

@@ -129,7 +129,7 @@ class _Table:
     boards: dict[int, int] = field(default_factory=dict)  # hand -> board message id
     board_hand: int | None = None  # the newest hand that has a board message
     versions: dict[int, int] = field(default_factory=dict)  # hand -> count of its board's changes
-    shown_versions: dict[int, int] = field(default_factory=dict)  # hand -> the version its message shows
+    shown_versions: dict[int, int | None] = field(default_factory=dict)  # hand -> the version its message shows
     last_call: float = float("-inf")
     dm_notices: set[str] = field(default_factory=set)
     failures: int = 0  # failed channel requests in a row
@@ -314,8 +314,8 @@ class DiscordFrontEnd:
         """Wait until every worker has nothing left to do (tests and benchmarks)."""
         deadline = time.monotonic() + timeout
         while True:
-            tasks = [x.task for x in (*self._tables.values(), *self._panels.values())
-                     if x.task is not None and not x.task.done()]
+            workers: list[_Table | _Panel] = [*self._tables.values(), *self._panels.values()]
+            tasks = [x.task for x in workers if x.task is not None and not x.task.done()]
             if not tasks:
                 return
             left = deadline - time.monotonic()
@@ -325,8 +325,8 @@ class DiscordFrontEnd:
 
     async def close(self) -> None:
         """Stop the workers and write down where the messages are (call before closing the store)."""
-        tasks = [x.task for x in (*self._tables.values(), *self._panels.values())
-                 if x.task is not None and not x.task.done()]
+        workers: list[_Table | _Panel] = [*self._tables.values(), *self._panels.values()]
+        tasks = [x.task for x in workers if x.task is not None and not x.task.done()]
         if self._refs_task is not None and not self._refs_task.done():
             tasks.append(self._refs_task)
         for task in tasks:
