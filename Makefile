@@ -3,13 +3,19 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
+# Every package setup installs, pinned with hashes (the dev and bench extras, for Python 3.11 on Linux): CI and
+# every checkout get the same versions. `make lock` writes it from pyproject.toml.
+LOCK := requirements.lock
+UV_TOOL := build/uv
+UV := $(UV_TOOL)/bin/uv
 
-.PHONY: setup test lint typecheck run bench clean e2e mutation
+.PHONY: setup test lint typecheck run bench clean e2e mutation lock
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml $(LOCK)
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[dev,bench]'
+	$(PY) -m pip install --quiet -r $(LOCK)
+	$(PY) -m pip install --quiet --no-deps --no-build-isolation -e .  # kwx itself, built by the locked setuptools
 	touch $(STAMP)
 
 setup: $(STAMP)
@@ -46,7 +52,19 @@ mutation: $(STAMP)
 	$(PY) -m scripts.mutation $(TARGETS)
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache .mypy_cache build/mutation
+	rm -rf $(VENV) .pytest_cache .ruff_cache .mypy_cache build/mutation $(UV_TOOL)
+
+# Refresh requirements.lock after changing the dependencies in pyproject.toml: versions already locked stay
+# where the ranges allow (`make lock UPGRADE=1` takes the newest releases within them). uv resolves for Python
+# 3.11 on Linux whatever machine runs it; it lives in its own virtualenv under build/, not in the project's.
+$(UV):
+	$(PYTHON) -m venv $(UV_TOOL)
+	$(UV_TOOL)/bin/python -m pip install --quiet 'uv>=0.13,<0.14'
+
+lock: $(UV)
+	$(UV) pip compile pyproject.toml --extra dev --extra bench --python-version 3.11 \
+		--python-platform x86_64-unknown-linux-gnu --generate-hashes --quiet \
+		--custom-compile-command 'make lock' $(if $(UPGRADE),--upgrade) -o $(LOCK)
 
 # The real bot process against the loopback Discord (kwx/devtools/loopback): one short game, one JSON line.
 e2e: $(STAMP)
