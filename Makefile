@@ -27,10 +27,11 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(PY) -m mypy
 
+# The tests run on every core (pytest-xdist): each worker has its own temporary files and PostgreSQL schemas.
 test: $(STAMP)
 	$(PY) -m ruff check .
 	$(PY) -m mypy
-	$(PY) -m pytest
+	$(PY) -m pytest -n auto
 
 run: $(STAMP)
 	$(PY) bot.py

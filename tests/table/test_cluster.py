@@ -13,12 +13,20 @@ from kwx.cluster import ClusterNode, Leases, PressRouter, SharedBucket
 from kwx.store import Store
 from kwx.table import TableService
 from kwx.table.errors import TableError
+from tests import backends
 from tests.table.conftest import ANN, GUILD
 from tests.table.fakes import RecordingFrontEnd
 from tests.table.helpers import table_with, wait_prompt
 from tests.table.test_recovery import play_own_moves
 
 BACKENDS = ("postgresql",)
+
+
+def proc(name: str) -> str:
+    """A process name of this test run's own. A forwarded press and its acknowledgement travel on NOTIFY
+    channels named after the process, and channels belong to the database, not to a schema: two test runs (or
+    two xdist workers) on one server would otherwise hear each other's presses."""
+    return f"{name}-{backends.RUN}"
 
 
 async def test_a_dead_process_lease_is_taken_over_once_with_a_new_epoch(store, database):
@@ -71,7 +79,8 @@ async def test_a_dead_process_tables_resume_from_the_log_in_exactly_one_other_pr
 
 async def test_a_press_is_forwarded_to_the_owner_and_acknowledged_quickly(store, database):
     other = await Store.open(database)
-    shard0, owner = PressRouter(store, "proc-0"), PressRouter(other, "proc-1")
+    owner_name = proc("proc-1")
+    shard0, owner = PressRouter(store, proc("proc-0")), PressRouter(other, owner_name)
     got: list[dict] = []
 
     async def handle(press: dict) -> None:
@@ -83,7 +92,7 @@ async def test_a_press_is_forwarded_to_the_owner_and_acknowledged_quickly(store,
         times = []
         for n in range(20):
             started = time.perf_counter()
-            assert await shard0.forward("proc-1", {"table": 7, "custom_id": f"kwx:act:7:1:{n}:hu:-", "token": "t"})
+            assert await shard0.forward(owner_name, {"table": 7, "custom_id": f"kwx:act:7:1:{n}:hu:-", "token": "t"})
             times.append(time.perf_counter() - started)
         for _ in range(100):  # acknowledged on arrival; the handler may still be running the last one
             if owner.handled == 20:
@@ -93,7 +102,7 @@ async def test_a_press_is_forwarded_to_the_owner_and_acknowledged_quickly(store,
         assert sorted(p["custom_id"] for p in got) == sorted(f"kwx:act:7:1:{n}:hu:-" for n in range(20))
         assert owner.handled == 20 and shard0.handled == 0  # only the owner ran them
         assert sorted(times)[-1] < 2.5  # well inside Discord's 3 s even on a busy machine
-        assert not await shard0.forward("proc-dead", {"table": 8}, timeout=0.3)  # nobody there: the caller knows
+        assert not await shard0.forward(proc("proc-dead"), {"table": 8}, timeout=0.3)  # nobody there: caller knows
     finally:
         await shard0.close()
         await owner.close()
@@ -102,8 +111,9 @@ async def test_a_press_is_forwarded_to_the_owner_and_acknowledged_quickly(store,
 async def test_a_press_goes_to_the_process_holding_its_table_server(store, frontend, database, clock):
     other = await Store.open(database)
     owner_svc = TableService(store, frontend, ai_delay=0, claim_pause=0, between_hands=60, clock=clock)
-    owner = ClusterNode(store, owner_svc, "proc-b", serves=lambda guild: guild == GUILD)
-    receiver = ClusterNode(other, TableService(other, RecordingFrontEnd(), clock=clock), "proc-a",
+    owner_name = proc("proc-b")
+    owner = ClusterNode(store, owner_svc, owner_name, serves=lambda guild: guild == GUILD)
+    receiver = ClusterNode(other, TableService(other, RecordingFrontEnd(), clock=clock), proc("proc-a"),
                            serves=lambda guild: False)
     got: list[dict] = []
 
@@ -115,8 +125,8 @@ async def test_a_press_goes_to_the_process_holding_its_table_server(store, front
         await receiver.start(on_press=run_here)
         assert await owner.claim(GUILD)  # /kwx new: the server's lease first
         table = await table_with(owner_svc, ANN)
-        assert await receiver.owner_of_table(table) == "proc-b" and await receiver.owner_of_table(table + 1) is None
-        assert await receiver.forward("proc-b", {"custom_id": f"kwx:act:{table}:1:3:discard:5p", "token": "t"})
+        assert await receiver.owner_of_table(table) == owner_name and await receiver.owner_of_table(table + 1) is None
+        assert await receiver.forward(owner_name, {"custom_id": f"kwx:act:{table}:1:3:discard:5p", "token": "t"})
         for _ in range(100):
             if got:
                 break
