@@ -184,19 +184,6 @@ async def safe_edit(
     return await _call(lambda: message.edit(**kwargs), "edit message %s", message.id)
 
 
-async def safe_delete(message: discord.Message | discord.PartialMessage | discord.InteractionMessage) -> bool:
-    """Delete a message. True when it is gone afterwards (also when it was already gone)."""
-    await wait_for_limit(urgent=False)
-    try:
-        await message.delete()
-        return True
-    except discord.NotFound:
-        return True
-    except DISCORD_ERRORS as e:
-        logger.warning("discord failed to delete message %s: %r", message.id, e)
-        return False
-
-
 async def safe_fetch_message(channel: discord.abc.Messageable, message_id: int) -> discord.Message | None:
     """Find a message again after a restart (e.g. a table's board)."""
     await wait_for_limit(urgent=False)
