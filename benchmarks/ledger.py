@@ -21,7 +21,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from kwx.store import HandRecord, LedgerEntry, Payment, SeatResult, Store
+from kwx.store import LedgerEntry, LedgerHand, LedgerPayment, SeatResult, Store
 
 GUILD = "bench"
 START = datetime(2025, 1, 1, tzinfo=UTC)
@@ -90,10 +90,10 @@ async def measure(path: Path, expected: Counter, runs: int) -> dict[str, Any]:
         hand_no = iter(range(1, 10_000))
 
         async def one_hand() -> None:
-            await store.finish_hand(HandRecord(
+            await store.finish_hand(LedgerHand(
                 GUILD, table, next(hand_no), seats=[SeatResult(a, 0, won=True, fan=4), SeatResult(b, 1),
                                                     SeatResult(c, 2)],
-                payments=[Payment(b, a, 4, "hu"), Payment(c, b, 2, "angang")], at=NOW))
+                payments=[LedgerPayment(b, a, 4, "hu"), LedgerPayment(c, b, 2, "angang")], at=NOW))
 
         finish_ms = await _median_ms(one_hand, runs)
         history_ms = await _median_ms(lambda: store.history(GUILD, a, limit=20), runs)

@@ -39,7 +39,7 @@ from kwx.engine.rules import PRESETS, RuleSet
 from kwx.present.chart import MAX_SERIES, Series
 from kwx.present.i18n import join_names, pattern_name, t
 from kwx.present.ledger_text import clean_name, code_block, diff_marker, money, percent, signed, table, tone
-from kwx.store import NotFound, Payment, ReversalRefused, Store
+from kwx.store import LedgerPayment, NotFound, ReversalRefused, Store
 from kwx.store.export import ExportTooBig
 from kwx.table.defaults import guild_settings, server_zone
 from kwx.table.manual import (
@@ -181,7 +181,7 @@ class RecordRequest:
         win = ManualWin(winner=d["winner"], payer=d["payer"], third=d.get("third"), self_draw=d["self_draw"],
                         fan=d["fan"], patterns=tuple(d.get("patterns", ())), liangdao=d.get("liangdao", False),
                         extra={"base": d["base"], "rules": d["preset"], "tiles": d.get("tiles")})
-        payments = [Payment(*p) for p in d["payments"]]  # exactly what the members confirmed
+        payments = [LedgerPayment(*p) for p in d["payments"]]  # exactly what the members confirmed
         record = manual_record(pending.guild, win, payments, d.get("names", {}), by=pending.initiator,
                                note=d.get("note"))
         d["hand_id"] = await self.cog.store.record_manual_hand(record)

@@ -20,8 +20,8 @@ Tables and events (crash recovery; kwx.store.events)
     load_events(table_id, *, after_seq=0) -> list[EventRow]  # in seq order
 
 Money (kwx.store.ledger). Every write is one transaction that also updates the summary tables.
-    finish_hand(HandRecord) -> bool       # False when (table_id, hand_no) was already recorded: nothing changes
-    record_manual_hand(HandRecord) -> int # a hand played in person (table_id None, created_by set)
+    finish_hand(LedgerHand) -> bool        # False when (table_id, hand_no) was already recorded: nothing changes
+    record_manual_hand(LedgerHand) -> int  # a hand played in person (table_id None, created_by set)
     hand_id(table_id, hand_no) -> int | None
     hand_commitment(guild, table_id, hand_no) -> (hand id, seed_ref) | None
     hand_numbers(table_id) -> list[int]   # the table's recorded hand numbers, in order
@@ -71,12 +71,12 @@ from kwx.store.models import (
     DuplicateEvent,
     EventRow,
     HandHistory,
-    HandRecord,
     LeaderRow,
     LedgerEntry,
+    LedgerHand,
+    LedgerPayment,
     NewEvent,
     NotFound,
-    Payment,
     PlayerStats,
     ReversalRefused,
     SeatResult,
@@ -91,8 +91,8 @@ from kwx.store.store import Store
 
 __all__ = [
     "LEDGER_REASONS", "PAY", "PERIODS", "PLAY_REASONS", "SCHEMA_VERSION", "SETTLEMENT",
-    "BalanceRow", "BalanceSheet", "DuplicateEvent", "EventRow", "HandHistory", "HandRecord", "LeaderRow",
-    "LedgerEntry", "NewEvent", "NotFound", "Payment", "PlayerStats", "ReversalRefused", "SeatResult", "Store",
+    "BalanceRow", "BalanceSheet", "DuplicateEvent", "EventRow", "HandHistory", "LeaderRow", "LedgerEntry",
+    "LedgerHand", "LedgerPayment", "NewEvent", "NotFound", "PlayerStats", "ReversalRefused", "SeatResult", "Store",
     "StoreError", "StoreUnavailable", "is_transient",
     "TableRow", "Transfer", "as_dict", "default_db_path", "entries_to_csv", "parse_csv", "payments_from_seats",
     "settle_up",

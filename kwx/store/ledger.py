@@ -26,10 +26,10 @@ from kwx.store.models import (
     PLAY_REASONS,
     SETTLEMENT,
     WINNING_REASONS,
-    HandRecord,
     LedgerEntry,
+    LedgerHand,
+    LedgerPayment,
     NotFound,
-    Payment,
     ReversalRefused,
     StoreError,
 )
@@ -44,7 +44,7 @@ _WINNING_SQL = ", ".join(f"'{reason}'" for reason in sorted(WINNING_REASONS))
 class LedgerMixin(StoreBase):
     # ------------------------------------------------------------------------------------------ hands
 
-    async def finish_hand(self, record: HandRecord) -> bool:
+    async def finish_hand(self, record: LedgerHand) -> bool:
         """Record a table's finished hand with its payments in one transaction.
 
         Returns False (and changes nothing) when (table_id, hand_no) is already recorded. Raises ValueError for
@@ -54,7 +54,7 @@ class LedgerMixin(StoreBase):
             raise ValueError("finish_hand needs a table_id; use record_manual_hand for a hand played in person")
         return await self._record_hand(record) is not None
 
-    async def record_manual_hand(self, record: HandRecord) -> int:
+    async def record_manual_hand(self, record: LedgerHand) -> int:
         """Record a hand played in person (table_id None, created_by required); return its hand id.
 
         `hand_no` 0 takes the guild's next manual hand number.
@@ -67,7 +67,7 @@ class LedgerMixin(StoreBase):
         assert hand_id is not None
         return hand_id
 
-    async def _record_hand(self, record: HandRecord) -> int | None:
+    async def _record_hand(self, record: LedgerHand) -> int | None:
         checked = check_hand(record)
         stamp = self._stamp(record.at)
         day = day_of(stamp)
@@ -287,15 +287,15 @@ class LedgerMixin(StoreBase):
 @dataclass(frozen=True)
 class CheckedHand:
     outcome: str
-    payments: list[Payment]  # zero amounts dropped
+    payments: list[LedgerPayment]  # zero amounts dropped
     nets: dict[str, int]
     dealt_in: dict[str, bool]
 
 
-def check_hand(record: HandRecord) -> CheckedHand:
+def check_hand(record: LedgerHand) -> CheckedHand:
     """Validate a hand record; ValueError says what is wrong.
 
-    A hand's money must sum to zero: each Payment moves money between two seated players, and seat nets the
+    A hand's money must sum to zero: each LedgerPayment moves money between two seated players, and seat nets the
     caller gives (the engine's settlement) must sum to zero and agree with the payments.
     """
     if not record.guild:

@@ -94,8 +94,9 @@ class NewEvent:
 
 
 @dataclass(frozen=True)
-class Payment:
-    """`from_player` pays `to_player` `amount` (> 0) for `reason` (a docs/rules.md §8 reason id)."""
+class LedgerPayment:
+    """`from_player` pays `to_player` `amount` (> 0) for `reason` (a docs/rules.md §8 reason id): a payment as
+    the ledger keeps it, between players. The engine's `kwx.engine.payments.Payment` is between seats."""
 
     from_player: str
     to_player: str
@@ -125,8 +126,9 @@ class SeatResult:
 
 
 @dataclass(frozen=True)
-class HandRecord:
-    """A finished hand, written by `Store.finish_hand` in one transaction with its payments.
+class LedgerHand:
+    """A finished hand, written by `Store.finish_hand` in one transaction with its payments: the hand as the
+    ledger keeps it, by player. The engine's `kwx.engine.table.HandRecord` is the hand as played, by seat.
 
     `table_id=None` is a hand recorded by hand (in person, outside a table); give `created_by` then.
     `outcome=None` means "win" when a seat won, else "draw".
@@ -136,7 +138,7 @@ class HandRecord:
     table_id: int | None
     hand_no: int
     seats: Sequence[SeatResult]
-    payments: Sequence[Payment]
+    payments: Sequence[LedgerPayment]
     dealer: str | None = None
     seed_ref: str | None = None
     outcome: Literal["win", "draw"] | None = None
@@ -146,9 +148,9 @@ class HandRecord:
     at: datetime | None = None
 
 
-def payments_from_seats(payments: Sequence[Any], players: Sequence[str]) -> list[Payment]:
+def payments_from_seats(payments: Sequence[Any], players: Sequence[str]) -> list[LedgerPayment]:
     """Turn engine payments (`from_seat`, `to_seat`, `amount`, `reason`) into player-id payments."""
-    return [Payment(players[p.from_seat], players[p.to_seat], p.amount, p.reason) for p in payments]
+    return [LedgerPayment(players[p.from_seat], players[p.to_seat], p.amount, p.reason) for p in payments]
 
 
 # ---------------------------------------------------------------------------------------------- ledger

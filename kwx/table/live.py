@@ -38,7 +38,7 @@ from kwx.engine.seeds import hand_seed, reveal, seed_ref
 from kwx.engine.table import TableState
 from kwx.engine.tiles import Tile, parse_tile
 from kwx.engine.wall import wall_from_seed
-from kwx.store import HandRecord, SeatResult, payments_from_seats
+from kwx.store import LedgerHand, SeatResult, payments_from_seats
 from kwx.table.phases import BETWEEN, CLOSED, LOBBY, PIAO, PLAYING
 from kwx.table.succession import HandSetup, new_table_state, upcoming
 from kwx.table.views import PlayerRef
@@ -642,7 +642,7 @@ class LiveTable:
         return self.state.reads.for_seats(self.state.seated)
 
     # == the ledger ======================================================================================
-    def hand_record(self) -> HandRecord:
+    def hand_record(self) -> LedgerHand:
         """The finished hand for `Store.finish_hand`: seats, payments (engine reason ids), nets."""
         hand, setup = self.hand, self.setup
         assert hand is not None and hand.result is not None and setup is not None
@@ -655,7 +655,7 @@ class LiveTable:
             for s, pid in enumerate(ids)]
         summary = {"end": result.end, "base": hand.base, "piao": list(hand.piao), "dealer_seat": setup.dealer,
                    "next_dealer": result.next_dealer, "from_seat": result.from_seat}
-        return HandRecord(guild=self.guild, table_id=self.id, hand_no=setup.hand_no, seats=seats,
+        return LedgerHand(guild=self.guild, table_id=self.id, hand_no=setup.hand_no, seats=seats,
                           payments=payments_from_seats(result.payments, ids), dealer=ids[setup.dealer],
                           seed_ref=seed_ref(self._seed, setup.hand_no, self._salt), outcome=result.outcome,  # type: ignore[arg-type]
                           summary=summary)

@@ -20,7 +20,7 @@ from typing import Any
 from kwx.engine.calculator import InputError, calculate, context
 from kwx.engine.payments import WinShare, win_payments
 from kwx.engine.rules import RuleSet
-from kwx.store import HandRecord, Payment, SeatResult
+from kwx.store import LedgerHand, LedgerPayment, SeatResult
 
 MAX_AMOUNT = 1_000_000  # the most one payment (or one /kwx pay) may move
 MAX_FAN = 100_000
@@ -73,21 +73,21 @@ def fan_from_tiles(rules: RuleSet, hand: str, win: str, *, melds: Sequence[str] 
     return calc.result.fan, tuple(calc.result.patterns)
 
 
-def manual_payments(win: ManualWin, *, base: int) -> list[Payment]:
+def manual_payments(win: ManualWin, *, base: int) -> list[LedgerPayment]:
     """The win's payments between player ids (seat 0 winner, 1 payer, 2 third)."""
     win.check()
     players = win.players
     engine = win_payments([WinShare(0, win.fan, win.liangdao)], self_draw=win.self_draw,
                           payer=None if win.self_draw else 1, payer_declared=win.payer_liangdao, base=base,
                           piao=[0] * len(players), n_seats=len(players))
-    payments = [Payment(players[p.from_seat], players[p.to_seat], p.amount, p.reason) for p in engine]
+    payments = [LedgerPayment(players[p.from_seat], players[p.to_seat], p.amount, p.reason) for p in engine]
     for p in payments:
         if p.amount > MAX_AMOUNT:
             raise ManualHandError("too_much", amount=p.amount, max=MAX_AMOUNT)
     return payments
 
 
-def payers(payments: Sequence[Payment]) -> list[str]:
+def payers(payments: Sequence[LedgerPayment]) -> list[str]:
     """Players whose money a hand takes, in order of first payment."""
     out: list[str] = []
     for p in payments:
@@ -96,13 +96,13 @@ def payers(payments: Sequence[Payment]) -> list[str]:
     return out
 
 
-def manual_record(guild: str, win: ManualWin, payments: Sequence[Payment], names: Mapping[str, str], *,
-                  by: str, note: str | None = None) -> HandRecord:
-    """The HandRecord `Store.record_manual_hand` takes (hand number 0: the server's next manual hand)."""
+def manual_record(guild: str, win: ManualWin, payments: Sequence[LedgerPayment], names: Mapping[str, str], *,
+                  by: str, note: str | None = None) -> LedgerHand:
+    """The LedgerHand `Store.record_manual_hand` takes (hand number 0: the server's next manual hand)."""
     seats = [SeatResult(player_id=player, seat=seat, name=names.get(player), won=seat == 0,
                         self_draw=win.self_draw and seat == 0, liangdao=win.liangdao and seat == 0,
                         fan=win.fan if seat == 0 else 0, patterns=win.patterns if seat == 0 else ())
              for seat, player in enumerate(win.players)]
     summary = {"manual": True, "self_draw": win.self_draw, "fan": win.fan, **dict(win.extra)}
-    return HandRecord(guild=guild, table_id=None, hand_no=0, seats=seats, payments=list(payments),
+    return LedgerHand(guild=guild, table_id=None, hand_no=0, seats=seats, payments=list(payments),
                       outcome="win", summary=summary, created_by=by, note=note)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 
-from kwx.store import HandRecord
+from kwx.store import LedgerHand
 from kwx.table.live import LiveTable
 
 logger = logging.getLogger("kwx.table.events")
@@ -32,7 +32,7 @@ def rebuilt(t: LiveTable) -> None:
     _note(t, "resumed from its event log at hand %s, step %s (%s)", t.hand_no, t.step, t.paused or t.status)
 
 
-def hand_recorded(t: LiveTable, record: HandRecord) -> None:
+def hand_recorded(t: LiveTable, record: LedgerHand) -> None:
     winners = ", ".join(f"{s.player_id} {s.fan} fan" for s in record.seats if s.won)
     nets: dict[str, int] = {s.player_id: 0 for s in record.seats}
     for p in record.payments:

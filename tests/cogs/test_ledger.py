@@ -18,7 +18,7 @@ from cogs.confirm import CONFIRM_TTL
 from cogs.ledger import Ledger
 from kwx.present.i18n import t
 from kwx.present.ledger_text import display_width, signed, table
-from kwx.store import HandRecord, Payment, SeatResult, parse_csv
+from kwx.store import LedgerHand, LedgerPayment, SeatResult, parse_csv
 from kwx.table.manual import ManualWin, manual_payments, manual_record
 from tests.cogs.fakes import Sent
 from tests.cogs.ledger_kit import LedgerKit, close_kit, ledger_kit
@@ -555,8 +555,8 @@ async def kong_then_their_self_draw(kit: LedgerKit, *, at: datetime | None = Non
     a, b, c = kit.id(kit.alice), kit.id(kit.bob), kit.id(kit.carol)
     seats = [SeatResult(a, 0, "alice"), SeatResult(b, 1, "bob", won=True, self_draw=True, fan=2),
              SeatResult(c, 2, "carol")]
-    pays = [Payment(b, a, 1, "bugang"), Payment(c, a, 1, "bugang"), Payment(a, b, 2, "hu"), Payment(c, b, 2, "hu")]
-    return await kit.store.record_manual_hand(HandRecord(kit.guild, None, 0, seats, pays, outcome="win",
+    pays = [LedgerPayment(b, a, 1, "bugang"), LedgerPayment(c, a, 1, "bugang"), LedgerPayment(a, b, 2, "hu"), LedgerPayment(c, b, 2, "hu")]
+    return await kit.store.record_manual_hand(LedgerHand(kit.guild, None, 0, seats, pays, outcome="win",
                                                          created_by="test", at=at))
 
 

@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 import pytest
 from store_helpers import GUILD, NAMES, FakeClock, make_hand
 
-from kwx.store import HandRecord, Store
+from kwx.store import LedgerHand, Store
 from tests import backends
 
 
@@ -36,5 +36,5 @@ async def table(store) -> int:
 
 
 @pytest.fixture
-def hand() -> Callable[..., HandRecord]:
+def hand() -> Callable[..., LedgerHand]:
     return make_hand

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from store_helpers import GUILD
 
-from kwx.store import NotFound, Payment, payments_from_seats
+from kwx.store import LedgerPayment, NotFound, payments_from_seats
 from kwx.store.ledger import Summary
 
 DISCARD_WIN = [("b", "a", 8, "hu"), ("c", "a", 2, "angang"), ("b", "a", 2, "angang")]
@@ -108,4 +108,4 @@ def test_engine_payments_by_seat_become_player_payments():
         def __init__(self, from_seat, to_seat, amount, reason):
             self.from_seat, self.to_seat, self.amount, self.reason = from_seat, to_seat, amount, reason
 
-    assert payments_from_seats([SeatPayment(2, 0, 4, "hu")], ["x", "y", "z"]) == [Payment("z", "x", 4, "hu")]
+    assert payments_from_seats([SeatPayment(2, 0, 4, "hu")], ["x", "y", "z"]) == [LedgerPayment("z", "x", 4, "hu")]
