@@ -23,7 +23,7 @@ from cogs.verify import verify_view
 from kwx.engine.tiles import Tile, TileError, parse_tile
 from kwx.present.art import MeldArt, render_hand
 from kwx.present.formula import payment_formula
-from kwx.present.i18n import catalog, join_names, pattern_name, t
+from kwx.present.i18n import catalog, join_names, pattern_name, tr
 from kwx.table.views import (
     MeldView,
     PaymentView,
@@ -68,7 +68,7 @@ def player_name(player: PlayerRef, lang: str) -> str:
 def preset_name(preset: str, lang: str) -> str:
     """A rules preset as players read it ("标准"), its id beside it when the name is a translation."""
     key = f"choice.{preset}"
-    name = t(key, lang) if catalog().template(key, lang) is not None else preset
+    name = tr(key, lang) if catalog().template(key, lang) is not None else preset
     return name if name.lower() == preset else f"{name} ({preset})"
 
 
@@ -119,7 +119,7 @@ def hand_text(tiles: Sequence[int], melds: Iterable[MeldView], fmt: TileFormatte
     """Concealed tiles, then each meld, set apart by MELD_SEP."""
     melds_part = meld_text(melds, fmt)
     hand_part = fmt.tiles(tiles) if tiles else ""
-    return MELD_SEP.join(p for p in (hand_part, melds_part) if p) or t("common.none", lang)
+    return MELD_SEP.join(p for p in (hand_part, melds_part) if p) or tr("common.none", lang)
 
 
 def pond_text(seat: SeatView, fmt: TileFormatter, lang: str) -> str:
@@ -127,7 +127,7 @@ def pond_text(seat: SeatView, fmt: TileFormatter, lang: str) -> str:
     text), and the newest is marked (NEWEST_MARK), so a glance finds what was just thrown."""
     pond = seat.pond or tuple((tile, False) for tile in seat.discards)
     if not pond:
-        return t("common.none", lang)
+        return tr("common.none", lang)
     parts = [fmt.claimed(tile) if claimed else fmt.tile(tile) for tile, claimed in pond]
     emojis = all(p.startswith("<:") for p in parts)
     older = ("" if emojis else " ").join(parts[:-1])
@@ -136,7 +136,7 @@ def pond_text(seat: SeatView, fmt: TileFormatter, lang: str) -> str:
 
 def verb_text(verb: Any, lang: str) -> str:
     key = f"action.{verb}"
-    return t(key, lang) if catalog().template(key, lang) is not None else str(verb)
+    return tr(key, lang) if catalog().template(key, lang) is not None else str(verb)
 
 
 def fits(embeds: Sequence[discord.Embed]) -> bool:
@@ -188,8 +188,8 @@ def short_ref(ref: str | None) -> str:
 def footer(table_id: int, hand_no: int, lang: str) -> str:
     """"Table 7 · hand 3"; before the first hand (the lobby) just "Table 7"."""
     if hand_no < 1:
-        return t("board.footer_table", lang, table=table_id)
-    return t("board.footer", lang, table=table_id, hand=hand_no)
+        return tr("board.footer_table", lang, table=table_id)
+    return tr("board.footer", lang, table=table_id, hand=hand_no)
 
 
 # -- the lines of recent actions ------------------------------------------------------------------------
@@ -201,27 +201,27 @@ def event_line(event: Mapping[str, Any], view: PublicView, lang: str, fmt: TileF
     tile = _tile(event.get("tile"))
     tm = fmt.tile(tile) if tile is not None else ""
     if kind == "discard":
-        return t("event.discard", lang, player=who, tile=tm)
+        return tr("event.discard", lang, player=who, tile=tm)
     if kind == "liangdao":
         waits = [w for w in (_tile(x) for x in event.get("waits") or ()) if w is not None]
-        return t("event.liangdao", lang, player=who, waits=fmt.tiles(waits))
+        return tr("event.liangdao", lang, player=who, waits=fmt.tiles(waits))
     if kind == "peng":
-        return t("event.pung", lang, player=who, tile=tm)
+        return tr("event.pung", lang, player=who, tile=tm)
     if kind == "gang":
         sort = event.get("gang")
         if sort == "angang":
-            return t("event.angang", lang, player=who)
-        return t("event.bugang" if sort == "bugang" else "event.zhigang", lang, player=who, tile=tm)
+            return tr("event.angang", lang, player=who)
+        return tr("event.bugang" if sort == "bugang" else "event.zhigang", lang, player=who, tile=tm)
     if kind == "rob_window":
         return None  # the status line shows the 补杠 while it is held; its line comes when it completes
     if kind == "hu":
         return _hu_line(event, view, lang, tm)
     if kind == "huangzhuang":
-        return t("event.huangzhuang", lang)
+        return tr("event.huangzhuang", lang)
     if kind == "forbid_feeding":
-        return t("event.forbid_feeding", lang, player=who)
+        return tr("event.forbid_feeding", lang, player=who)
     if kind == "maima":
-        return t("event.maima", lang, tile=tm, value=event.get("value", 0))
+        return tr("event.maima", lang, tile=tm, value=event.get("value", 0))
     return None
 
 
@@ -229,12 +229,12 @@ def _hu_line(event: Mapping[str, Any], view: PublicView, lang: str, tm: str) -> 
     names = [seat_name(view, w.get("seat"), lang) for w in event.get("winners") or ()]
     discarder = seat_name(view, event.get("from"), lang)
     if event.get("self_draw"):
-        return t("event.zimo", lang, player=names[0] if names else "?", tile=tm)
+        return tr("event.zimo", lang, player=names[0] if names else "?", tile=tm)
     if event.get("rob_kong"):
-        return t("event.qianggang", lang, winner=join_names(names, lang), player=discarder, tile=tm)
+        return tr("event.qianggang", lang, winner=join_names(names, lang), player=discarder, tile=tm)
     if len(names) > 1:
-        return t("event.yipao_shuangxiang", lang, winners=join_names(names, lang), discarder=discarder, tile=tm)
-    return t("event.dianpao", lang, winner=names[0] if names else "?", discarder=discarder, tile=tm)
+        return tr("event.yipao_shuangxiang", lang, winners=join_names(names, lang), discarder=discarder, tile=tm)
+    return tr("event.dianpao", lang, winner=names[0] if names else "?", discarder=discarder, tile=tm)
 
 
 def notice_line(key: str, fmt_values: Mapping[str, Any], view: PublicView | None, lang: str) -> str:
@@ -249,7 +249,7 @@ def notice_line(key: str, fmt_values: Mapping[str, Any], view: PublicView | None
         values["action"] = verb_text(values["action"], lang)
     if "player" not in values and isinstance(values.get("seat"), int) and view is not None:
         values["player"] = seat_name(view, values["seat"], lang)
-    return t(key, lang, **values)
+    return tr(key, lang, **values)
 
 
 def render_lines(lines: Sequence[Line], view: PublicView, lang: str, fmt: TileFormatter) -> list[str]:
@@ -265,105 +265,105 @@ def render_lines(lines: Sequence[Line], view: PublicView, lang: str, fmt: TileFo
 # -- the lobby -------------------------------------------------------------------------------------------
 def lobby_embed(view: PublicView, lang: str, lines: Sequence[str], *, host: PlayerRef | None = None,
                 spectators: Sequence[PlayerRef] = (), capacity: int = 3) -> discord.Embed:
-    desc = [t("lobby.rules", lang, preset=preset_name(view.rules_name, lang)) + f" · {t('term.base', lang)} {view.base}"]
+    desc = [tr("lobby.rules", lang, preset=preset_name(view.rules_name, lang)) + f" · {tr('term.base', lang)} {view.base}"]
     if host is not None:
-        desc.append(t("lobby.host", lang, host=player_name(host, lang)))
+        desc.append(tr("lobby.host", lang, host=player_name(host, lang)))
     seated = len(view.seats) + (1 if view.waiting_player else 0)
-    desc.append(t("lobby.ready_to_start", lang) if seated >= capacity
-                else t("lobby.waiting", lang, count=seated, total=capacity))
-    embed = discord.Embed(title=t("lobby.title", lang, table=view.table_id), description="\n".join(desc),
+    desc.append(tr("lobby.ready_to_start", lang) if seated >= capacity
+                else tr("lobby.waiting", lang, count=seated, total=capacity))
+    embed = discord.Embed(title=tr("lobby.title", lang, table=view.table_id), description="\n".join(desc),
                           colour=COLOR_LOBBY)
     players = [s.player for s in view.seats] + ([view.waiting_player] if view.waiting_player else [])
-    seat_lines = [t("lobby.seat_line", lang, seat=i + 1, name=player_name(p, lang)) for i, p in enumerate(players)]
-    seat_lines += [t("lobby.seat_line", lang, seat=i + 1, name=t("lobby.seat_empty", lang))
+    seat_lines = [tr("lobby.seat_line", lang, seat=i + 1, name=player_name(p, lang)) for i, p in enumerate(players)]
+    seat_lines += [tr("lobby.seat_line", lang, seat=i + 1, name=tr("lobby.seat_empty", lang))
                    for i in range(len(players), capacity)]
-    embed.add_field(name=t("lobby.seats", lang), value="\n".join(seat_lines), inline=False)
+    embed.add_field(name=tr("lobby.seats", lang), value="\n".join(seat_lines), inline=False)
     if spectators:
-        names = t("common.list_sep", lang).join(player_name(p, lang) for p in spectators)
-        embed.add_field(name="\u200b", value=t("lobby.spectators", lang, names=names)[:FIELD_MAX], inline=False)
+        names = tr("common.list_sep", lang).join(player_name(p, lang) for p in spectators)
+        embed.add_field(name="\u200b", value=tr("lobby.spectators", lang, names=names)[:FIELD_MAX], inline=False)
     if lines:
-        embed.add_field(name=t("board.recent", lang), value="\n".join(lines)[:FIELD_MAX], inline=False)
+        embed.add_field(name=tr("board.recent", lang), value="\n".join(lines)[:FIELD_MAX], inline=False)
     embed.set_footer(text=footer(view.table_id, view.hand_no, lang))
     return embed
 
 
 def lobby_buttons(table_id: int, lang: str) -> discord.ui.View:
     view = discord.ui.View(timeout=None)
-    view.add_item(TableButton(table_id, "join", label=t("lobby.join", lang), style=discord.ButtonStyle.success))
-    view.add_item(TableButton(table_id, "leave", label=t("lobby.leave", lang)))
-    view.add_item(TableButton(table_id, "addbot", label=t("lobby.add_ai", lang), style=discord.ButtonStyle.primary))
-    view.add_item(TableButton(table_id, "start", label=t("lobby.start", lang), style=discord.ButtonStyle.primary))
+    view.add_item(TableButton(table_id, "join", label=tr("lobby.join", lang), style=discord.ButtonStyle.success))
+    view.add_item(TableButton(table_id, "leave", label=tr("lobby.leave", lang)))
+    view.add_item(TableButton(table_id, "addbot", label=tr("lobby.add_ai", lang), style=discord.ButtonStyle.primary))
+    view.add_item(TableButton(table_id, "start", label=tr("lobby.start", lang), style=discord.ButtonStyle.primary))
     return view
 
 
 # -- the board of a hand ---------------------------------------------------------------------------------
 def status_line(view: PublicView, lang: str, fmt: TileFormatter) -> str:
     if view.paused is not None:
-        return t("board.paused", lang)
+        return tr("board.paused", lang)
     deadline = timestamp(view.deadline)
-    due = f" · {t('board.deadline', lang, time=deadline)}" if deadline else ""
+    due = f" · {tr('board.deadline', lang, time=deadline)}" if deadline else ""
     if view.phase == "turn":
-        return "▶ " + t("board.turn", lang, player=seat_name(view, view.turn_seat, lang)) + due
+        return "▶ " + tr("board.turn", lang, player=seat_name(view, view.turn_seat, lang)) + due
     if view.phase == "claim":
         # Claims are being weighed: said after every discard and 补杠 alike, since the service holds each of
         # them for the same pause whether or not anyone may claim it (kwx/table/held.py). So the line tells
         # nobody that a player holds a pair or a win for this tile; and no claim deadline, which would.
         tile = fmt.tile(view.claim_tile) if view.claim_tile is not None else "?"
         key = "event.bugang" if view.claim_kind == "bugang" else "board.claim_open"
-        return t("board.claims_weighed", lang) + " · " + t(key, lang, player=seat_name(view, view.turn_seat, lang),
+        return tr("board.claims_weighed", lang) + " · " + tr(key, lang, player=seat_name(view, view.turn_seat, lang),
                                                            tile=tile)
     if view.phase == "piao":
-        return t("board.piao_phase", lang) + due
-    return t(f"phase.{view.phase}", lang) if view.phase in ("finished", "closed", "lobby") else view.phase
+        return tr("board.piao_phase", lang) + due
+    return tr(f"phase.{view.phase}", lang) if view.phase in ("finished", "closed", "lobby") else view.phase
 
 
 def seat_field(view: PublicView, seat: int, lang: str, fmt: TileFormatter) -> tuple[str, list[str]]:
     s = view.seats[seat]
     marks = []
     if s.is_dealer:
-        marks.append(t("board.dealer_mark", lang))
+        marks.append(tr("board.dealer_mark", lang))
     if s.autoplay:
-        marks.append(t("action.autoplay_on", lang))
+        marks.append(tr("action.autoplay_on", lang))
     if s.piao:
-        marks.append(f"{t('term.piao', lang)} {s.piao}")
+        marks.append(f"{tr('term.piao', lang)} {s.piao}")
     if s.liangdao:
-        marks.append(t("term.liangdao", lang))
+        marks.append(tr("term.liangdao", lang))
     # ▶ only while it is this seat's move: during a claim pause the status line says claims are weighed
     turn = "▶ " if view.turn_seat == seat and view.phase == "turn" else ""
     name = f"{turn}{player_name(s.player, lang)}" + (f" [{' · '.join(marks)}]" if marks else "")
     name += f"  {signed(s.score)}"
     lines = []
     if s.melds:
-        lines.append(f"{t('board.melds', lang)} {meld_text(s.melds, fmt)}")
-    lines.append(f"{t('board.discards', lang)} {pond_text(s, fmt, lang)}")
+        lines.append(f"{tr('board.melds', lang)} {meld_text(s.melds, fmt)}")
+    lines.append(f"{tr('board.discards', lang)} {pond_text(s, fmt, lang)}")
     if s.liangdao:
-        lines.append(f"{t('term.liangdao', lang)} {fmt.tiles(s.revealed) if s.revealed else ''}")
-        lines.append(t("board.waits", lang, tiles=fmt.tiles(s.waits)))
+        lines.append(f"{tr('term.liangdao', lang)} {fmt.tiles(s.revealed) if s.revealed else ''}")
+        lines.append(tr("board.waits", lang, tiles=fmt.tiles(s.waits)))
     elif view.phase not in ("piao", "lobby"):
-        lines.append(f"{t('board.hand', lang)} {t('board.hand_count', lang, count=s.concealed_count)}")
+        lines.append(f"{tr('board.hand', lang)} {tr('board.hand_count', lang, count=s.concealed_count)}")
     return name[:256], lines
 
 
 def board_embeds(view: PublicView, lang: str, fmt: TileFormatter, lines: Sequence[str]) -> list[discord.Embed]:
     def build(f: TileFormatter) -> list[discord.Embed]:
         dealer = next((s.seat for s in view.seats if s.is_dealer), None)
-        title = t("board.title", lang, hand=view.hand_no, dealer=seat_name(view, dealer, lang))
+        title = tr("board.title", lang, hand=view.hand_no, dealer=seat_name(view, dealer, lang))
         desc = [status_line(view, lang, f),
-                t("board.wall", lang, count=view.wall_remaining) + f" · {t('term.base', lang)} {view.base}"]
+                tr("board.wall", lang, count=view.wall_remaining) + f" · {tr('term.base', lang)} {view.base}"]
         colour = COLOR_PLAY if view.phase in ("turn", "claim", "piao") else COLOR_DONE
         embed = discord.Embed(title=title, description="\n".join(desc), colour=colour)
         for seat in range(len(view.seats)):
             name, seat_lines = seat_field(view, seat, lang, f)
             add_lines_field(embed, name, seat_lines)
         if view.waiting_player is not None:
-            embed.add_field(name="\u200b", value=t("board.sitting_out", lang,
+            embed.add_field(name="\u200b", value=tr("board.sitting_out", lang,
                                                    player=player_name(view.waiting_player, lang)), inline=False)
         recent = render_recent(lines)
         if recent:
-            embed.add_field(name=t("board.recent", lang), value=recent, inline=False)
+            embed.add_field(name=tr("board.recent", lang), value=recent, inline=False)
         text = footer(view.table_id, view.hand_no, lang)
         if view.seed_ref:  # committed before the deal; the result reveals the seed
-            text += " · " + t("board.commitment", lang, ref=short_ref(view.seed_ref))
+            text += " · " + tr("board.commitment", lang, ref=short_ref(view.seed_ref))
         embed.set_footer(text=text)
         return [embed]
 
@@ -382,13 +382,13 @@ def board_buttons(view: PublicView, lang: str) -> discord.ui.View | None:
         return None
     buttons = discord.ui.View(timeout=None)
     if view.paused is not None and view.phase != "closed":
-        buttons.add_item(TableButton(view.table_id, "resume", label=t("action.resume", lang),
+        buttons.add_item(TableButton(view.table_id, "resume", label=tr("action.resume", lang),
                                      style=discord.ButtonStyle.success))
     if playing:
-        buttons.add_item(TableButton(view.table_id, "hand", label=t("action.my_hand", lang),
+        buttons.add_item(TableButton(view.table_id, "hand", label=tr("action.my_hand", lang),
                                      style=discord.ButtonStyle.primary))
     if any(s.autoplay for s in view.seats) and view.paused is None:
-        buttons.add_item(TableButton(view.table_id, "unauto", label=t("action.autoplay_off", lang)))
+        buttons.add_item(TableButton(view.table_id, "unauto", label=tr("action.autoplay_off", lang)))
     return buttons
 
 
@@ -398,37 +398,37 @@ def tables_embed(infos: Sequence[TableInfo], lang: str) -> discord.Embed:
     for info in infos[:MAX_LISTED]:
         where = f"<#{info.channel}>" if info.channel and info.channel.isdigit() else "—"
         players = ", ".join(player_name(p, lang) for p in info.players) or "—"
-        status = t(f"tables.status.{info.status}", lang)
+        status = tr(f"tables.status.{info.status}", lang)
         if info.paused:
-            status += f" ({t(f'tables.paused.{info.paused}', lang)})"
+            status += f" ({tr(f'tables.paused.{info.paused}', lang)})"
         seen = timestamp(info.last_human_at)
-        head = t("tables.line", lang, table=info.table_id, channel=where, status=status, hands=info.hands,
+        head = tr("tables.line", lang, table=info.table_id, channel=where, status=status, hands=info.hands,
                  seen=seen or "—")
         totals = " · ".join(f"{player_name(p, lang)} {n:+d}" for p, n in info.summary.net if n)
         lines.append(f"{head}\n{players}" + (f"\n{totals}" if totals else ""))
     if len(infos) > MAX_LISTED:
-        lines.append(t("tables.more", lang, n=len(infos) - MAX_LISTED))
-    return discord.Embed(title=t("tables.title", lang, n=len(infos)),
-                         description="\n\n".join(lines) or t("tables.none", lang),
+        lines.append(tr("tables.more", lang, n=len(infos) - MAX_LISTED))
+    return discord.Embed(title=tr("tables.title", lang, n=len(infos)),
+                         description="\n\n".join(lines) or tr("tables.none", lang),
                          colour=discord.Colour.blurple())
 
 
 def summary_embed(summary: TableSummary, lang: str) -> discord.Embed:
     """A table's close summary: hands, each player's net here, the biggest hand, the transfers that settle it."""
-    lines = [t("summary.hands", lang, n=summary.hands)]
+    lines = [tr("summary.hands", lang, n=summary.hands)]
     for player, net in sorted(summary.net, key=lambda x: -x[1]):
         lines.append(f"{player_name(player, lang)}: **{net:+d}**")
     if summary.biggest is not None:
         hand_no, winner, amount = summary.biggest
-        lines.append(t("summary.biggest", lang, hand=hand_no, player=player_name(winner, lang), amount=amount))
+        lines.append(tr("summary.biggest", lang, hand=hand_no, player=player_name(winner, lang), amount=amount))
     if summary.transfers:
-        lines.append(t("summary.settle", lang))
+        lines.append(tr("summary.settle", lang))
         lines += [f"• {player_name(x.from_player, lang)} → {player_name(x.to_player, lang)}: {x.amount}"
                   for x in summary.transfers]
     elif summary.hands:
-        lines.append(t("summary.even", lang))
+        lines.append(tr("summary.even", lang))
     title_key = "summary.title" if summary.reason in ("stopped", "open") else f"summary.title_{summary.reason}"
-    embed = discord.Embed(title=t(title_key, lang, table=summary.table_id), description="\n".join(lines),
+    embed = discord.Embed(title=tr(title_key, lang, table=summary.table_id), description="\n".join(lines),
                           colour=discord.Colour.dark_grey())
     return embed
 
@@ -456,30 +456,30 @@ def result_embeds(result: ResultView, view: PublicView, lang: str, fmt: TileForm
         desc: list[str] = []
         for win in result.winners:
             if win.self_draw:
-                desc.append("**" + t("result.win_zimo", lang, player=name(win.seat)) + "**")
+                desc.append("**" + tr("result.win_zimo", lang, player=name(win.seat)) + "**")
             else:
-                desc.append("**" + t("result.win_discard", lang, player=name(win.seat),
+                desc.append("**" + tr("result.win_discard", lang, player=name(win.seat),
                                      discarder=name(win.from_seat)) + "**")
-            patterns = t("common.list_sep", lang).join(
-                t("result.pattern_line", lang, name=pattern_name(pid, lang), mult=mult) for pid, mult in win.patterns)
-            desc.append(t("result.fan", lang, fan=win.fan) + " · " + t("result.patterns", lang, patterns=patterns))
+            patterns = tr("common.list_sep", lang).join(
+                tr("result.pattern_line", lang, name=pattern_name(pid, lang), mult=mult) for pid, mult in win.patterns)
+            desc.append(tr("result.fan", lang, fan=win.fan) + " · " + tr("result.patterns", lang, patterns=patterns))
             tiles, melds = _winner_tiles(win, result.hands)
-            desc.append(t("result.hand", lang, hand=f"{hand_text(tiles, melds, f, lang)}  ＋ {f.tile(win.win_tile)}"))
+            desc.append(tr("result.hand", lang, hand=f"{hand_text(tiles, melds, f, lang)}  ＋ {f.tile(win.win_tile)}"))
         if not result.winners:
-            desc.append("**" + t("result.draw", lang) + "**")
-        embed = discord.Embed(title=t("result.title", lang, hand=result.hand_no), description="\n".join(desc),
+            desc.append("**" + tr("result.draw", lang) + "**")
+        embed = discord.Embed(title=tr("result.title", lang, hand=result.hand_no), description="\n".join(desc),
                               colour=COLOR_WIN if result.winners else COLOR_DONE)
-        pay_lines = [payment_line(p, result, view, lang) for p in result.payments] or [t("common.none", lang)]
-        add_lines_field(embed, t("result.payments", lang), pay_lines)
+        pay_lines = [payment_line(p, result, view, lang) for p in result.payments] or [tr("common.none", lang)]
+        add_lines_field(embed, tr("result.payments", lang), pay_lines)
         for h in result.hands:
             net = result.net[h.seat] if h.seat < len(result.net) else 0
-            add_lines_field(embed, t("result.hand_net", lang, player=name(h.seat), net=signed(net)),
+            add_lines_field(embed, tr("result.hand_net", lang, player=name(h.seat), net=signed(net)),
                             [hand_text(h.concealed, h.melds, f, lang)])
-        balances = [t("result.balance_line", lang, player=name(seat), amount=signed(score))
+        balances = [tr("result.balance_line", lang, player=name(seat), amount=signed(score))
                     for seat, score in enumerate(result.scores)]
-        add_lines_field(embed, t("result.table_total", lang), balances)
+        add_lines_field(embed, tr("result.table_total", lang), balances)
         if result.next_dealer is not None and result.next_dealer in players:
-            embed.add_field(name="\u200b", value=t("result.next_dealer", lang, player=name(result.next_dealer)),
+            embed.add_field(name="\u200b", value=tr("result.next_dealer", lang, player=name(result.next_dealer)),
                             inline=False)
         embed.set_footer(text=footer(result.table_id, result.hand_no, lang))  # the seed: behind 🔍 (cogs/verify.py)
         embeds = [embed]
@@ -503,8 +503,8 @@ def payment_line(p: PaymentView, result: ResultView, view: PublicView, lang: str
     formula = payment_formula(p.reason, p.amount, view.base, lang, fan=fans.get(p.to_player.player_id), piao=piao)
     names = {"payer": player_name(p.from_player, lang), "payee": player_name(p.to_player, lang)}
     if formula is None:
-        return t("result.payment_line", lang, **names, amount=p.amount, reason=verb_payment(p.reason, lang))
-    return t("result.formula_line", lang, **names, formula=formula, amount=p.amount)
+        return tr("result.payment_line", lang, **names, amount=p.amount, reason=verb_payment(p.reason, lang))
+    return tr("result.formula_line", lang, **names, formula=formula, amount=p.amount)
 
 
 def result_buttons(result: ResultView, lang: str) -> discord.ui.View | None:
@@ -514,7 +514,7 @@ def result_buttons(result: ResultView, lang: str) -> discord.ui.View | None:
 
 def verb_payment(reason: str, lang: str) -> str:
     key = f"payment.{reason}"
-    return t(key, lang) if catalog().template(key, lang) is not None else reason
+    return tr(key, lang) if catalog().template(key, lang) is not None else reason
 
 
 def winner_images(result: ResultView) -> list[tuple[str, bytes]]:

@@ -29,7 +29,7 @@ import discord
 from cogs.inputs import id_number, id_tile, id_word
 from cogs.operations import safe_respond
 from kwx.engine.tiles import Tile
-from kwx.present.i18n import t
+from kwx.present.i18n import tr
 
 logger = logging.getLogger(__name__)
 
@@ -102,7 +102,7 @@ class PressHandler(Protocol):
 async def answer_not_loaded(interaction: discord.Interaction) -> None:
     """The cog that answers a press is not loaded (starting up or reloading): say so rather than let the press
     fail silently. Shared by every persistent button (here, cogs/confirm.py, cogs/paginate.py)."""
-    await safe_respond(interaction, content=t("error.generic", interaction.locale), ephemeral=True)
+    await safe_respond(interaction, content=tr("error.generic", interaction.locale), ephemeral=True)
 
 
 async def _handler(interaction: discord.Interaction) -> PressHandler | None:

@@ -17,7 +17,7 @@ from cogs.group import KwxGroupCog, managers_only, text
 from cogs.inputs import checks_itself, excerpt
 from cogs.operations import safe_respond
 from kwx.engine.rules import PRESETS
-from kwx.present.i18n import LANGUAGES, t
+from kwx.present.i18n import LANGUAGES, tr
 from kwx.table.defaults import (
     BASE,
     CLAIM_SECONDS,
@@ -101,26 +101,26 @@ class Config(KwxGroupCog, name="Config"):
     @staticmethod
     def error_text(err: SettingError, lang: str) -> str:
         if err.key == TIMEZONE:
-            return t("config.error.timezone", lang, value=excerpt(err.value))
-        setting = t(f"config.{err.key}", lang)
+            return tr("config.error.timezone", lang, value=excerpt(err.value))
+        setting = tr(f"config.{err.key}", lang)
         if err.bounds is not None:
-            return t("config.error.range", lang, setting=setting, low=err.bounds[0], high=err.bounds[1])
-        return t("config.error.bad", lang, setting=setting, value=err.value)
+            return tr("config.error.range", lang, setting=setting, low=err.bounds[0], high=err.bounds[1])
+        return tr("config.error.bad", lang, setting=setting, value=err.value)
 
     @staticmethod
     def settings_embed(values: dict[str, Any], lang: str, changed: set[str]) -> discord.Embed:
-        shown = {RULES: f"{t(f'choice.{values[RULES]}', lang)} ({values[RULES]})", BASE: str(values[BASE]),
-                 TURN_SECONDS: t("config.seconds", lang, n=values[TURN_SECONDS]),
-                 CLAIM_SECONDS: t("config.seconds", lang, n=values[CLAIM_SECONDS]),
+        shown = {RULES: f"{tr(f'choice.{values[RULES]}', lang)} ({values[RULES]})", BASE: str(values[BASE]),
+                 TURN_SECONDS: tr("config.seconds", lang, n=values[TURN_SECONDS]),
+                 CLAIM_SECONDS: tr("config.seconds", lang, n=values[CLAIM_SECONDS]),
                  LANG: LANGUAGE_NAMES.get(values[LANG], values[LANG]),
-                 TIMEZONE: values[TIMEZONE] or t("config.timezone_default", lang, zone=default_zone(values[LANG])),
+                 TIMEZONE: values[TIMEZONE] or tr("config.timezone_default", lang, zone=default_zone(values[LANG])),
                  MAX_TABLES: str(values[MAX_TABLES]),
                  MAX_HOSTED: str(values[MAX_HOSTED])}
-        lines = [f"{'✅' if key in changed else '▫️'} **{t(f'config.{key}', lang)}**: {shown[key]}"
+        lines = [f"{'✅' if key in changed else '▫️'} **{tr(f'config.{key}', lang)}**: {shown[key]}"
                  for key in SETTING_KEYS]
-        embed = discord.Embed(title=t("config.title", lang), description="\n".join(lines),
+        embed = discord.Embed(title=tr("config.title", lang), description="\n".join(lines),
                               colour=discord.Colour.green() if changed else discord.Colour.blurple())
-        embed.set_footer(text=t("config.saved" if changed else "config.hint", lang))
+        embed.set_footer(text=tr("config.saved" if changed else "config.hint", lang))
         return embed
 
 

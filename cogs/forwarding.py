@@ -23,7 +23,7 @@ import discord
 
 from cogs.buttons import DYNAMIC_ITEMS
 from cogs.operations import safe_defer, safe_respond
-from kwx.present.i18n import t
+from kwx.present.i18n import tr
 
 if TYPE_CHECKING:
     from discord.types.interactions import MessageComponentInteraction as PressPayload
@@ -72,7 +72,7 @@ async def forward_press(bot: Any, interaction: discord.Interaction, table_id: in
     await safe_defer(interaction)
     if not await cluster.forward(owner, press_payload(interaction)):
         lang = bot.kwx.languages.of(interaction.guild_id)
-        await safe_respond(interaction, content=t("error.generic", lang), ephemeral=True)
+        await safe_respond(interaction, content=tr("error.generic", lang), ephemeral=True)
     return True
 
 

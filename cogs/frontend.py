@@ -56,7 +56,7 @@ from cogs.operations import (
     wait_for_limit,
 )
 from cogs.panels import PanelMessage, panel_buttons, panel_key, panel_message
-from kwx.present.i18n import t
+from kwx.present.i18n import tr
 from kwx.store import NotFound, Store
 from kwx.store.settings import MessageRef
 from kwx.table.views import PlayerRef, PrivateView, PublicView, ResultView, TableSummary
@@ -208,7 +208,7 @@ class DiscordFrontEnd:
             host = self._service_call("host", tc.id, None)
             lang = self._lang(tc)
             where = f"<#{tc.channel}>" if tc.channel else "?"
-            await self._dm_player(host, content=t("dm.channel_lost", lang, table=tc.id, channel=where))
+            await self._dm_player(host, content=tr("dm.channel_lost", lang, table=tc.id, channel=where))
 
     async def table_closed(self, summary: TableSummary) -> None:
         """The close summary: in the channel, or to the host by DM when the channel is gone."""
@@ -548,7 +548,7 @@ class DiscordFrontEnd:
             return {"embeds": [embed], "view": boards.lobby_buttons(tc.id, lang)}
         if view.phase == "closed" and view.hand_no == 0:
             embed = boards.lobby_embed(view, lang, lines)
-            embed.description = t("phase.closed", lang)
+            embed.description = tr("phase.closed", lang)
             return {"embeds": [embed], "view": None}
         return {"embeds": boards.board_embeds(view, lang, self.tiles, lines),
                 "view": boards.board_buttons(view, lang)}
@@ -757,7 +757,7 @@ class DiscordFrontEnd:
         tc.dm_notices.add(player_id)
         self._remember(tc.id, DMS_CLOSED_REF + player_id, tc.channel or 0, 0, {})
         lang = self._lang(tc)
-        text = t("error.dms_closed", lang, player=f"<@{player_id}>", button=t("action.my_hand", lang))
+        text = tr("error.dms_closed", lang, player=f"<@{player_id}>", button=tr("action.my_hand", lang))
         tc.queue.append(("text", text))
         self._kick_table(tc)
 

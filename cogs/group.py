@@ -38,7 +38,7 @@ from discord.ext import commands
 from cogs.inputs import InputRefused, Refusal, check_interaction
 from cogs.operations import safe_respond
 from cogs.runtime import Runtime, runtime
-from kwx.present.i18n import DEFAULT_LANG, t
+from kwx.present.i18n import DEFAULT_LANG, tr
 
 if TYPE_CHECKING:
     from bot import KwxBot
@@ -121,7 +121,7 @@ class KwxGroupCog(commands.Cog):
             refusal = Refusal("ledger.error.manage_server", {})
         if refusal is None:
             return True
-        await safe_respond(interaction, content=t(refusal.key, lang, **refusal.fmt),
+        await safe_respond(interaction, content=tr(refusal.key, lang, **refusal.fmt),
                            ephemeral=True, allowed_mentions=discord.AllowedMentions.none())
         raise InputRefused(refusal.key)
 
@@ -133,7 +133,7 @@ class KwxGroupCog(commands.Cog):
             return
         if isinstance(error, app_commands.CommandOnCooldown):
             command = interaction.command.qualified_name if interaction.command else "?"
-            await safe_respond(interaction, content=t("input.cooldown", self.lang(interaction), command=command,
+            await safe_respond(interaction, content=tr("input.cooldown", self.lang(interaction), command=command,
                                                       seconds=max(1, math.ceil(error.retry_after))),
                                ephemeral=True, allowed_mentions=discord.AllowedMentions.none())
             return
@@ -161,4 +161,4 @@ def text(key: str) -> app_commands.locale_str:
     """A command or option description from the string catalog: Chinese by default (what Discord shows
     clients in other languages); `cogs.translator.KwxTranslator` gives Discord the English texts and the Chinese
     names."""
-    return app_commands.locale_str(t(key, DEFAULT_LANG), key=key)
+    return app_commands.locale_str(tr(key, DEFAULT_LANG), key=key)

@@ -37,7 +37,7 @@ from cogs.share import ShareButton, Shared, share_view
 from cogs.verify import VerifyButton
 from kwx.engine.rules import PRESETS, RuleSet
 from kwx.present.chart import MAX_SERIES, Series
-from kwx.present.i18n import join_names, pattern_name, t
+from kwx.present.i18n import join_names, pattern_name, tr
 from kwx.present.ledger_text import clean_name, code_block, diff_marker, money, percent, signed, table, tone
 from kwx.store import LedgerPayment, NotFound, ReversalRefused, Store
 from kwx.store.export import ExportTooBig
@@ -87,26 +87,26 @@ def colour_of(amount: int) -> discord.Colour:
 
 
 def confirm_texts(lang: str) -> Texts:
-    return Texts(confirm=t("confirm.yes", lang), cancel=t("confirm.no", lang), not_yours=t("confirm.not_yours", lang),
-                 already=t("confirm.already", lang), gone=t("confirm.gone", lang),
-                 expired=t("confirm.expired_note", lang), too_many=t("confirm.too_many", lang))
+    return Texts(confirm=tr("confirm.yes", lang), cancel=tr("confirm.no", lang), not_yours=tr("confirm.not_yours", lang),
+                 already=tr("confirm.already", lang), gone=tr("confirm.gone", lang),
+                 expired=tr("confirm.expired_note", lang), too_many=tr("confirm.too_many", lang))
 
 
 def state_lines(pending: Pending, state: str, lang: str, detail: str | None) -> list[str]:
     """The lines under a request that say where it stands."""
     if state == OPEN:
-        lines = [t("ledger.confirm.waiting", lang, members=join_names([mention(m) for m in pending.waiting], lang))]
+        lines = [tr("ledger.confirm.waiting", lang, members=join_names([mention(m) for m in pending.waiting], lang))]
         if pending.confirmed:
-            lines.append(t("ledger.confirm.confirmed", lang,
+            lines.append(tr("ledger.confirm.confirmed", lang,
                            members=join_names([mention(m) for m in pending.confirmed], lang)))
-        lines.append(t("ledger.confirm.expires", lang, time=f"<t:{int(pending.expires)}:R>"))
+        lines.append(tr("ledger.confirm.expires", lang, time=f"<t:{int(pending.expires)}:R>"))
         return lines
     if state == CANCELLED:
-        return [t("ledger.confirm.cancelled", lang, member=mention(detail or pending.initiator))]
+        return [tr("ledger.confirm.cancelled", lang, member=mention(detail or pending.initiator))]
     if state == EXPIRED:
-        return [t("ledger.confirm.expired", lang)]
+        return [tr("ledger.confirm.expired", lang)]
     if state == FAILED:
-        return [t("ledger.confirm.failed", lang, detail=detail or "?")]
+        return [tr("ledger.confirm.failed", lang, detail=detail or "?")]
     return []
 
 
@@ -133,11 +133,11 @@ class PayRequest:
     def render(self, pending: Pending, state: str, lang: str, detail: str | None = None) -> discord.Embed:
         d = pending.data
         fmt = {"payer": mention(d["payer"]), "payee": mention(d["payee"]), "amount": money(d["amount"])}
-        lines = [t("ledger.pay.done" if state == DONE else "ledger.pay.open", lang, **fmt)]
+        lines = [tr("ledger.pay.done" if state == DONE else "ledger.pay.open", lang, **fmt)]
         if d.get("note"):
-            lines.append(t("ledger.pay.note", lang, note=safe_text(d["note"])))
+            lines.append(tr("ledger.pay.note", lang, note=safe_text(d["note"])))
         lines += state_lines(pending, state, lang, detail)
-        return discord.Embed(title=t("ledger.pay.title", lang), description="\n".join(lines),
+        return discord.Embed(title=tr("ledger.pay.title", lang), description="\n".join(lines),
                              colour=STATE_COLOURS[state])
 
     async def apply(self, pending: Pending) -> None:
@@ -160,20 +160,20 @@ class RecordRequest:
         d = pending.data
         names = d.get("names", {})
         how = "ledger.record.win_zimo" if d["self_draw"] else "ledger.record.win_discard"
-        lines = [t(how, lang, winner=mention(d["winner"]), payer=mention(d["payer"])),
-                 t("ledger.record.fan", lang, fan=d["fan"], base=d["base"], preset=t(f"choice.{d['preset']}", lang))]
+        lines = [tr(how, lang, winner=mention(d["winner"]), payer=mention(d["payer"])),
+                 tr("ledger.record.fan", lang, fan=d["fan"], base=d["base"], preset=tr(f"choice.{d['preset']}", lang))]
         if d.get("patterns"):
-            lines.append(t("ledger.record.patterns", lang,
+            lines.append(tr("ledger.record.patterns", lang,
                            patterns=join_names([pattern_name(p, lang) for p in d["patterns"]], lang)))
         rows = [[clean_name(names.get(f, f), 10), "→", clean_name(names.get(to, to), 10), money(amount),
-                 t(f"payment.{reason}", lang)] for f, to, amount, reason in d["payments"]]
+                 tr(f"payment.{reason}", lang)] for f, to, amount, reason in d["payments"]]
         lines.append(code_block(table(rows, "lllrl")))
         if d.get("note"):
-            lines.append(t("ledger.pay.note", lang, note=safe_text(d["note"])))
+            lines.append(tr("ledger.pay.note", lang, note=safe_text(d["note"])))
         if state == DONE:
-            lines.append(t("ledger.record.done", lang, hand=d.get("hand_id", "?")))
+            lines.append(tr("ledger.record.done", lang, hand=d.get("hand_id", "?")))
         lines += state_lines(pending, state, lang, detail)
-        return discord.Embed(title=t("ledger.record.title", lang), description="\n".join(lines),
+        return discord.Embed(title=tr("ledger.record.title", lang), description="\n".join(lines),
                              colour=STATE_COLOURS[state])
 
     async def apply(self, pending: Pending) -> None:
@@ -246,7 +246,7 @@ class Ledger(KwxGroupCog, name="Ledger"):
     async def refuse_bot(self, interaction: discord.Interaction, *members: discord.abc.User | None) -> bool:
         for member in members:
             if member is not None and member.bot:
-                await self.say(interaction, t("ledger.error.bot_member", self.lang(interaction),
+                await self.say(interaction, tr("ledger.error.bot_member", self.lang(interaction),
                                               member=safe_text(member.display_name)))
                 return True
         return False
@@ -289,31 +289,31 @@ class Ledger(KwxGroupCog, name="Ledger"):
             row = await self.store.balance(guild, player)
             name = self.name_of(interaction, row.player, row.name)
             body = code_block(f"{diff_marker(row.balance)} {signed(row.balance)}", "diff")
-            embed = discord.Embed(title=t("ledger.balance.title", lang, name=safe_text(name)),
+            embed = discord.Embed(title=tr("ledger.balance.title", lang, name=safe_text(name)),
                                   description=f"{mention(row.player)}\n{body}", colour=colour_of(row.balance))
-            embed.set_footer(text=t("ledger.balance.hands", lang, count=row.hands))
+            embed.set_footer(text=tr("ledger.balance.hands", lang, count=row.hands))
             return embed
         sheet = await self.store.balances(guild)
         if not sheet.rows:
-            return discord.Embed(title=t("ledger.balances.title", lang), description=t("ledger.empty", lang),
+            return discord.Embed(title=tr("ledger.balances.title", lang), description=tr("ledger.empty", lang),
                                  colour=COLOURS["even"])
         me = str(interaction.user.id)
         shown = sheet.rows[:SHEET_ROWS]
         rows = [[diff_marker(r.balance), clean_name(self.name_of(interaction, r.player, r.name)), signed(r.balance)]
                 for r in shown]
-        headers = [" ", t("ledger.col.player", lang), t("ledger.col.balance", lang)]
+        headers = [" ", tr("ledger.col.player", lang), tr("ledger.col.balance", lang)]
         body = table(rows, "llr", headers)
         hidden = len(sheet.rows) - len(shown)
         if hidden:
-            body += "\n" + t("ledger.balances.more", lang, count=hidden)
+            body += "\n" + tr("ledger.balances.more", lang, count=hidden)
             mine = next((r for r in sheet.rows[SHEET_ROWS:] if r.player == me), None)
             if mine is not None:
                 body += "\n" + table([[diff_marker(mine.balance), clean_name(self.name_of(interaction, me, mine.name)),
                                        signed(mine.balance)]], "llr")
         my_balance = next((r.balance for r in sheet.rows if r.player == me), 0)
-        embed = discord.Embed(title=t("ledger.balances.title", lang), description=code_block(body, "diff"),
+        embed = discord.Embed(title=tr("ledger.balances.title", lang), description=code_block(body, "diff"),
                               colour=colour_of(my_balance))
-        embed.set_footer(text=t("ledger.balances.footer", lang, hands=sheet.hands, players=len(sheet.rows)))
+        embed.set_footer(text=tr("ledger.balances.footer", lang, hands=sheet.hands, players=len(sheet.rows)))
         return embed
 
     @app_commands.command(name="leaderboard", description=text("cmd.leaderboard"))
@@ -341,18 +341,18 @@ class Ledger(KwxGroupCog, name="Ledger"):
         lang = self.lang(interaction)
         period_ = period if period in ("all", "month", "week") else "all"
         board = await self.store.leaderboard(self.guild(interaction), period_)  # type: ignore[arg-type]
-        title = t("ledger.leaderboard.title", lang, period=t(f"ledger.period.{period_}", lang))
+        title = tr("ledger.leaderboard.title", lang, period=tr(f"ledger.period.{period_}", lang))
         if not board:
-            return discord.Embed(title=title, description=t("ledger.leaderboard.empty", lang),
+            return discord.Embed(title=title, description=tr("ledger.leaderboard.empty", lang),
                                  colour=discord.Colour.gold()), False
         chunk = board[page * PAGE_SIZE:(page + 1) * PAGE_SIZE]
         rows = [[diff_marker(r.net), str(r.rank), clean_name(self.name_of(interaction, r.player, r.name)),
                  signed(r.net), str(r.hands)] for r in chunk]
-        headers = [" ", "#", t("ledger.col.player", lang), t("ledger.col.net", lang), t("ledger.col.hands", lang)]
+        headers = [" ", "#", tr("ledger.col.player", lang), tr("ledger.col.net", lang), tr("ledger.col.hands", lang)]
         embed = discord.Embed(title=title, description=code_block(table(rows, "lrlrr", headers), "diff"),
                               colour=discord.Colour.gold())
         more = len(board) > (page + 1) * PAGE_SIZE
-        embed.set_footer(text=t("ledger.page", lang, page=page + 1))
+        embed.set_footer(text=tr("ledger.page", lang, page=page + 1))
         return embed, more
 
     async def _history_page(self, interaction: discord.Interaction, player: str,
@@ -362,9 +362,9 @@ class Ledger(KwxGroupCog, name="Ledger"):
         lang, guild = self.lang(interaction), self.guild(interaction)
         found = await self.store.history(guild, player, limit=PAGE_SIZE + 1, offset=page * PAGE_SIZE)
         name = self.name_of(interaction, player, await self.store.player_name(guild, player))
-        title = t("ledger.history.title", lang, name=safe_text(name))
+        title = tr("ledger.history.title", lang, name=safe_text(name))
         if not found and page == 0:
-            return discord.Embed(title=title, description=t("ledger.history.empty", lang, name=safe_text(name)),
+            return discord.Embed(title=title, description=tr("ledger.history.empty", lang, name=safe_text(name)),
                                  colour=COLOURS["even"]), False
         shown = found[:PAGE_SIZE]
         money = await self.store.hand_money(guild, player, [h.hand_id for h in shown])
@@ -374,18 +374,18 @@ class Ledger(KwxGroupCog, name="Ledger"):
             moved = money.get(h.hand_id, {})
             kong = sum(moved.get(reason, 0) for reason in KONG_REASONS)
             if h.reversed:
-                result, net = t("ledger.history.reversed", lang), f"({signed(h.net)})"
+                result, net = tr("ledger.history.reversed", lang), f"({signed(h.net)})"
             else:
                 result, net = self._result_word(h, moved, lang), signed(h.net)
             rows.append([" " if h.reversed else diff_marker(h.net), f"#{h.hand_id}",
                          h.created_at.astimezone(zone).strftime("%m-%d"), result,
                          str(h.fan.get(player, 0)) if h.won else "", signed(kong) if kong else "", net])
-        headers = [" ", "#", t("ledger.col.date", lang), t("ledger.col.result", lang), t("ledger.col.fan", lang),
-                   t("ledger.col.kong", lang), t("ledger.col.net", lang)]
+        headers = [" ", "#", tr("ledger.col.date", lang), tr("ledger.col.result", lang), tr("ledger.col.fan", lang),
+                   tr("ledger.col.kong", lang), tr("ledger.col.net", lang)]
         balance = await self.store.balance(guild, player)
         embed = discord.Embed(title=title, description=code_block(table(rows, "llllrrr", headers), "diff"),
                               colour=colour_of(balance.balance))
-        embed.set_footer(text=t("ledger.page", lang, page=page + 1))
+        embed.set_footer(text=tr("ledger.page", lang, page=page + 1))
         return embed, len(found) > PAGE_SIZE
 
     @staticmethod
@@ -393,13 +393,13 @@ class Ledger(KwxGroupCog, name="Ledger"):
         """How the hand ended for the player: their win, their deal-in, a draw, or another's win (one they paid
         for when it was a self-draw)."""
         if h.won:
-            return t("term.zimo", lang) if h.self_draw else t("ledger.history.won", lang)
+            return tr("term.zimo", lang) if h.self_draw else tr("ledger.history.won", lang)
         if h.dealt_in:
-            return t("term.dianpao", lang)
+            return tr("term.dianpao", lang)
         if h.outcome == "draw":
-            return t("payment.forbid_feeding" if "forbid_feeding" in moved else "result.draw", lang)
+            return tr("payment.forbid_feeding" if "forbid_feeding" in moved else "result.draw", lang)
         paid_win = any(moved.get(reason, 0) < 0 for reason in WIN_REASONS)
-        return t("ledger.history.other_zimo" if paid_win else "ledger.history.other_won", lang)
+        return tr("ledger.history.other_zimo" if paid_win else "ledger.history.other_won", lang)
 
     @app_commands.command(name="stats", description=text("cmd.stats"))
     @app_commands.describe(member=text("cmd.stats.member"))
@@ -412,26 +412,26 @@ class Ledger(KwxGroupCog, name="Ledger"):
         lang = self.lang(interaction)
         s = await self.store.player_stats(self.guild(interaction), player)
         name = self.name_of(interaction, player, s.name)
-        title = t("ledger.stats.title", lang, name=safe_text(name))
+        title = tr("ledger.stats.title", lang, name=safe_text(name))
         if s.hands == 0:
-            return discord.Embed(title=title, description=t("ledger.history.empty", lang, name=safe_text(name)),
+            return discord.Embed(title=title, description=tr("ledger.history.empty", lang, name=safe_text(name)),
                                  colour=COLOURS["even"])
 
         def rate(key: str, value: float, whole: int) -> str:
-            return t(key, lang, rate=percent(value)) if whole else ""
+            return tr(key, lang, rate=percent(value)) if whole else ""
 
         rows = [
-            [" ", t("ledger.stats.hands", lang), str(s.hands), ""],
-            [" ", t("ledger.stats.wins", lang), str(s.wins), rate("ledger.stats.of_hands", s.win_rate, s.hands)],
-            [" ", t("ledger.stats.self_draws", lang), str(s.self_draws),
+            [" ", tr("ledger.stats.hands", lang), str(s.hands), ""],
+            [" ", tr("ledger.stats.wins", lang), str(s.wins), rate("ledger.stats.of_hands", s.win_rate, s.hands)],
+            [" ", tr("ledger.stats.self_draws", lang), str(s.self_draws),
              rate("ledger.stats.of_wins", s.self_draw_rate, s.wins)],
-            [" ", t("ledger.stats.deal_ins", lang), str(s.deal_ins),
+            [" ", tr("ledger.stats.deal_ins", lang), str(s.deal_ins),
              rate("ledger.stats.of_hands", s.deal_in_rate, s.hands)],
-            [" ", t("ledger.stats.liangdao", lang), str(s.liangdao),
+            [" ", tr("ledger.stats.liangdao", lang), str(s.liangdao),
              rate("ledger.stats.liangdao_won", s.liangdao_win_rate, s.liangdao)],
-            [" ", t("ledger.stats.max_fan", lang), str(s.max_fan), ""],
-            [" ", t("ledger.stats.avg_fan", lang), f"{s.avg_fan:.1f}", t("ledger.stats.per_win", lang) if s.wins else ""],
-            [diff_marker(s.net), t("ledger.stats.net", lang), signed(s.net), ""],
+            [" ", tr("ledger.stats.max_fan", lang), str(s.max_fan), ""],
+            [" ", tr("ledger.stats.avg_fan", lang), f"{s.avg_fan:.1f}", tr("ledger.stats.per_win", lang) if s.wins else ""],
+            [diff_marker(s.net), tr("ledger.stats.net", lang), signed(s.net), ""],
         ]
         body = code_block(table(rows, "llrl"), "diff")
         return discord.Embed(title=title, description=f"{mention(player)}\n{body}", colour=colour_of(s.net))
@@ -441,17 +441,17 @@ class Ledger(KwxGroupCog, name="Ledger"):
         lang, guild = self.lang(interaction), self.guild(interaction)
         transfers = await self.store.settle_up(guild)
         if not transfers:
-            await self.show(interaction, discord.Embed(title=t("ledger.settle.title", lang),
-                                                       description=t("ledger.settle.square", lang),
+            await self.show(interaction, discord.Embed(title=tr("ledger.settle.title", lang),
+                                                       description=tr("ledger.settle.square", lang),
                                                        colour=COLOURS["even"]))
             return
         names = {r.player: r.name for r in (await self.store.balances(guild)).rows}
         rows = [[clean_name(self.name_of(interaction, x.from_player, names.get(x.from_player)), 10), "→",
                  clean_name(self.name_of(interaction, x.to_player, names.get(x.to_player)), 10), money(x.amount)]
                 for x in transfers]
-        body = code_block(table(rows, "lllr")) + "\n" + t("ledger.settle.hint", lang)
-        embed = discord.Embed(title=t("ledger.settle.title", lang), description=body, colour=discord.Colour.gold())
-        embed.set_footer(text=t("ledger.settle.footer", lang, count=len(transfers)))
+        body = code_block(table(rows, "lllr")) + "\n" + tr("ledger.settle.hint", lang)
+        embed = discord.Embed(title=tr("ledger.settle.title", lang), description=body, colour=discord.Colour.gold())
+        embed.set_footer(text=tr("ledger.settle.footer", lang, count=len(transfers)))
         await self.show(interaction, embed)
 
     @app_commands.command(name="chart", description=text("cmd.chart"))
@@ -476,9 +476,9 @@ class Ledger(KwxGroupCog, name="Ledger"):
             points = await self.store.chart_series(guild, one)
             series.append(Series(label, [(hands, balance) for hands, _, balance in points]))
             moments += [at for _, at, _ in points]
-        title = t("ledger.chart.title", lang)
-        png = await render_chart(series[:MAX_SERIES], x_label=t("ledger.chart.x_label", lang),  # titled by the embed
-                                 empty_text=t("ledger.chart.empty", lang))
+        title = tr("ledger.chart.title", lang)
+        png = await render_chart(series[:MAX_SERIES], x_label=tr("ledger.chart.x_label", lang),  # titled by the embed
+                                 empty_text=tr("ledger.chart.empty", lang))
         last = series[0].points[-1][1] if player is not None and series[0].points else 0
         embed = discord.Embed(title=title, colour=colour_of(last) if player is not None else discord.Colour.gold())
         if player is not None:
@@ -487,7 +487,7 @@ class Ledger(KwxGroupCog, name="Ledger"):
         if moments:
             zone = await server_zone(self.store, guild, lang)
             days = sorted({at.astimezone(zone).strftime("%Y-%m-%d") for at in (min(moments), max(moments))})
-            embed.set_footer(text=t("ledger.chart.footer", lang, dates=" – ".join(days), zone=zone.key))
+            embed.set_footer(text=tr("ledger.chart.footer", lang, dates=" – ".join(days), zone=zone.key))
         return Shared(embed, [discord.File(io.BytesIO(png), filename="balances.png")])
 
     # == consent: pay and record ===============================================================================
@@ -502,11 +502,11 @@ class Ledger(KwxGroupCog, name="Ledger"):
         if await self.refuse_bot(interaction, member):
             return
         if member.id == interaction.user.id:
-            await self.say(interaction, t("ledger.error.self_pay", lang))
+            await self.say(interaction, tr("ledger.error.self_pay", lang))
             return
         whole = whole_number(amount, 1, MAX_AMOUNT)  # not 1.9 (a request for 1), not NaN
         if whole is None:
-            await self.say(interaction, t("ledger.error.amount", lang, max=money(MAX_AMOUNT)))
+            await self.say(interaction, tr("ledger.error.amount", lang, max=money(MAX_AMOUNT)))
             return
         payer, payee = str(interaction.user.id), str(member.id)
         data = {"payer": payer, "payee": payee, "amount": whole, "note": (note or "").strip()[:NOTE_MAX] or None,
@@ -545,7 +545,7 @@ class Ledger(KwxGroupCog, name="Ledger"):
                              payer_liangdao=payer_liangdao)
             payments = manual_payments(mwin, base=base_points)
         except ManualHandError as err:
-            await self.say(interaction, t(f"ledger.record.error.{err.code}", lang, **err.fmt))
+            await self.say(interaction, tr(f"ledger.record.error.{err.code}", lang, **err.fmt))
             return
         names = {str(m.id): m.display_name for m in (winner, payer, third) if m is not None}
         data = {"winner": mwin.winner, "payer": mwin.payer, "third": mwin.third, "self_draw": self_draw,
@@ -586,16 +586,16 @@ class Ledger(KwxGroupCog, name="Ledger"):
             with tempfile.TemporaryDirectory(prefix="kwx-export-") as tmp:
                 export = await self.store.export_files(guild, Path(tmp), stem, max_bytes=limit)
                 key = "ledger.export.done" if len(export.files) == 1 else "ledger.export.split"
-                content: str | None = t(key, lang, count=export.entries, files=len(export.files))
+                content: str | None = tr(key, lang, count=export.entries, files=len(export.files))
                 for group in file_groups(export.files, limit):
                     await safe_followup(interaction, content=content, ephemeral=True,
                                         files=[discord.File(path, filename=path.name) for path in group])
                     content = None
         except ExportTooBig:
-            await safe_followup(interaction, content=t("ledger.export.too_big", lang), ephemeral=True)
+            await safe_followup(interaction, content=tr("ledger.export.too_big", lang), ephemeral=True)
         except Exception:
             logger.exception("export of guild %s failed", guild)
-            await safe_followup(interaction, content=t("ledger.export.failed", lang), ephemeral=True)
+            await safe_followup(interaction, content=tr("ledger.export.failed", lang), ephemeral=True)
 
     @app_commands.command(name="undo", description=text("cmd.undo"))
     @app_commands.describe(entry=text("cmd.undo.entry"), hand=text("cmd.undo.hand"), reason=text("cmd.undo.reason"))
@@ -605,31 +605,31 @@ class Ledger(KwxGroupCog, name="Ledger"):
                    reason: app_commands.Range[str, 1, NOTE_MAX] | None = None) -> None:
         lang, guild = self.lang(interaction), self.guild(interaction)
         if entry is not None and hand is not None:
-            await self.say(interaction, t("ledger.undo.one_of", lang))
+            await self.say(interaction, tr("ledger.undo.one_of", lang))
             return
         by = str(interaction.user.id)
-        why = (reason or "").strip()[:NOTE_MAX] or t("ledger.undo.default_reason", lang)
+        why = (reason or "").strip()[:NOTE_MAX] or tr("ledger.undo.default_reason", lang)
         try:
             if entry is not None:
                 new_id = await self.store.reverse_entry(guild, entry, by, why)
-                line = t("ledger.undo.entry", lang, entry=entry, new=new_id, member=mention(by),
+                line = tr("ledger.undo.entry", lang, entry=entry, new=new_id, member=mention(by),
                          reason=safe_text(why))
                 ids = [new_id]
             else:
                 target = hand if hand is not None else await self._last_hand(guild)
                 if target is None:
-                    await self.say(interaction, t("ledger.undo.nothing", lang))
+                    await self.say(interaction, tr("ledger.undo.nothing", lang))
                     return
                 ids = await self.store.reverse_hand(guild, target, by, why)
-                line = t("ledger.undo.hand", lang, hand=target, count=len(ids), member=mention(by),
+                line = tr("ledger.undo.hand", lang, hand=target, count=len(ids), member=mention(by),
                          reason=safe_text(why))
         except NotFound:
-            await self.say(interaction, t("ledger.undo.not_found", lang))
+            await self.say(interaction, tr("ledger.undo.not_found", lang))
             return
         except ReversalRefused as refused:
             key = {"reversal": "ledger.undo.final", "hand": "ledger.undo.part_of_hand"}.get(refused.code,
                                                                                           "ledger.undo.already")
-            await self.say(interaction, t(key, lang, entry=entry, hand=refused.hand_id))
+            await self.say(interaction, tr(key, lang, entry=entry, hand=refused.hand_id))
             return
         names = {r.player: r.name for r in (await self.store.balances(guild)).rows}
         reversed_entries = [e for e in await self.store.entries(guild, limit=len(ids)) if e.id in set(ids)]
@@ -637,7 +637,7 @@ class Ledger(KwxGroupCog, name="Ledger"):
                  clean_name(self.name_of(interaction, e.to_player, names.get(e.to_player)), 10), money(e.amount)]
                 for e in reversed(reversed_entries)]
         body = line + ("\n" + code_block(table(rows, "llllr")) if rows else "")
-        await self.show(interaction, discord.Embed(title=t("ledger.undo.title", lang), description=body,
+        await self.show(interaction, discord.Embed(title=tr("ledger.undo.title", lang), description=body,
                                                    colour=discord.Colour.orange()))
 
     async def _last_hand(self, guild: str) -> int | None:

@@ -18,7 +18,7 @@ from cogs.buttons import ForgedPress, answer_not_loaded, forged
 from cogs.inputs import SNOWFLAKE_MAX, id_number, id_token
 from cogs.operations import safe_respond, safe_update_message
 from cogs.share import share_button
-from kwx.present.i18n import t
+from kwx.present.i18n import tr
 
 MAX_PAGE = 1_000_000  # far past any list's end (a page there is empty), and page × size stays a small integer
 KIND = re.compile(r"[a-z]{1,16}")
@@ -61,7 +61,7 @@ class PageButton(discord.ui.DynamicItem[discord.ui.Button], template=r"kwx:pg:(?
             return
         lang = pager.pager_lang(interaction)
         if interaction.user.id != self.owner:
-            await safe_respond(interaction, content=t("ledger.page.not_yours", lang), ephemeral=True)
+            await safe_respond(interaction, content=tr("ledger.page.not_yours", lang), ephemeral=True)
             return
         embed, more = await pager.render_page(interaction, self.kind, self.arg, self.page)
         share = lang if self.kind in getattr(pager, "SHARE_KINDS", ()) else None

@@ -26,7 +26,7 @@ from cogs.board import footer, meld_text, timestamp, verb_text
 from cogs.buttons import NO_ARG, ActButton, ActId, act_arg
 from cogs.emoji import TileFormatter
 from kwx.engine.tiles import Tile
-from kwx.present.i18n import t
+from kwx.present.i18n import tr
 from kwx.table.views import ActionChoice, PrivateView
 
 NORMAL, LIANGDAO, CONFIRM = "normal", "liangdao", "confirm"
@@ -54,15 +54,15 @@ def confirm_text(view: PrivateView, choice: ActionChoice, lang: str, fmt: TileFo
     if choice.verb == "liangdao":
         held = list(view.concealed) + ([view.drawn] if view.drawn is not None else [])
         held.remove(tile)
-        parts.append(t("panel.confirm_liangdao", lang, tile=fmt.tile(tile), hand=fmt.tiles(sorted(held)),
+        parts.append(tr("panel.confirm_liangdao", lang, tile=fmt.tile(tile), hand=fmt.tiles(sorted(held)),
                        waits=fmt.tiles(view.discard_waits.get(tile, ()))))
     if tile in view.danger:
-        parts.append(t("panel.confirm_discard", lang, tile=fmt.tile(tile), cost=_cost(view, lang)))
+        parts.append(tr("panel.confirm_discard", lang, tile=fmt.tile(tile), cost=_cost(view, lang)))
     return "\n".join(parts)
 
 
 def _cost(view: PrivateView, lang: str) -> str:
-    return t("panel.baohu_cost" if view.baohu_risk else "panel.feed_cost", lang)
+    return tr("panel.baohu_cost" if view.baohu_risk else "panel.feed_cost", lang)
 
 
 def panel_embed(view: PrivateView, lang: str, fmt: TileFormatter, *, mode: str = NORMAL,
@@ -70,32 +70,32 @@ def panel_embed(view: PrivateView, lang: str, fmt: TileFormatter, *, mode: str =
     lines: list[str] = []
     hand = fmt.tiles(view.concealed) if view.concealed else ""
     if view.drawn is not None:
-        hand = f"{hand}　{t('board.you_drew', lang, tile=fmt.tile(view.drawn))}"
+        hand = f"{hand}　{tr('board.you_drew', lang, tile=fmt.tile(view.drawn))}"
     if hand:
         lines.append(hand)
     if view.melds:
-        lines.append(f"{t('board.melds', lang)} {meld_text(view.melds, fmt)}")
+        lines.append(f"{tr('board.melds', lang)} {meld_text(view.melds, fmt)}")
     if view.liangdao:
-        lines.append(f"{t('term.liangdao', lang)} · {t('board.waits', lang, tiles=fmt.tiles(view.waits))}")
+        lines.append(f"{tr('term.liangdao', lang)} · {tr('board.waits', lang, tiles=fmt.tiles(view.waits))}")
     elif view.waits:
-        lines.append(t("board.waits", lang, tiles=fmt.tiles(view.waits)))
+        lines.append(tr("board.waits", lang, tiles=fmt.tiles(view.waits)))
     prompt = _prompt(view, lang, fmt, mode, piao_max)
     if prompt:
         due = timestamp(view.deadline)
-        lines.append(f"**{prompt}**" + (f" · {t('board.deadline', lang, time=due)}" if due else ""))
+        lines.append(f"**{prompt}**" + (f" · {tr('board.deadline', lang, time=due)}" if due else ""))
     if mode == NORMAL and view.discard_waits and "discard" in _verbs(view):
         hints = sorted(view.discard_waits.items(), key=lambda kv: -len(kv[1]))[:READY_HINTS]
-        lines += [t("panel.ready_discard", lang, tile=fmt.tile(tile), waits=fmt.tiles(ws))
-                  + (f" **{t('panel.hint_danger', lang)}**" if tile in view.danger else "") for tile, ws in hints]
+        lines += [tr("panel.ready_discard", lang, tile=fmt.tile(tile), waits=fmt.tiles(ws))
+                  + (f" **{tr('panel.hint_danger', lang)}**" if tile in view.danger else "") for tile, ws in hints]
     held = set(view.concealed) | ({view.drawn} if view.drawn is not None else set())
     danger = sorted(x for x in view.danger if x in held)
     if mode == NORMAL and danger and "discard" in _verbs(view):
-        lines.append(f"{t('panel.danger', lang, tiles=fmt.tiles(danger))} {_cost(view, lang)}")
+        lines.append(f"{tr('panel.danger', lang, tiles=fmt.tiles(danger))} {_cost(view, lang)}")
     if mode == CONFIRM and confirm is not None:
         lines.append(f"**{confirm_text(view, confirm, lang, fmt)}**")
     if view.autoplay:
-        lines.append(t("panel.autoplay", lang))
-    embed = discord.Embed(title=t("panel.title", lang, hand=view.hand_no), description="\n".join(lines) or "\u200b",
+        lines.append(tr("panel.autoplay", lang))
+    embed = discord.Embed(title=tr("panel.title", lang, hand=view.hand_no), description="\n".join(lines) or "\u200b",
                           colour=discord.Colour.dark_teal() if view.choices else discord.Colour.dark_grey())
     embed.set_footer(text=footer(view.table_id, view.hand_no, lang))
     return embed
@@ -106,15 +106,15 @@ def _prompt(view: PrivateView, lang: str, fmt: TileFormatter, mode: str, piao_ma
     if not verbs:
         return None
     if "piao" in verbs:
-        return t("panel.piao", lang, max=piao_max)
+        return tr("panel.piao", lang, max=piao_max)
     if mode == LIANGDAO:
-        return t("panel.liangdao_pick", lang)
+        return tr("panel.liangdao_pick", lang)
     if view.claim_tile is not None:
-        actions = t("common.list_sep", lang).join(verb_text(v, lang) for v in ("hu", "gang", "peng") if v in verbs)
-        return t("board.can_claim", lang, tile=fmt.tile(view.claim_tile), actions=actions or verb_text("pass", lang))
+        actions = tr("common.list_sep", lang).join(verb_text(v, lang) for v in ("hu", "gang", "peng") if v in verbs)
+        return tr("board.can_claim", lang, tile=fmt.tile(view.claim_tile), actions=actions or verb_text("pass", lang))
     if "discard" in verbs or "liangdao" in verbs:
-        return t("board.your_turn", lang)
-    return t("panel.decide", lang)
+        return tr("board.your_turn", lang)
+    return tr("panel.decide", lang)
 
 
 def _tile_button(view: PrivateView, verb: str, tile: Tile, fmt: TileFormatter, *, label: str | None,
@@ -143,24 +143,24 @@ def panel_buttons(view: PrivateView, lang: str, fmt: TileFormatter, *, mode: str
 
     if "piao" in verbs:
         for amount in range(min(piao_max, MAX_BUTTONS - 1) + 1):
-            actions.append(ActButton(act("piao", str(amount)), label=f"{t('term.piao', lang)} {amount}",
+            actions.append(ActButton(act("piao", str(amount)), label=f"{tr('term.piao', lang)} {amount}",
                                      style=discord.ButtonStyle.primary if amount else discord.ButtonStyle.secondary,
                                      disabled=disabled))
     elif mode == CONFIRM and confirm is not None and confirm.tile is not None:
         if confirm.verb == "liangdao":
-            actions.append(_tile_button(view, "lok", confirm.tile, fmt, label=t("panel.liangdao_go", lang),
+            actions.append(_tile_button(view, "lok", confirm.tile, fmt, label=tr("panel.liangdao_go", lang),
                                         style=discord.ButtonStyle.danger, disabled=disabled))
         else:
-            actions.append(_tile_button(view, "dok", confirm.tile, fmt, label=t("panel.confirm_go", lang),
+            actions.append(_tile_button(view, "dok", confirm.tile, fmt, label=tr("panel.confirm_go", lang),
                                         style=discord.ButtonStyle.danger, disabled=disabled))
-            actions.append(_tile_button(view, "dnc", confirm.tile, fmt, label=t("panel.confirm_never", lang),
+            actions.append(_tile_button(view, "dnc", confirm.tile, fmt, label=tr("panel.confirm_never", lang),
                                         style=discord.ButtonStyle.secondary, disabled=disabled))
-        actions.append(ActButton(act("back"), label=t("panel.back", lang), disabled=disabled))
+        actions.append(ActButton(act("back"), label=tr("panel.back", lang), disabled=disabled))
     elif mode == LIANGDAO:
         for tile in sorted({c.tile for c in view.choices if c.verb == "liangdao" and c.tile is not None}):
-            tiles_row.append(_tile_button(view, "liangdao", tile, fmt, label=t("action.liangdao", lang),
+            tiles_row.append(_tile_button(view, "liangdao", tile, fmt, label=tr("action.liangdao", lang),
                                           style=discord.ButtonStyle.danger, disabled=disabled))
-        actions.append(ActButton(act("back"), label=t("panel.back", lang), disabled=disabled))
+        actions.append(ActButton(act("back"), label=tr("panel.back", lang), disabled=disabled))
     else:
         for tile in sorted({c.tile for c in view.choices if c.verb == "discard" and c.tile is not None}):
             style = discord.ButtonStyle.primary if tile == view.drawn else discord.ButtonStyle.secondary
@@ -169,24 +169,24 @@ def panel_buttons(view: PrivateView, lang: str, fmt: TileFormatter, *, mode: str
                 style, label = discord.ButtonStyle.danger, "⚠"
             tiles_row.append(_tile_button(view, "discard", tile, fmt, label=label, style=style, disabled=disabled))
         if "hu" in verbs:
-            label = t("action.zimo" if view.claim_tile is None else "action.hu", lang)
+            label = tr("action.zimo" if view.claim_tile is None else "action.hu", lang)
             actions.append(ActButton(act("hu"), label=label, style=discord.ButtonStyle.success, disabled=disabled))
         for c in view.choices:
             if c.verb == "gang":
                 if c.tile is None:
-                    actions.append(ActButton(act("gang"), label=t("action.gang", lang),
+                    actions.append(ActButton(act("gang"), label=tr("action.gang", lang),
                                              style=discord.ButtonStyle.primary, disabled=disabled))
                 else:
-                    actions.append(_tile_button(view, "gang", c.tile, fmt, label=t("action.gang", lang),
+                    actions.append(_tile_button(view, "gang", c.tile, fmt, label=tr("action.gang", lang),
                                                 style=discord.ButtonStyle.primary, disabled=disabled))
         if "peng" in verbs:
-            actions.append(ActButton(act("peng"), label=t("action.peng", lang), style=discord.ButtonStyle.primary,
+            actions.append(ActButton(act("peng"), label=tr("action.peng", lang), style=discord.ButtonStyle.primary,
                                      disabled=disabled))
         if "liangdao" in verbs:
-            actions.append(ActButton(act("ld"), label=t("action.liangdao", lang), style=discord.ButtonStyle.danger,
+            actions.append(ActButton(act("ld"), label=tr("action.liangdao", lang), style=discord.ButtonStyle.danger,
                                      disabled=disabled))
         if "pass" in verbs:
-            actions.append(ActButton(act("pass"), label=t("action.pass", lang), disabled=disabled))
+            actions.append(ActButton(act("pass"), label=tr("action.pass", lang), disabled=disabled))
     return _layout(tiles_row, actions)
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import discord
 
-from kwx.present.i18n import t
+from kwx.present.i18n import tr
 
 # In the order Discord's permission settings list them; each with its catalog key.
 NEEDED: tuple[tuple[str, str], ...] = (
@@ -40,5 +40,5 @@ def missing_permissions(perms: discord.Permissions, *, thread: bool, tile_emojis
 
 def missing_text(missing: list[str], lang: str) -> str:
     keys = dict(NEEDED)
-    names = t("common.list_sep", lang).join(t(keys[name], lang) for name in missing)
-    return t("error.bot_permissions", lang, missing=names)
+    names = tr("common.list_sep", lang).join(tr(keys[name], lang) for name in missing)
+    return tr("error.bot_permissions", lang, missing=names)

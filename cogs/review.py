@@ -26,7 +26,7 @@ from cogs.group import KwxGroupCog, text
 from cogs.inputs import DISCORD_INT_LIMIT, member_key, safe_text
 from cogs.operations import safe_defer, safe_respond, safe_update_message
 from kwx.engine.review import Review
-from kwx.present.i18n import t
+from kwx.present.i18n import tr
 from kwx.present.review_art import render_step
 from kwx.present.review_text import ReviewText
 from kwx.table.reviews import ReviewRefused, ReviewSource, last_table_hand, load_ledger_hand, review_hand
@@ -103,7 +103,7 @@ class ReviewCog(KwxGroupCog, name="Review"):
     async def on_press(self, interaction: discord.Interaction, button: ReviewButton) -> None:
         lang = self.lang(interaction)
         if interaction.user.id != button.owner:
-            await safe_respond(interaction, content=t("review.not_yours", lang), ephemeral=True)
+            await safe_respond(interaction, content=tr("review.not_yours", lang), ephemeral=True)
             return
         await safe_defer(interaction)  # an update of this message, within Discord's 3 seconds
         try:
@@ -154,7 +154,7 @@ class ReviewCog(KwxGroupCog, name="Review"):
 
     async def _refuse(self, interaction: discord.Interaction, refused: ReviewRefused, lang: str) -> None:
         fmt = {"hand": "?", "detail": "", "member": "", **refused.fmt}
-        await safe_respond(interaction, content=t(f"review.refused.{refused.code}", lang, **fmt), ephemeral=True,
+        await safe_respond(interaction, content=tr(f"review.refused.{refused.code}", lang, **fmt), ephemeral=True,
                            allowed_mentions=NO_PINGS)
 
     def _names(self, source: ReviewSource) -> list[str]:
@@ -172,12 +172,12 @@ class ReviewCog(KwxGroupCog, name="Review"):
         hand = source.hand_id or 0
         view = discord.ui.View(timeout=None)
         marks = {"first": ("⏮", None), "prev": ("◀", None), "next": ("▶", None), "last": ("⏭", None),
-                 "mine": (None, t("review.button.mine", lang)), "mistake": (None, t("review.button.mistake", lang))}
+                 "mine": (None, tr("review.button.mine", lang)), "mistake": (None, tr("review.button.mistake", lang))}
         for i, move in enumerate(MOVES):
             emoji, label = marks[move]
             view.add_item(ReviewButton(hand, done.seat, step, move, owner, emoji=emoji, label=label, row=i // 4,
                                        disabled=done.step(step, move) == step))
-        view.add_item(ReviewButton(hand, done.seat, step, PICTURE, owner, label=t("review.button.picture", lang),
+        view.add_item(ReviewButton(hand, done.seat, step, PICTURE, owner, label=tr("review.button.picture", lang),
                                    row=1))
         view.stop()  # the dynamic items answer presses; no view timer needed
         return view

@@ -25,7 +25,7 @@ from discord import app_commands
 from cogs.buttons import ForgedPress, answer_not_loaded, forged
 from cogs.inputs import id_number, id_token, member_key
 from cogs.operations import safe_defer, safe_followup, safe_respond
-from kwx.present.i18n import t
+from kwx.present.i18n import tr
 
 NO_PINGS = discord.AllowedMentions.none()
 # Drawn in a worker process: acknowledged first, posted when drawn, and shared no more often than the command
@@ -82,12 +82,12 @@ class ShareButton(discord.ui.DynamicItem[discord.ui.Button], template=r"kwx:shar
         if self.kind in SLOW_KINDS:
             wait = too_soon(interaction, *SLOW_KINDS[self.kind])
             if wait:
-                await safe_respond(interaction, content=t("input.cooldown", lang, command=f"kwx {self.kind}",
+                await safe_respond(interaction, content=tr("input.cooldown", lang, command=f"kwx {self.kind}",
                                                           seconds=wait), ephemeral=True, allowed_mentions=NO_PINGS)
                 return
             await safe_defer(interaction, thinking=True)
         shared = await sharer.render_share(interaction, self.kind, self.arg, self.page)
-        answer: dict[str, Any] = {"content": t("share.by", lang, member=interaction.user.mention),
+        answer: dict[str, Any] = {"content": tr("share.by", lang, member=interaction.user.mention),
                                   "embed": shared.embed, "allowed_mentions": NO_PINGS}
         if shared.files:
             answer["files"] = shared.files
@@ -114,7 +114,7 @@ def find_sharer(client: Any, kind: str) -> Sharer | None:
 
 
 def share_button(kind: str, arg: str, page: int, lang: str) -> ShareButton:
-    return ShareButton(kind, arg, page, label=t("share.button", lang))
+    return ShareButton(kind, arg, page, label=tr("share.button", lang))
 
 
 def share_view(kind: str, arg: str, lang: str, page: int = 0) -> discord.ui.View:

@@ -40,7 +40,7 @@ from cogs.panels import CONFIRM, LIANGDAO, NORMAL, PanelMessage, panel_message
 from cogs.permissions import missing_permissions, missing_text
 from kwx.engine.ai import AI_LEVELS
 from kwx.engine.rules import PRESETS, RulesError, RuleSet
-from kwx.present.i18n import LANGUAGES, catalog, t
+from kwx.present.i18n import LANGUAGES, catalog, tr
 from kwx.store.settings import CONFIRM_DANGER
 from kwx.table.defaults import table_defaults
 from kwx.table.errors import TableError
@@ -57,7 +57,7 @@ DETAILED_ERRORS = frozenset({"illegal", "bad_tile"})  # the service's words say 
 
 def error_text(err: TableError, lang: str) -> str:
     key = f"error.{err.code}"
-    base = t(key, lang) if catalog().template(key, lang) is not None else t("error.generic", lang)
+    base = tr(key, lang) if catalog().template(key, lang) is not None else tr("error.generic", lang)
     if err.code in DETAILED_ERRORS and lang == "en" and err.message:
         return f"{base} ({err.message})"
     return base
@@ -87,7 +87,7 @@ class Tables(KwxGroupCog, name="Tables"):
     async def refuse(self, interaction: discord.Interaction, err: TableError | str, table_id: int | None = None,
                      **fmt: Any) -> None:
         lang = self.lang(interaction, table_id)
-        content = error_text(err, lang) if isinstance(err, TableError) else t(f"error.{err}", lang, **fmt)
+        content = error_text(err, lang) if isinstance(err, TableError) else tr(f"error.{err}", lang, **fmt)
         await self.say(interaction, content)
 
     def table_here(self, interaction: discord.Interaction) -> int:
@@ -105,16 +105,16 @@ class Tables(KwxGroupCog, name="Tables"):
     # == the operations (shared by commands and lobby buttons); each returns its confirmation ================
     async def do_join(self, interaction: discord.Interaction, table_id: int) -> str:
         await self.rt.service.join(table_id, self.me(interaction))
-        return t("cmd.joined", self.lang(interaction), table=table_id)
+        return tr("cmd.joined", self.lang(interaction), table=table_id)
 
     async def do_leave(self, interaction: discord.Interaction, table_id: int) -> str:
         started = self.rt.service.public_view(table_id).phase != "lobby"
         await self.rt.service.leave(table_id, str(interaction.user.id))
-        return t("cmd.left_game" if started else "cmd.left", self.lang(interaction), table=table_id)
+        return tr("cmd.left_game" if started else "cmd.left", self.lang(interaction), table=table_id)
 
     async def do_resume(self, interaction: discord.Interaction, table_id: int) -> str:
         await self.rt.service.resume(table_id, str(interaction.user.id))
-        return t("table.resumed", self.lang(interaction), player=interaction.user.display_name)
+        return tr("table.resumed", self.lang(interaction), player=interaction.user.display_name)
 
     async def back_from_autoplay(self, table_id: int, player_id: str) -> None:
         """The player is here (pressed their panel, asked for their hand, pressed 取消托管): 托管 ends."""
@@ -142,11 +142,11 @@ class Tables(KwxGroupCog, name="Tables"):
 
     async def do_addbot(self, interaction: discord.Interaction, table_id: int, level: str = "standard") -> str:
         player = await self.rt.service.add_ai(table_id, level, by=str(interaction.user.id))
-        return t("lobby.ai_added", self.lang(interaction), name=player.name)
+        return tr("lobby.ai_added", self.lang(interaction), name=player.name)
 
     async def do_start(self, interaction: discord.Interaction, table_id: int) -> str:
         await self.rt.service.start_game(table_id, by=str(interaction.user.id))
-        return t("lobby.started", self.lang(interaction))
+        return tr("lobby.started", self.lang(interaction))
 
     async def show_hand(self, interaction: discord.Interaction, table_id: int) -> None:
         """The hand panel as an ephemeral message (everyone, any time; the way in for closed DMs)."""
@@ -160,7 +160,7 @@ class Tables(KwxGroupCog, name="Tables"):
         lang = self.lang(interaction, table_id)
         message = panel_message(view, lang, rt.tiles, piao_max=rt.frontend.piao_max(table_id))
         if rt.frontend.dms_closed(pid):
-            message["content"] = t("error.dms_closed_self", lang, button=t("action.my_hand", lang))
+            message["content"] = tr("error.dms_closed_self", lang, button=tr("action.my_hand", lang))
         if await safe_respond(interaction, ephemeral=True, **_send_kwargs(message)):
             rt.frontend.shown_by_interaction(interaction, view, live=bool(view.choices))
         release(message["view"])  # no 15-minute timer: the buttons are dynamic items
@@ -203,7 +203,7 @@ class Tables(KwxGroupCog, name="Tables"):
         try:
             ruleset = RuleSet.preset(rules or defaults["preset"], base=base if base is not None else defaults["base"])
         except RulesError as err:
-            await self.say(interaction, f"{t('error.illegal', lang)} ({err})")
+            await self.say(interaction, f"{tr('error.illegal', lang)} ({err})")
             return
         try:
             table_id = await rt.service.open_table(
@@ -213,7 +213,7 @@ class Tables(KwxGroupCog, name="Tables"):
         except TableError as err:
             await self.refuse(interaction, err)
             return
-        await self.say(interaction, t("cmd.opened", lang, table=table_id))
+        await self.say(interaction, tr("cmd.opened", lang, table=table_id))
 
     @app_commands.command(name="join", description=text("cmd.join"))
     async def join(self, interaction: discord.Interaction) -> None:
@@ -249,7 +249,7 @@ class Tables(KwxGroupCog, name="Tables"):
         except TableError as err:
             await self.refuse(interaction, err)
             return
-        await self.say(interaction, t("cmd.stopped", self.lang(interaction), table=table))
+        await self.say(interaction, tr("cmd.stopped", self.lang(interaction), table=table))
 
     @app_commands.command(name="tables", description=text("cmd.tables"))
     async def tables(self, interaction: discord.Interaction) -> None:
@@ -277,7 +277,7 @@ class Tables(KwxGroupCog, name="Tables"):
             await self.refuse(interaction, err)
             return
         self.rt.frontend.refresh(table)  # the lobby lists spectators
-        await self.say(interaction, t("lobby.spectating", self.lang(interaction), table=table))
+        await self.say(interaction, tr("lobby.spectating", self.lang(interaction), table=table))
 
     @app_commands.command(name="language", description=text("cmd.language"))
     @app_commands.describe(language=text("cmd.language.language"))
@@ -290,7 +290,7 @@ class Tables(KwxGroupCog, name="Tables"):
             await self.refuse(interaction, "not_manager")
             return
         lang = await self.rt.languages.set(interaction.guild_id, language)
-        await self.say(interaction, t("cmd.language_set", lang, language=LANGUAGE_NAMES[lang]))
+        await self.say(interaction, tr("cmd.language_set", lang, language=LANGUAGE_NAMES[lang]))
 
     # == button presses ===================================================================================
     async def on_table_press(self, interaction: discord.Interaction, table_id: int, verb: str) -> None:

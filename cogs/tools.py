@@ -21,7 +21,7 @@ from kwx.engine.analysis import shanten
 from kwx.engine.calculator import CONTEXT_FLAGS, Calculation, InputError, calculate, context
 from kwx.engine.rules import PRESETS, RuleSet
 from kwx.engine.tiles import SHORT_CHINESE, Tile
-from kwx.present.i18n import catalog, error_text, join_names, pattern_name, t
+from kwx.present.i18n import catalog, error_text, join_names, pattern_name, tr
 from kwx.present.ledger_text import code_block, money, table
 from kwx.table.defaults import guild_settings
 
@@ -42,13 +42,13 @@ def option_value(option: str, value: Any, lang: str) -> str:
     """An option's value in words: on/off, none, a number, or a choice (half, stay, each …) in the language."""
     if isinstance(value, str):
         key = f"tools.value.{option}.{value}"
-        return t(key, lang) if catalog().template(key, lang) is not None else value
+        return tr(key, lang) if catalog().template(key, lang) is not None else value
     if value is True:
-        return t("tools.on", lang)
+        return tr("tools.on", lang)
     if value is False:
-        return t("tools.off", lang)
+        return tr("tools.off", lang)
     if value is None:
-        return t("tools.none", lang)
+        return tr("tools.none", lang)
     return str(value)
 
 
@@ -111,45 +111,45 @@ class Tools(KwxGroupCog, name="Tools"):
         """What was wrong, as an error: a red embed saying so, the reason as a sentence, and how to write it."""
         detail = safe_text(error_text(exc, lang), 300)
         detail = detail[:1].upper() + detail[1:]
-        return discord.Embed(title=t("tools.calc.error_title", lang),
-                             description=f"{detail}\n\n{t('tools.calc.error_hint', lang)}",
+        return discord.Embed(title=tr("tools.calc.error_title", lang),
+                             description=f"{detail}\n\n{tr('tools.calc.error_hint', lang)}",
                              colour=discord.Colour.red())
 
     def calc_embed(self, calc: Calculation, lang: str) -> discord.Embed:
         rules = calc.rules
-        lines = [t("tools.calc.hand", lang, tiles=self.tiles_text(list(calc.hand)), win=self.tiles_text([calc.win]))]
+        lines = [tr("tools.calc.hand", lang, tiles=self.tiles_text(list(calc.hand)), win=self.tiles_text([calc.win]))]
         if calc.melds:
-            words = [f"{t(MELD_WORDS[m.kind], lang)} {self.tiles_text([m.tile])}" for m in calc.melds]
-            lines.append(t("tools.calc.melds", lang, melds=t("common.list_sep", lang).join(words)))
-        how = [t("term.zimo" if calc.self_draw else "term.dianpao", lang)]
-        how += [t(f"tools.flag.{flag}", lang) for flag in CONTEXT_FLAGS[1:] if getattr(calc.ctx, flag)]
-        lines.append(t("tools.calc.how", lang, how=join_names(how, lang), preset=preset_name(rules.preset_name,
+            words = [f"{tr(MELD_WORDS[m.kind], lang)} {self.tiles_text([m.tile])}" for m in calc.melds]
+            lines.append(tr("tools.calc.melds", lang, melds=tr("common.list_sep", lang).join(words)))
+        how = [tr("term.zimo" if calc.self_draw else "term.dianpao", lang)]
+        how += [tr(f"tools.flag.{flag}", lang) for flag in CONTEXT_FLAGS[1:] if getattr(calc.ctx, flag)]
+        lines.append(tr("tools.calc.how", lang, how=join_names(how, lang), preset=preset_name(rules.preset_name,
                                                                                           lang)))
         r = calc.result
         if r is None:
             waits = calc.hand_waits()
             if waits:
-                lines.append(t("tools.calc.not_win_waits", lang, tiles=self.tiles_text(list(waits))))
+                lines.append(tr("tools.calc.not_win_waits", lang, tiles=self.tiles_text(list(waits))))
             else:
-                lines.append(t("tools.calc.not_win", lang, shanten=max(1, shanten(calc.counts, len(calc.melds)))))
-            return discord.Embed(title=t("tools.calc.title", lang), description="\n".join(lines),
+                lines.append(tr("tools.calc.not_win", lang, shanten=max(1, shanten(calc.counts, len(calc.melds)))))
+            return discord.Embed(title=tr("tools.calc.title", lang), description="\n".join(lines),
                                  colour=discord.Colour.dark_grey())
         rows = [[pattern_name(p, lang), f"×{m}"] for p, m in zip(r.patterns, r.multipliers)]
         if r.capped:
-            rows.append([t("tools.calc.capped", lang, raw=r.raw_fan), ""])
+            rows.append([tr("tools.calc.capped", lang, raw=r.raw_fan), ""])
         if r.shukan_bonus:
-            rows.append([t("tools.calc.shukan", lang), f"+{r.shukan_bonus}"])
+            rows.append([tr("tools.calc.shukan", lang), f"+{r.shukan_bonus}"])
         lines.append(code_block(table(rows, "lr")))
-        lines.append(t("tools.calc.total", lang, fan=r.fan))
+        lines.append(tr("tools.calc.total", lang, fan=r.fan))
         if r.fan < calc.min_fan:
-            lines.append(t("tools.calc.below_min", lang, fan=r.fan, min=calc.min_fan))
+            lines.append(tr("tools.calc.below_min", lang, fan=r.fan, min=calc.min_fan))
             colour = discord.Colour.dark_grey()
         else:
             points = rules.base * r.fan
             key = "tools.calc.pays_zimo" if calc.self_draw else "tools.calc.pays_discard"
-            lines.append(t(key, lang, amount=money(points), base=rules.base))
+            lines.append(tr(key, lang, amount=money(points), base=rules.base))
             colour = discord.Colour.green()
-        return discord.Embed(title=t("tools.calc.title", lang), description="\n".join(lines), colour=colour)
+        return discord.Embed(title=tr("tools.calc.title", lang), description="\n".join(lines), colour=colour)
 
     # == /kwx rules ===========================================================================================
     @app_commands.command(name="rules", description=text("cmd.rules"))
@@ -167,22 +167,22 @@ class Tools(KwxGroupCog, name="Tools"):
         return self.rules_embed(ruleset, self.lang(interaction), default=preset is None)
 
     def rules_embed(self, rules: RuleSet, lang: str, *, default: bool = False) -> discord.Embed:
-        title = t("tools.rules.title", lang, preset=preset_name(rules.preset_name, lang))
+        title = tr("tools.rules.title", lang, preset=preset_name(rules.preset_name, lang))
         patterns = [[pattern_name(p, lang), f"×{m}"] for p, m in rule_patterns(rules)]
-        summary = t("rules.summary", lang)
+        summary = tr("rules.summary", lang)
         if default:
-            summary = f"{t('tools.rules.server_default', lang)}\n\n{summary}"
+            summary = f"{tr('tools.rules.server_default', lang)}\n\n{summary}"
         embed = discord.Embed(title=title, description=summary, colour=discord.Colour.blurple())
-        embed.set_footer(text=t("rules.pointer", lang))
-        embed.add_field(name=t("tools.rules.patterns", lang), value=code_block(table(patterns, "lr")), inline=False)
+        embed.set_footer(text=tr("rules.pointer", lang))
+        embed.add_field(name=tr("tools.rules.patterns", lang), value=code_block(table(patterns, "lr")), inline=False)
         if rules.fan_cap is not None:
             exceptions = [f"{pattern_name(p, lang)} {c}" for p, c in rules.fan_cap_exceptions.items()]
-            cap = t("tools.rules.cap", lang, cap=rules.fan_cap)
+            cap = tr("tools.rules.cap", lang, cap=rules.fan_cap)
             if exceptions:
-                cap += t("tools.rules.cap_except", lang, patterns=join_names(exceptions, lang))
-            embed.add_field(name=t("tools.option.fan_cap", lang), value=cap, inline=False)
-        options = [[t(f"tools.option.{o}", lang), option_value(o, getattr(rules, o), lang)] for o in SHOWN_OPTIONS]
-        embed.add_field(name=t("tools.rules.options", lang), value=code_block(table(options, "ll")), inline=False)
+                cap += tr("tools.rules.cap_except", lang, patterns=join_names(exceptions, lang))
+            embed.add_field(name=tr("tools.option.fan_cap", lang), value=cap, inline=False)
+        options = [[tr(f"tools.option.{o}", lang), option_value(o, getattr(rules, o), lang)] for o in SHOWN_OPTIONS]
+        embed.add_field(name=tr("tools.rules.options", lang), value=code_block(table(options, "ll")), inline=False)
         return embed
 
 

@@ -19,7 +19,7 @@ import discord
 from cogs.buttons import ForgedPress, forged
 from cogs.inputs import id_number
 from cogs.operations import safe_respond
-from kwx.present.i18n import t
+from kwx.present.i18n import tr
 from kwx.present.ledger_text import code_block
 from kwx.table.proof import HandProof, hand_proof
 
@@ -46,7 +46,7 @@ class VerifyButton(discord.ui.DynamicItem[discord.ui.Button], template=r"kwx:vfy
         guild = str(interaction.guild_id)
         proof = await hand_proof(rt.store, guild, self.table_id, self.hand_no)
         if proof is None:
-            await safe_respond(interaction, content=t("verify.unknown", lang), ephemeral=True)
+            await safe_respond(interaction, content=tr("verify.unknown", lang), ephemeral=True)
             return
         await safe_respond(interaction, embed=proof_embed(proof, self.table_id, guild, lang), ephemeral=True)
 
@@ -57,16 +57,16 @@ def proof_embed(proof: HandProof, table_id: int, guild: str, lang: str) -> disco
     check = f"python -m kwx verify {proof.seed} --ref {proof.seed_ref}"
     replay = (f"python -m kwx ledger hand {proof.hand_id} --server {guild} --actions > {log}\n"
               f"{check} --actions {log}")
-    lines = [t("verify.commitment", lang), f"`{proof.seed_ref}`", t("verify.seed", lang), f"`{proof.seed}`",
-             t("verify.check", lang), code_block(check), t("verify.replay", lang), code_block(replay)]
-    embed = discord.Embed(title=t("verify.title", lang, hand=proof.hand_no, table=table_id),
+    lines = [tr("verify.commitment", lang), f"`{proof.seed_ref}`", tr("verify.seed", lang), f"`{proof.seed}`",
+             tr("verify.check", lang), code_block(check), tr("verify.replay", lang), code_block(replay)]
+    embed = discord.Embed(title=tr("verify.title", lang, hand=proof.hand_no, table=table_id),
                           description="\n".join(lines), colour=discord.Colour.dark_grey())
-    embed.set_footer(text=t("verify.footer", lang, hand_id=proof.hand_id))
+    embed.set_footer(text=tr("verify.footer", lang, hand_id=proof.hand_id))
     return embed
 
 
 def verify_view(table_id: int, hand_no: int, lang: str) -> discord.ui.View:
     view = discord.ui.View(timeout=None)
-    view.add_item(VerifyButton(table_id, hand_no, label=t("result.verify", lang)))
+    view.add_item(VerifyButton(table_id, hand_no, label=tr("result.verify", lang)))
     view.stop()  # the dynamic item answers presses; no view timer needed
     return view

@@ -10,7 +10,7 @@ from kwx.engine.actions import VERBS
 from kwx.engine.rules import PATTERN_FAN, PAYMENT_REASONS
 from kwx.engine.tiles import ALL_TILES, Tile
 from kwx.present import i18n
-from kwx.present.i18n import Catalog, catalog, pattern_name, placeholders, resolve_lang, t, tile_name
+from kwx.present.i18n import Catalog, catalog, pattern_name, placeholders, resolve_lang, tile_name, tr
 
 
 @pytest.fixture(scope="module")
@@ -86,7 +86,7 @@ REQUIRED = [
     "result.balances",
 ]
 
-# The stable codes of kwx.table.service.TableError (kwx/table/errors.py): front ends show t(f"error.{code}").
+# The stable codes of kwx.table.service.TableError (kwx/table/errors.py): front ends show tr(f"error.{code}").
 TABLE_ERROR_CODES = [
     "no_table", "not_seated", "not_your_turn", "stale", "illegal", "bad_tile", "table_full", "not_host",
     "already_started", "not_started", "already_seated", "closed",
@@ -99,7 +99,7 @@ def test_required_texts_exist_in_both_languages(files, key: str) -> None:
 
 
 def test_every_engine_verb_has_its_table_word() -> None:
-    words = {verb: (t(f"action.{verb}"), t(f"action.{verb}", "en")) for verb in VERBS}
+    words = {verb: (tr(f"action.{verb}"), tr(f"action.{verb}", "en")) for verb in VERBS}
     assert words == {
         "hu": ("胡", "Win"),
         "gang": ("杠", "Kong"),
@@ -126,17 +126,17 @@ def test_every_payment_reason_has_a_text(files) -> None:
         assert f"payment.{reason}" in files["zh-CN"]
 
 
-def test_t_formats_and_defaults_to_chinese() -> None:
-    assert t("board.wall", count=12) == "牌墙剩余 12 张"
-    assert t("board.wall", lang="en", count=12) == "12 tiles left in the wall"
+def test_tr_formats_and_defaults_to_chinese() -> None:
+    assert tr("board.wall", count=12) == "牌墙剩余 12 张"
+    assert tr("board.wall", lang="en", count=12) == "12 tiles left in the wall"
 
 
 def test_t_falls_back_to_chinese_then_to_the_key() -> None:
     cat = Catalog({"zh-CN": {"a": "甲 {x}", "b": "乙"}, "en": {"b": "B"}})
-    assert cat.t("a", "en", x=1) == "甲 1"  # no English yet: the Chinese text
-    assert cat.t("b", "en") == "B"
-    assert cat.t("nope", "en") == "nope"
-    assert cat.t("a", "en") == "甲 {x}"  # a forgotten placeholder stays visible, no KeyError
+    assert cat.tr("a", "en", x=1) == "甲 1"  # no English yet: the Chinese text
+    assert cat.tr("b", "en") == "B"
+    assert cat.tr("nope", "en") == "nope"
+    assert cat.tr("a", "en") == "甲 {x}"  # a forgotten placeholder stays visible, no KeyError
 
 
 def test_catalog_needs_the_default_language() -> None:
@@ -163,7 +163,7 @@ def test_resolve_lang_maps_discord_locales(tag, lang) -> None:
 def test_resolve_lang_accepts_discord_locale_objects() -> None:
     discord = pytest.importorskip("discord")
     assert resolve_lang(discord.Locale.british_english) == "en"
-    assert t("action.pass", discord.Locale.american_english) == "Pass"
+    assert tr("action.pass", discord.Locale.american_english) == "Pass"
 
 
 def test_every_pattern_has_a_name_and_a_description_in_both_languages() -> None:

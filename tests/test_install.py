@@ -54,7 +54,7 @@ def test_the_installed_commands_work_outside_the_checkout(installed, tmp_path):
     usage = _run(installed, "kwx-bot", "--help", cwd=tmp_path)
     assert usage.returncode == 0 and usage.stdout.startswith("usage: kwx-bot ")
     where = _run(installed, "python", "-c", "import kwx.present.art as art, kwx.present.i18n as i18n; "
-                 "print(art.__file__); print(len(list(art.TILE_DIR.glob('*.png')))); print(i18n.t('cli.ledger.name', 'en'))",
+                 "print(art.__file__); print(len(list(art.TILE_DIR.glob('*.png')))); print(i18n.tr('cli.ledger.name', 'en'))",
                  cwd=tmp_path)
     module, tiles, word = where.stdout.split("\n")[:3]
     assert Path(module).is_relative_to(installed.parent) and not Path(module).is_relative_to(ROOT)

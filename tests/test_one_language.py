@@ -16,7 +16,7 @@ from kwx.engine.calculator import InputError, calculate, context, parse_meld
 from kwx.engine.rules import PRESETS, STANDARD, RuleSet
 from kwx.engine.tiles import TILE_ERRORS, TileError, parse_tile, parse_tiles
 from kwx.engine.wall import check_wall
-from kwx.present.i18n import LANGUAGES, catalog, error_text, placeholders, t
+from kwx.present.i18n import LANGUAGES, catalog, error_text, placeholders, tr
 
 CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+")
 WORD = re.compile(r"[A-Za-z][A-Za-z'-]+")
@@ -74,7 +74,7 @@ def test_every_catalog_message_is_in_one_language(lang):
     for key in sorted(cat.keys(lang)):
         template = cat.template(key, lang) or ""
         values = {name: SAMPLE[lang].get(name, "7") for name in placeholders(template)}
-        text = cat.t(key, lang, **values)
+        text = cat.tr(key, lang, **values)
         if mixed_lines(text, lang):
             bad[key] = text
     assert bad == {}
@@ -160,4 +160,4 @@ def test_a_refusal_at_the_terminal_is_in_one_language():
     refusal = TableError("illegal", "you cannot peng now")
     assert refusal_text(refusal, "en") == "you cannot peng now"
     zh = refusal_text(refusal, "zh-CN")
-    assert zh == t("error.illegal", "zh-CN") and not mixed_lines(zh, "zh-CN")
+    assert zh == tr("error.illegal", "zh-CN") and not mixed_lines(zh, "zh-CN")

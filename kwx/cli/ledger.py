@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 import asyncpg
 
 from kwx.cli import backups, bounded_int
-from kwx.present.i18n import DEFAULT_LANG, pattern_name, resolve_lang, t
+from kwx.present.i18n import DEFAULT_LANG, pattern_name, resolve_lang, tr
 from kwx.store import PERIODS, Store, StoreError, as_dict, default_db_path
 from kwx.store.db import database_url
 
@@ -188,8 +188,8 @@ async def _balances(store: Store, server: str, args: argparse.Namespace, as_json
             {"player": row.player, "name": row.name, "balance": row.balance} for row in sheet.rows]})
     lang = args.lang
     rows = [[row.name, row.player, _money(row.balance), str(row.hands)] for row in sheet.rows]
-    headers = [t(f"cli.ledger.{h}", lang) for h in ("name", "player", "balance", "hands")]
-    return t("cli.ledger.server", lang, server=server, hands=sheet.hands) + "\n" + _table(headers, rows, "llrr")
+    headers = [tr(f"cli.ledger.{h}", lang) for h in ("name", "player", "balance", "hands")]
+    return tr("cli.ledger.server", lang, server=server, hands=sheet.hands) + "\n" + _table(headers, rows, "llrr")
 
 
 async def _leaderboard(store: Store, server: str, args: argparse.Namespace, as_json: bool) -> str:
@@ -197,12 +197,12 @@ async def _leaderboard(store: Store, server: str, args: argparse.Namespace, as_j
     if as_json:
         return _dumps({"period": args.period, "leaderboard": [as_dict(row) for row in board]})
     lang = args.lang
-    title = t(f"ledger.period.{args.period}", lang)
+    title = tr(f"ledger.period.{args.period}", lang)
     if not board:
-        return t("cli.ledger.leaderboard_empty", lang, period=title)
+        return tr("cli.ledger.leaderboard_empty", lang, period=title)
     rows = [[str(r.rank), r.name, _money(r.net), str(r.hands)] for r in board]
-    headers = ["#", *(t(f"cli.ledger.{h}", lang) for h in ("name", "net", "hands"))]
-    return t("cli.ledger.leaderboard", lang, period=title) + "\n" + _table(headers, rows, "rlrr")
+    headers = ["#", *(tr(f"cli.ledger.{h}", lang) for h in ("name", "net", "hands"))]
+    return tr("cli.ledger.leaderboard", lang, period=title) + "\n" + _table(headers, rows, "rlrr")
 
 
 async def _history(store: Store, server: str, args: argparse.Namespace, as_json: bool) -> str:
@@ -211,7 +211,7 @@ async def _history(store: Store, server: str, args: argparse.Namespace, as_json:
         return _dumps({"player": args.player, "hands": [as_dict(hand) for hand in hands]})
     lang = args.lang
     if not hands:
-        return t("cli.ledger.no_hands", lang)
+        return tr("cli.ledger.no_hands", lang)
     names: dict[str, str] = {}
     for hand in hands:
         for winner in hand.winners:
@@ -219,23 +219,23 @@ async def _history(store: Store, server: str, args: argparse.Namespace, as_json:
                 names[winner] = await store.player_name(server, winner) or winner
     rows = []
     for h in hands:
-        where = (t("cli.ledger.at_table", lang, table=h.table_id, hand=h.hand_no) if h.table_id is not None
-                 else t("cli.ledger.manual", lang, hand=h.hand_no))
-        winners = ", ".join(t("cli.ledger.winner_fan", lang, name=names[w], fan=h.fan.get(w, 0))
+        where = (tr("cli.ledger.at_table", lang, table=h.table_id, hand=h.hand_no) if h.table_id is not None
+                 else tr("cli.ledger.manual", lang, hand=h.hand_no))
+        winners = ", ".join(tr("cli.ledger.winner_fan", lang, name=names[w], fan=h.fan.get(w, 0))
                             for w in h.winners) or "—"
         patterns = "; ".join(" ".join(pattern_name(_pattern_name(p), lang) for p in h.patterns.get(w, []))
                              for w in h.winners)
-        role = next((t(f"cli.ledger.role.{r}", lang) for r, on in (("self_draw", h.self_draw), ("won", h.won),
+        role = next((tr(f"cli.ledger.role.{r}", lang) for r, on in (("self_draw", h.self_draw), ("won", h.won),
                                                                      ("dealt_in", h.dealt_in)) if on), "")
-        outcome = t(f"cli.ledger.outcome.{h.outcome}", lang) if catalog_has(f"cli.ledger.outcome.{h.outcome}") else h.outcome
+        outcome = tr(f"cli.ledger.outcome.{h.outcome}", lang) if catalog_has(f"cli.ledger.outcome.{h.outcome}") else h.outcome
         if h.reversed:
-            outcome += t("cli.ledger.reversed", lang)
+            outcome += tr("cli.ledger.reversed", lang)
         rows.append([str(h.hand_id), h.created_at.strftime("%Y-%m-%d %H:%M"), where, outcome, winners,
                      patterns, role, _money(h.net)])
     name = await store.player_name(server, args.player) or args.player
-    headers = [t(f"cli.ledger.{h}", lang) for h in ("hand", "when", "table", "outcome", "winners", "patterns", "you",
+    headers = [tr(f"cli.ledger.{h}", lang) for h in ("hand", "when", "table", "outcome", "winners", "patterns", "you",
                                                      "net")]
-    return t("cli.ledger.hands_of", lang, name=name) + "\n" + _table(headers, rows, "rlllllll")
+    return tr("cli.ledger.hands_of", lang, name=name) + "\n" + _table(headers, rows, "rlllllll")
 
 
 async def _stats(store: Store, server: str, args: argparse.Namespace, as_json: bool) -> str:
@@ -244,12 +244,12 @@ async def _stats(store: Store, server: str, args: argparse.Namespace, as_json: b
         return _dumps({"stats": [as_dict(s) for s in stats]})
     lang = args.lang
     if not stats:
-        return t("cli.ledger.no_hands", lang)
+        return tr("cli.ledger.no_hands", lang)
     rows = [[s.name, str(s.hands), f"{s.wins} ({s.win_rate:.0%})", f"{s.self_draws} ({s.self_draw_rate:.0%})",
              f"{s.deal_ins} ({s.deal_in_rate:.0%})", f"{s.avg_fan:.1f}", str(s.max_fan),
-             t("cli.ledger.liangdao_won", lang, count=s.liangdao, rate=f"{s.liangdao_win_rate:.0%}"), _money(s.net)]
+             tr("cli.ledger.liangdao_won", lang, count=s.liangdao, rate=f"{s.liangdao_win_rate:.0%}"), _money(s.net)]
             for s in stats]
-    headers = [t("cli.ledger.name", lang), *(t(f"ledger.stats.{h}", lang) for h in (
+    headers = [tr("cli.ledger.name", lang), *(tr(f"ledger.stats.{h}", lang) for h in (
         "hands", "wins", "self_draws", "deal_ins", "avg_fan", "max_fan", "liangdao", "net"))]
     return _table(headers, rows, "lrrrrrrrr")
 
@@ -259,11 +259,11 @@ async def _settleup(store: Store, server: str, args: argparse.Namespace, as_json
     if as_json:
         return _dumps({"transfers": [t.to_json() for t in transfers]})
     if not transfers:
-        return t("ledger.settle.square", args.lang)
+        return tr("ledger.settle.square", args.lang)
     names = {row.player: row.name for row in (await store.balances(server)).rows}
     rows = [[names.get(t.from_player, t.from_player), names.get(t.to_player, t.to_player), str(t.amount)]
             for t in transfers]
-    return _table([t(f"cli.ledger.{h}", args.lang) for h in ("pays", "to", "amount")], rows, "llr")
+    return _table([tr(f"cli.ledger.{h}", args.lang) for h in ("pays", "to", "amount")], rows, "llr")
 
 
 async def _export(store: Store, server: str, args: argparse.Namespace, as_json: bool) -> str | None:
@@ -279,7 +279,7 @@ async def _export(store: Store, server: str, args: argparse.Namespace, as_json: 
         if out is not sys.stdout:
             out.close()
     if args.out:
-        print(t("cli.ledger.wrote", args.lang, count=count, out=args.out), file=sys.stderr)
+        print(tr("cli.ledger.wrote", args.lang, count=count, out=args.out), file=sys.stderr)
     return None
 
 

@@ -59,7 +59,7 @@ from kwx.local.tables import (
 from kwx.local.text import say, tile_markup, tile_text, verb_label
 from kwx.local.warnings import confirm_setting, danger_line, hint_suffix, set_confirm_setting, warning
 from kwx.local.widgets import ActionView, CommandLine, ConfirmScreen, ResultScreen, RulesScreen, TileView
-from kwx.present.i18n import resolve_lang, t
+from kwx.present.i18n import resolve_lang, tr
 from kwx.store import Store
 from kwx.table.errors import TableError
 from kwx.table.service import TableService
@@ -257,7 +257,7 @@ class KwxApp(App[int]):
         parts: list[str] = []
         if fe.board is not None and fe.board.hand_no:
             dealer = next((s.seat for s in fe.board.seats if s.is_dealer), None)
-            parts.append(t("board.title", self.lang, hand=fe.board.hand_no, dealer=fe.name(dealer, fe.board)))
+            parts.append(tr("board.title", self.lang, hand=fe.board.hand_no, dealer=fe.name(dealer, fe.board)))
             parts.append(fe.status_line(fe.board))
         if fe.is_paused():
             parts.append(f"[bold reverse yellow] {escape(say('paused_prompt', self.lang))} [/]")

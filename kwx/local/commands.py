@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from kwx.engine.tiles import Tile, TileError, excerpt, parse_tile
 from kwx.local.text import catalog_text, say, tile_markup, tile_or_none, tiles_markup, verb_label
 from kwx.present.i18n import error_text as mistake_text
-from kwx.present.i18n import resolve_lang, t
+from kwx.present.i18n import resolve_lang, tr
 from kwx.table.errors import TableError
 from kwx.table.views import ActionChoice, PrivateView
 
@@ -113,7 +113,7 @@ def describe_choices(view: PrivateView, lang: str) -> str:
 def resolve_command(cmd: Command, view: PrivateView | None, lang: str) -> ActionChoice:
     """The legal choice a game command stands for, or CommandError saying why it is not possible now."""
     if view is None or not view.choices:
-        raise CommandError(t("error.not_your_turn", lang))
+        raise CommandError(tr("error.not_your_turn", lang))
     choices = view.choices
     verbs = {c.verb for c in choices}
     held = list(view.concealed) + ([view.drawn] if view.drawn is not None else [])
@@ -125,18 +125,18 @@ def resolve_command(cmd: Command, view: PrivateView | None, lang: str) -> Action
                                        actions=describe_choices(view, lang)))
             if view.liangdao and view.drawn is not None:
                 raise CommandError(say("cant_discard_locked", lang, tile=tile_markup(view.drawn, lang)))
-            raise CommandError(t("error.no_legal_tile", lang))
+            raise CommandError(tr("error.no_legal_tile", lang))
         if cmd.tile not in held:
             raise CommandError(say("no_tile", lang, tile=tile_markup(cmd.tile, lang)))
         if ActionChoice("discard", cmd.tile) not in choices:
             if view.liangdao and view.drawn is not None:
                 raise CommandError(say("cant_discard_locked", lang, tile=tile_markup(view.drawn, lang)))
-            raise CommandError(t("error.no_legal_tile", lang))
+            raise CommandError(tr("error.no_legal_tile", lang))
         return ActionChoice("discard", cmd.tile)
     if cmd.verb == "liangdao":
         options = [c.tile for c in choices if c.verb == "liangdao" and c.tile is not None]
         if not options:
-            raise CommandError(say("liangdao_none", lang) if "discard" in verbs else t("error.not_your_turn", lang))
+            raise CommandError(say("liangdao_none", lang) if "discard" in verbs else tr("error.not_your_turn", lang))
         if cmd.tile is None:
             raise CommandError(say("liangdao_needs_tile", lang, tile=tile_markup(options[0], lang)))
         if cmd.tile not in held:
@@ -148,7 +148,7 @@ def resolve_command(cmd: Command, view: PrivateView | None, lang: str) -> Action
     if cmd.verb == "gang":
         gangs = [c for c in choices if c.verb == "gang"]
         if not gangs:
-            raise CommandError(t("error.action_not_allowed", lang, action=verb_label("gang", lang)))
+            raise CommandError(tr("error.action_not_allowed", lang, action=verb_label("gang", lang)))
         gang_tiles = [tile for g in gangs if (tile := g.tile or view.claim_tile) is not None]
         gang_options = " / ".join(f"{verb_label('gang', lang)} {tile_markup(tile, lang)}" for tile in gang_tiles)
         if cmd.tile is None:
@@ -164,7 +164,7 @@ def resolve_command(cmd: Command, view: PrivateView | None, lang: str) -> Action
         if choice is None:
             if cmd.verb == "pass" and "discard" in verbs:
                 raise CommandError(say("nothing_to_pass", lang))
-            raise CommandError(t("error.action_not_allowed", lang, action=verb_label(cmd.verb, lang)))
+            raise CommandError(tr("error.action_not_allowed", lang, action=verb_label(cmd.verb, lang)))
         return choice
     raise CommandError(say("unknown", lang, text=cmd.verb))
 

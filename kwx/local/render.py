@@ -32,7 +32,7 @@ from kwx.local.text import (
     tiles_text,
 )
 from kwx.local.warnings import danger_line, hint_suffix
-from kwx.present.i18n import pattern_name, resolve_lang, t
+from kwx.present.i18n import pattern_name, resolve_lang, tr
 from kwx.table.views import PlayerRef, PrivateView, PublicView, ResultView
 
 
@@ -67,8 +67,8 @@ class Renderer:
 
     def header(self, view: PublicView) -> str:
         dealer = next((s.seat for s in view.seats if s.is_dealer), None)
-        title = t("board.title", self.lang, hand=view.hand_no, dealer=self.name(dealer, view))
-        base = f"{t('term.base', self.lang)} {view.base}"
+        title = tr("board.title", self.lang, hand=view.hand_no, dealer=self.name(dealer, view))
+        base = f"{tr('term.base', self.lang)} {view.base}"
         return f"\n[bold]━━ {title} · {base} ━━[/]"
 
     def event_line(self, event: Mapping[str, Any], view: PublicView) -> str | None:
@@ -83,26 +83,26 @@ class Renderer:
             return self.header(view)
         if kind == "discard":  # a 亮倒 discard too: the reveal line follows it
             arrow = "[dim]→[/]" if not event.get("auto") else "[dim]⇢[/]"
-            return f"{arrow} {t('event.discard', lang, player=who, tile=tm)}"
+            return f"{arrow} {tr('event.discard', lang, player=who, tile=tm)}"
         if kind == "peng":
-            return f"[bold]◆[/] {t('event.pung', lang, player=who, tile=tm)}"
+            return f"[bold]◆[/] {tr('event.pung', lang, player=who, tile=tm)}"
         if kind == "gang":
             sort = event.get("gang")
             if sort == "angang":
-                return f"[bold]◆[/] {t('event.angang', lang, player=who)}"
+                return f"[bold]◆[/] {tr('event.angang', lang, player=who)}"
             key = "event.bugang" if sort == "bugang" else "event.zhigang"
-            return f"[bold]◆[/] {t(key, lang, player=who, tile=tm)}"
+            return f"[bold]◆[/] {tr(key, lang, player=who, tile=tm)}"
         if kind == "rob_window":
             return None  # the status line shows the 补杠 while it is held; its line comes when it completes
         if kind == "liangdao":  # after its declaring discard, before anything that follows it
             hand = tiles_markup(tiles_or_none(event.get("hand")), lang)
             waits = tiles_markup(tiles_or_none(" ".join(event.get("waits") or ())), lang)
-            line = t("board.liangdao_reveal", lang, player=who, hand=hand)
+            line = tr("board.liangdao_reveal", lang, player=who, hand=hand)
             return f"[bold magenta]★[/] {line}  [bold]{say('waits', lang, tiles=waits)}[/]"
         if kind == "hu":
             return self._hu_line(event, view, tm)
         if kind == "huangzhuang":
-            return f"[bold]■[/] {t('event.huangzhuang', lang)}"
+            return f"[bold]■[/] {tr('event.huangzhuang', lang)}"
         if kind == "forbid_feeding":
             return f"[bold]■[/] {say('forbid_feeding', lang, player=who)}"
         if kind == "maima":
@@ -115,16 +115,16 @@ class Renderer:
         names = [self.name(s, view) for s in winners]
         discarder = self.name(event.get("from"), view) if event.get("from") is not None else "?"
         if event.get("self_draw"):
-            text = t("event.zimo", lang, player=names[0] if names else "?", tile=tm)
+            text = tr("event.zimo", lang, player=names[0] if names else "?", tile=tm)
         elif event.get("rob_kong"):
-            text = t("event.qianggang", lang, winner=t("common.list_sep", lang).join(names), player=discarder, tile=tm)
+            text = tr("event.qianggang", lang, winner=tr("common.list_sep", lang).join(names), player=discarder, tile=tm)
         elif len(names) > 1:
-            text = t("event.yipao_shuangxiang", lang, winners=t("common.and", lang, a=names[0], b=names[1]),
+            text = tr("event.yipao_shuangxiang", lang, winners=tr("common.and", lang, a=names[0], b=names[1]),
                      discarder=discarder, tile=tm)
         else:
-            text = t("event.dianpao", lang, winner=names[0] if names else "?", discarder=discarder, tile=tm)
+            text = tr("event.dianpao", lang, winner=names[0] if names else "?", discarder=discarder, tile=tm)
         if any(w.get("baohu") for w in event.get("winners", [])):
-            text += "  " + t("event.baohu", lang, discarder=discarder)
+            text += "  " + tr("event.baohu", lang, discarder=discarder)
         return f"[bold yellow]★ {text}[/]"
 
     def meld_text(self, melds: Sequence[Any]) -> Text:
@@ -146,11 +146,11 @@ class Renderer:
         table.add_column(say("seat", lang), no_wrap=True)
         table.add_column(say("tiles", lang), justify="right")
         table.add_column(say("score", lang), justify="right")
-        table.add_column(f"{t('board.melds', lang)} / {t('board.discards', lang)}", overflow="fold")
+        table.add_column(f"{tr('board.melds', lang)} / {tr('board.discards', lang)}", overflow="fold")
         for s in view.seats:
             marks = []
             if s.is_dealer:
-                marks.append(f"[bold magenta]{t('board.dealer_mark', lang)}[/]")
+                marks.append(f"[bold magenta]{tr('board.dealer_mark', lang)}[/]")
             if s.autoplay:
                 marks.append(f"[yellow]{say('autoplay', lang)}[/]")
             on_turn = view.turn_seat == s.seat and view.phase in ("turn", "claim")
@@ -163,7 +163,7 @@ class Renderer:
             body.append_text(tiles_text(s.discards, lang))
             if s.liangdao:
                 body.append("\n")
-                body.append(f"{t('term.liangdao', lang)} ", style="bold magenta")
+                body.append(f"{tr('term.liangdao', lang)} ", style="bold magenta")
                 body.append_text(tiles_text(s.revealed, lang))
                 body.append("  ")
                 body.append(say("waits", lang, tiles=""), style="bold")
@@ -174,12 +174,12 @@ class Renderer:
 
     def status_line(self, view: PublicView) -> str:
         lang = self.lang
-        parts = [t("board.wall", lang, count=view.wall_remaining)]
+        parts = [tr("board.wall", lang, count=view.wall_remaining)]
         if view.phase == "turn" and view.turn_seat is not None:
             parts.append(say("turn_of", lang, player=self.name(view.turn_seat, view)))
         elif view.phase == "claim" and view.turn_seat is not None and view.claim_tile is not None:
             who, tile = self.name(view.turn_seat, view), tile_markup(view.claim_tile, lang)
-            parts.append(t("event.bugang", lang, player=who, tile=tile) if view.claim_kind == "bugang"
+            parts.append(tr("event.bugang", lang, player=who, tile=tile) if view.claim_kind == "bugang"
                          else say("claim_on", lang, player=who, tile=tile))
         secs = self.seconds_left(view.deadline)
         if secs is not None:
@@ -245,16 +245,16 @@ class Renderer:
         def seat_name(seat: int | None) -> str:
             return names[seat] if seat is not None and 0 <= seat < len(names) else "?"
 
-        out: list[Any] = [f"\n[bold reverse] {t('result.title', lang, hand=result.hand_no)} [/]"]
+        out: list[Any] = [f"\n[bold reverse] {tr('result.title', lang, hand=result.hand_no)} [/]"]
         if not result.winners:
-            out.append(f"[bold]{t('result.draw', lang)}[/]")
+            out.append(f"[bold]{tr('result.draw', lang)}[/]")
         for w in result.winners:
             if w.self_draw:
-                head = t("result.win_zimo", lang, player=seat_name(w.seat))
+                head = tr("result.win_zimo", lang, player=seat_name(w.seat))
             else:
-                head = t("result.win_discard", lang, player=seat_name(w.seat), discarder=seat_name(w.from_seat))
+                head = tr("result.win_discard", lang, player=seat_name(w.seat), discarder=seat_name(w.from_seat))
             out.append(f"[bold yellow]★ {head}[/]  {say('win_tile', lang, tile=tile_markup(w.win_tile, lang))}  "
-                       f"[bold]{t('result.fan', lang, fan=w.fan)}[/]")
+                       f"[bold]{tr('result.fan', lang, fan=w.fan)}[/]")
             for pid, mult in w.patterns:
                 out.append(f"    {pattern_name(pid, 'zh-CN')} [dim]{pattern_name(pid, 'en')}[/]  ×{mult}")
         if result.hands:
@@ -267,12 +267,12 @@ class Renderer:
                     line.append_text(self.meld_text(h.melds))
                 out.append(line)
         if result.payments:
-            out.append(f"[bold]{t('result.payments', lang)}[/]")
+            out.append(f"[bold]{tr('result.payments', lang)}[/]")
             for p in result.payments:
                 reason = catalog_text(f"payment.{p.reason}", lang) or p.reason
-                out.append("  " + t("result.payment_line", lang, payer=self.player_name(p.from_player),
+                out.append("  " + tr("result.payment_line", lang, payer=self.player_name(p.from_player),
                                     payee=self.player_name(p.to_player), amount=p.amount, reason=reason))
-        table = Table(box=None, pad_edge=False, header_style="dim", title=t("result.balances", lang),
+        table = Table(box=None, pad_edge=False, header_style="dim", title=tr("result.balances", lang),
                       title_justify="left", title_style="bold")
         table.add_column("")
         table.add_column(say("hand_net", lang), justify="right")
@@ -290,7 +290,7 @@ class Renderer:
         if seed:  # the shuffle can be checked once the hand is over
             out.append(f"[dim]{escape(say('hand_seed', lang, seed=seed))}[/]")
         if result.next_dealer is not None:
-            out.append(f"[dim]{t('result.next_dealer', lang, player=seat_name(result.next_dealer))}[/]")
+            out.append(f"[dim]{tr('result.next_dealer', lang, player=seat_name(result.next_dealer))}[/]")
         return out
 
     # -- shared by both front ends ---------------------------------------------------------------------------
@@ -331,8 +331,8 @@ class Renderer:
         if "seat" in values and "player" not in values and isinstance(values["seat"], int):
             values["player"] = self.name(values["seat"])
         if "action" in values and isinstance(values["action"], str) and values["action"] in VERB_LABELS:
-            values["action"] = t(f"action.{values['action']}", self.lang)  # one language: 出牌 / Discard
-        return t(key, self.lang, **values)
+            values["action"] = tr(f"action.{values['action']}", self.lang)  # one language: 出牌 / Discard
+        return tr(key, self.lang, **values)
 
     def summary_lines(self, summary: Any) -> list[str]:
         """A closed table's sitting (TableSummary): hands played, each player's net here, the biggest hand."""

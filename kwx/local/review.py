@@ -14,7 +14,7 @@ from textual.widgets import Footer, Static
 
 from kwx.engine.review import Review
 from kwx.local.text import tile_markup
-from kwx.present.i18n import t
+from kwx.present.i18n import tr
 from kwx.present.review_text import ReviewText
 
 
@@ -45,7 +45,7 @@ class ReviewApp(App[None]):
 
     def compose(self) -> ComposeResult:
         yield Static(Text.from_markup(self.words.title()), id="title")
-        summary = [*self.words.summary_lines(), escape(t("review.keys", self.lang))]
+        summary = [*self.words.summary_lines(), escape(tr("review.keys", self.lang))]
         yield Static(Text.from_markup("\n".join(summary)), id="summary")
         with VerticalScroll():
             yield Static(id="step")

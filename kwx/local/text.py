@@ -8,7 +8,7 @@ from typing import Any
 from rich.text import Text
 
 from kwx.engine.tiles import SHORT_CHINESE, Tile, TileError, parse_tile, parse_tiles
-from kwx.present.i18n import catalog, resolve_lang, t
+from kwx.present.i18n import catalog, resolve_lang, tr
 
 # Both names of every verb, for choices and help: 胡(hu).
 VERB_LABELS: dict[str, tuple[str, str]] = {
@@ -20,14 +20,14 @@ VERB_LABELS: dict[str, tuple[str, str]] = {
 
 def say(key: str, lang: str, **fmt: Any) -> str:
     """A terminal string (catalog key `local.<key>`) in `lang` (zh-CN or en)."""
-    return t(f"local.{key}", lang, **fmt)
+    return tr(f"local.{key}", lang, **fmt)
 
 
 def catalog_text(key: str, lang: str, **fmt: Any) -> str | None:
     """The shared catalog's text for `key`, or None when the catalog has no such key."""
     if catalog().template(key, lang) is None:
         return None
-    return t(key, lang, **fmt)
+    return tr(key, lang, **fmt)
 
 
 def verb_label(verb: str, lang: str) -> str:

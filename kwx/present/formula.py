@@ -10,7 +10,7 @@ discord; `cogs/board.py` writes the result post's payment lines with it.
 
 from __future__ import annotations
 
-from kwx.present.i18n import t
+from kwx.present.i18n import tr
 
 FAN_REASONS = ("chajiao", "forbid_feeding")  # the payer pays a fan's worth
 TIMES_REASONS = ("angang", "bugang", "zhigang", "draw_liangdao", "maima")  # the base times a plain number
@@ -25,22 +25,22 @@ def payment_formula(reason: str, amount: int, base: int, lang: str, *, fan: int 
         return None
     factors: list[str] = []
     if reason in ("hu", "baohu") and fan:
-        factors.append(t("result.formula.fan", lang, fan=fan))
+        factors.append(tr("result.formula.fan", lang, fan=fan))
         if reason == "baohu":
-            factors.append(t("result.formula.baohu", lang))
+            factors.append(tr("result.formula.baohu", lang))
         product = base * fan * (2 if reason == "baohu" else 1)
     elif reason == "piao" and piao is not None:
-        factors.append(t("result.formula.piao", lang, payer=piao[0], payee=piao[1]))
+        factors.append(tr("result.formula.piao", lang, payer=piao[0], payee=piao[1]))
         product = base * (piao[0] + piao[1])
     elif reason in FAN_REASONS + TIMES_REASONS and amount % base == 0:
         times = amount // base
         if times == 1:
             return None
         key = "result.formula.reason_fan" if reason in FAN_REASONS else "result.formula.reason_times"
-        factors.append(t(key, lang, reason=t(f"payment.{reason}", lang), n=times))
+        factors.append(tr(key, lang, reason=tr(f"payment.{reason}", lang), n=times))
         product = amount
     else:
         return None
     if product != amount:
         return None
-    return " × ".join([t("result.formula.base", lang, base=base), *factors])
+    return " × ".join([tr("result.formula.base", lang, base=base), *factors])

@@ -1,11 +1,11 @@
 """The string catalog: every text a player reads, in 简体中文 (zh-CN, the default) and English (en).
 
 The catalogs are flat JSON files in kwx/present/locale/ (`"board.wall": "牌墙剩余 {count} 张"`) so translators can edit
-them without touching code. `t(key, lang, **fmt)` looks the key up in `lang`, then in zh-CN, then gives the
+them without touching code. `tr(key, lang, **fmt)` looks the key up in `lang`, then in zh-CN, then gives the
 key itself back, so a missing translation shows up as readable Chinese or as the key, never as a crash.
 A placeholder the caller forgot stays visible as `{name}` (and is logged).
 
-Both front ends use it: the Discord cogs pass the interaction's locale (`t(key, interaction.locale)`: any
+Both front ends use it: the Discord cogs pass the interaction's locale (`tr(key, interaction.locale)`: any
 'en-US'/'en-GB' becomes en, any 'zh-*' becomes zh-CN), the terminal table passes its own setting.
 """
 
@@ -82,7 +82,7 @@ class Catalog:
             found = self.messages[DEFAULT_LANG].get(key)
         return found
 
-    def t(self, key: str, lang: object | None = DEFAULT_LANG, **fmt: Any) -> str:
+    def tr(self, key: str, lang: object | None = DEFAULT_LANG, **fmt: Any) -> str:
         """`fmt` values that are errors with a code (TileError, InputError …) are rendered in `lang` too."""
         template = self.template(key, lang)
         if template is None:
@@ -98,7 +98,7 @@ class Catalog:
         """An error with `catalog` (a key prefix), `code` and `fmt` in `lang`; any other error as str()."""
         prefix, code = getattr(exc, "catalog", None), getattr(exc, "code", None)
         if prefix and code and self.template(f"{prefix}.{code}", lang) is not None:
-            return self.t(f"{prefix}.{code}", lang, **getattr(exc, "fmt", {}))
+            return self.tr(f"{prefix}.{code}", lang, **getattr(exc, "fmt", {}))
         return str(exc)
 
 
@@ -108,9 +108,9 @@ def catalog() -> Catalog:
     return Catalog.load()
 
 
-def t(key: str, lang: object | None = DEFAULT_LANG, **fmt: Any) -> str:
+def tr(key: str, lang: object | None = DEFAULT_LANG, **fmt: Any) -> str:
     """The text for `key` in `lang` (a tag like 'en' or a discord.Locale), formatted with `fmt`."""
-    return catalog().t(key, lang, **fmt)
+    return catalog().tr(key, lang, **fmt)
 
 
 def error_text(exc: Exception, lang: object | None = DEFAULT_LANG) -> str:
@@ -122,19 +122,19 @@ def pattern_name(pid: str, lang: object | None = DEFAULT_LANG) -> str:
     """The name of a pattern id of kwx.engine.rules ('qidui' -> 七对 / Seven Pairs); an unknown id as is."""
     if pid not in PATTERN_FAN:
         return pid
-    return t(f"pattern.{pid}", lang)
+    return tr(f"pattern.{pid}", lang)
 
 
 def tile_name(tile: int, lang: object | None = DEFAULT_LANG) -> str:
     """A tile as words: 5筒 / 5 Dots, 中 / Red Dragon."""
     tile = Tile(tile)
     if tile.is_dragon:
-        return t({Tile.RED: "tile.red", Tile.GREEN: "tile.green", Tile.WHITE: "tile.white"}[tile], lang)
-    return t(f"tile.{tile.suit}", lang, n=tile.number)
+        return tr({Tile.RED: "tile.red", Tile.GREEN: "tile.green", Tile.WHITE: "tile.white"}[tile], lang)
+    return tr(f"tile.{tile.suit}", lang, n=tile.number)
 
 
 def join_names(names: list[str], lang: object | None = DEFAULT_LANG) -> str:
     """'a、b' / 'a, b' with the language's list separator; two names use 'and' (a和b / a and b)."""
     if len(names) == 2:
-        return t("common.and", lang, a=names[0], b=names[1])
-    return t("common.list_sep", lang).join(names)
+        return tr("common.and", lang, a=names[0], b=names[1])
+    return tr("common.list_sep", lang).join(names)

@@ -15,7 +15,7 @@ from PIL import Image, ImageDraw, ImageFont
 
 from kwx.engine.review import Review
 from kwx.present.art import GOLD, RED, _tile_image, find_cjk_font, to_png
-from kwx.present.i18n import t
+from kwx.present.i18n import tr
 from kwx.present.review_text import ReviewText
 
 TILE_H = 48  # hand tiles
@@ -98,7 +98,7 @@ def render_step(review: Review, names: Sequence[str], index: int, lang: str, *, 
     y = PAD + 64
     end = frame.action is None
     for seat, view in enumerate(frame.seats):
-        label = names[seat] + (t("review.dealer_mark", words.lang) if seat == review.dealer else "")
+        label = names[seat] + (tr("review.dealer_mark", words.lang) if seat == review.dealer else "")
         colour = HIGHLIGHT if seat in frame.to_act or (end and seat in review.result.winners) else TEXT
         x0 = PAD
         if seat in frame.to_act:  # drawn, not a glyph: the fallback font has no ▶

@@ -17,7 +17,7 @@ from typing import Any
 from kwx.engine.review import Review
 from kwx.engine.tiles import Tile
 from kwx.present.art import _tile_image, to_png
-from kwx.present.i18n import t
+from kwx.present.i18n import tr
 from kwx.present.review_text import ReviewText
 
 TILE_PX = 64  # inlined tile height: the page shows them at 40 px and less
@@ -61,14 +61,14 @@ def review_page(review: Review, names: Sequence[str], lang: str, *, hand_id: int
             "winners": list(review.result.winners),
             "win_tile": review.win_tile.compact if review.win_tile is not None else None,
             "start": min(max(start or 0, 0), len(frames) - 1)}
-    labels = {"first": "|◀ " + t("review.button.first", lang), "prev": "◀", "next": "▶",
-              "last": t("review.button.last", lang) + " ▶|", "mine": t("review.button.mine", lang),
-              "mistake": t("review.button.mistake", lang)}
+    labels = {"first": "|◀ " + tr("review.button.first", lang), "prev": "◀", "next": "▶",
+              "last": tr("review.button.last", lang) + " ▶|", "mine": tr("review.button.mine", lang),
+              "mistake": tr("review.button.mistake", lang)}
     buttons = "".join(f'<button id="go-{m}" data-move="{m}">{html.escape(labels[m])}</button>' for m in MOVES)
     summary = "".join(f"<li>{html.escape(line)}</li>" for line in words.summary_lines())
     lang_tag = "en" if words.lang == "en" else "zh-CN"
     return _PAGE.format(lang=lang_tag, title=html.escape(words.title()), summary=summary, buttons=buttons,
-                        tiles=_tile_css(), data=_script_json(data), dealer=html.escape(t("review.dealer_mark", lang)))
+                        tiles=_tile_css(), data=_script_json(data), dealer=html.escape(tr("review.dealer_mark", lang)))
 
 
 _PAGE = """<!DOCTYPE html>

@@ -13,7 +13,7 @@ from kwx.engine.actions import Action
 from kwx.engine.ai_strong import Valued
 from kwx.engine.review import BY_AUTO, BY_TIMEOUT, FORBIDDEN, Decision, Frame, Review
 from kwx.engine.tiles import SHORT_CHINESE, Tile
-from kwx.present.i18n import pattern_name, resolve_lang, t
+from kwx.present.i18n import pattern_name, resolve_lang, tr
 
 TileFormat = Callable[[Tile], str]
 RANKED_SHOWN = 4  # options listed per decision
@@ -44,74 +44,74 @@ class ReviewText:
     def action(self, action: Action) -> str:
         verb, tile = action.verb, action.tile
         if verb == "discard":
-            return t("action.discard_tile", self.lang, tile=self.tile(tile))  # type: ignore[arg-type]
+            return tr("action.discard_tile", self.lang, tile=self.tile(tile))  # type: ignore[arg-type]
         if verb == "liangdao":
-            return t("action.liangdao_tile", self.lang, tile=self.tile(tile))  # type: ignore[arg-type]
+            return tr("action.liangdao_tile", self.lang, tile=self.tile(tile))  # type: ignore[arg-type]
         if verb == "gang" and tile is not None:
-            return t("action.kong_tile", self.lang, tile=self.tile(tile))
-        return t(f"action.{verb}", self.lang)
+            return tr("action.kong_tile", self.lang, tile=self.tile(tile))
+        return tr(f"action.{verb}", self.lang)
 
     def step_name(self, frame: int) -> str:
-        return t("review.step_name", self.lang, step=frame + 1)
+        return tr("review.step_name", self.lang, step=frame + 1)
 
     def value(self, value: float | None) -> str:
         if value is None:
-            return t("review.by_rule", self.lang)
+            return tr("review.by_rule", self.lang)
         if value <= -FORBIDDEN:
-            return t("review.never", self.lang)
+            return tr("review.never", self.lang)
         return f"{value:+.2f}"
 
     # -- the summary -----------------------------------------------------------------------------------------
     def title(self) -> str:
         who = self.names[self.review.seat]
         if self.hand_id is None:
-            return t("review.title_log", self.lang, player=who)
-        return t("review.title", self.lang, hand=self.hand_id, player=who)
+            return tr("review.title_log", self.lang, player=who)
+        return tr("review.title", self.lang, hand=self.hand_id, player=who)
 
     def summary_lines(self) -> list[str]:
         r, s, lang = self.review, self.review.summary, self.lang
         who = self.names[r.seat]
-        lines = [t("review.ai_note", lang, player=who)]
+        lines = [tr("review.ai_note", lang, player=who)]
         if s.agreement is None:
-            lines.append(t("review.no_decisions", lang))
+            lines.append(tr("review.no_decisions", lang))
         else:
-            lines.append(t("review.agreement", lang, agreed=s.agreed, total=s.decisions,
+            lines.append(tr("review.agreement", lang, agreed=s.agreed, total=s.decisions,
                            share=f"{round(100 * s.agreement)}%"))
         if s.costliest:
-            lines.append(t("review.costliest", lang))
+            lines.append(tr("review.costliest", lang))
             lines.extend("  " + self.costly_line(r.decisions[i]) for i in s.costliest)
         for key, found in (("review.louhu_count", s.louhu), ("review.fed_count", s.fed),
                            ("review.deal_in_count", s.deal_ins_unready)):
             steps = ", ".join(self.step_name(r.decisions[i].frame) for i in found)
-            lines.append(t(key, lang, count=len(found)) + (f" ({steps})" if steps else ""))
+            lines.append(tr(key, lang, count=len(found)) + (f" ({steps})" if steps else ""))
         lines.append(self.result_line())
-        lines.append(t("review.payments", lang, payments=self.payments() or t("review.no_payments", lang)))
+        lines.append(tr("review.payments", lang, payments=self.payments() or tr("review.no_payments", lang)))
         return lines
 
     def costly_line(self, d: Decision) -> str:
         if d.forbidden:
-            return t("review.costly_forbidden", self.lang, step=self.step_name(d.frame), taken=self.action(d.taken),
+            return tr("review.costly_forbidden", self.lang, step=self.step_name(d.frame), taken=self.action(d.taken),
                      ai=self.action(d.ai.action))
-        return t("review.costly", self.lang, step=self.step_name(d.frame), taken=self.action(d.taken),
+        return tr("review.costly", self.lang, step=self.step_name(d.frame), taken=self.action(d.taken),
                  ai=self.action(d.ai.action), loss=f"{d.loss or 0.0:.2f}")
 
     def payments(self) -> str:
-        return "; ".join(t("review.payment", self.lang, payer=self.names[p.from_seat], payee=self.names[p.to_seat],
-                           amount=p.amount, reason=t(f"payment.{p.reason}", self.lang))
+        return "; ".join(tr("review.payment", self.lang, payer=self.names[p.from_seat], payee=self.names[p.to_seat],
+                           amount=p.amount, reason=tr(f"payment.{p.reason}", self.lang))
                          for p in self.review.summary.payments)
 
     def result_line(self) -> str:
         result, lang = self.review.result, self.lang
         nets = "  ".join(f"{self.names[s]} {n:+d}" for s, n in enumerate(result.net))
         if result.outcome != "win":
-            return t("review.result_draw", lang, net=nets)
+            return tr("review.result_draw", lang, net=nets)
         wins = []
         for s in result.winners:
             patterns = ", ".join(pattern_name(p, lang) for p in result.patterns.get(s, ()))
-            wins.append(t("review.result_win", lang, player=self.names[s], fan=result.fan.get(s, 0),
+            wins.append(tr("review.result_win", lang, player=self.names[s], fan=result.fan.get(s, 0),
                           patterns=patterns, tile=self.tile(self.review.win_tile) if self.review.win_tile is not None
                           else "?"))
-        how = t("term.zimo", lang) if result.self_draw else t("review.on_discard", lang,
+        how = tr("term.zimo", lang) if result.self_draw else tr("review.on_discard", lang,
                                                               player=self.names[result.from_seat or 0])
         return f"{'; '.join(wins)} ({how}) · {nets}"
 
@@ -119,13 +119,13 @@ class ReviewText:
     def frame_lines(self, index: int) -> list[str]:
         r, lang = self.review, self.lang
         frame = r.frames[index]
-        lines = [t("review.step", lang, step=index + 1, total=len(r.frames), wall=frame.wall)]
+        lines = [tr("review.step", lang, step=index + 1, total=len(r.frames), wall=frame.wall)]
         lines.extend(self.seat_line(frame, s) for s in range(3))
         if frame.pending is not None:
-            lines.append(t("board.claim_open", lang, player=self.names[frame.pending[0]],
+            lines.append(tr("board.claim_open", lang, player=self.names[frame.pending[0]],
                            tile=self.tile(frame.pending[1])))
         if frame.action is None:
-            lines.append(t("review.end", lang, result=self.result_line()))
+            lines.append(tr("review.end", lang, result=self.result_line()))
             return lines
         lines.append(self.action_line(frame))
         decision = r.decision_at(index)
@@ -140,37 +140,37 @@ class ReviewText:
             hand.remove(view.drawn)
         parts = [self.tiles(hand) + (f" + {self.tile(view.drawn)}" if view.drawn is not None else "")]
         if view.melds:
-            parts.append(t("review.melds", lang, melds=" ".join(
+            parts.append(tr("review.melds", lang, melds=" ".join(
                 self.tiles([m.tile] * m.size, "") for m in view.melds)))
         pond = " ".join(f"({self.tile(x)})" if claimed else self.tile(x) for x, claimed in view.discards)
-        parts.append(t("review.pond", lang, tiles=pond or "—"))
+        parts.append(tr("review.pond", lang, tiles=pond or "—"))
         if view.declared:
-            parts.append(t("review.declared", lang, waits=self.tiles(view.waits)))
+            parts.append(tr("review.declared", lang, waits=self.tiles(view.waits)))
         mark = "▶ " if seat in frame.to_act else "  "
-        dealer = t("review.dealer_mark", lang) if seat == self.review.dealer else ""
+        dealer = tr("review.dealer_mark", lang) if seat == self.review.dealer else ""
         return f"{mark}{self.names[seat]}{dealer}: " + " · ".join(parts)
 
     def action_line(self, frame: Frame) -> str:
         assert frame.action is not None
-        by = {BY_TIMEOUT: t("review.by_timeout", self.lang), BY_AUTO: t("review.by_auto", self.lang)}.get(frame.by, "")
-        return t("review.action", self.lang, player=self.names[frame.action.seat], action=self.action(frame.action)) + by
+        by = {BY_TIMEOUT: tr("review.by_timeout", self.lang), BY_AUTO: tr("review.by_auto", self.lang)}.get(frame.by, "")
+        return tr("review.action", self.lang, player=self.names[frame.action.seat], action=self.action(frame.action)) + by
 
     def decision_lines(self, d: Decision) -> list[str]:
         lang = self.lang
-        marks = [t(key, lang) for key, on in (("review.mark_louhu", d.louhu), ("review.mark_fed", d.fed),
+        marks = [tr(key, lang) for key, on in (("review.mark_louhu", d.louhu), ("review.mark_fed", d.fed),
                                               ("review.mark_deal_in", d.deal_in_unready)) if on]
         if d.agrees:
-            head = t("review.ai_agrees", lang, action=self.action(d.ai.action))
+            head = tr("review.ai_agrees", lang, action=self.action(d.ai.action))
         elif d.forbidden:
-            head = t("review.ai_forbidden", lang, action=self.action(d.ai.action))
+            head = tr("review.ai_forbidden", lang, action=self.action(d.ai.action))
         elif d.loss is None:
-            head = t("review.ai_rule", lang, action=self.action(d.ai.action))
+            head = tr("review.ai_rule", lang, action=self.action(d.ai.action))
         else:
-            head = t("review.ai_other", lang, action=self.action(d.ai.action), loss=f"{d.loss:.2f}")
+            head = tr("review.ai_other", lang, action=self.action(d.ai.action), loss=f"{d.loss:.2f}")
         if d.big and d.counted:
             head = "❗ " + head
         lines = [head + (" · " + " · ".join(marks) if marks else "")]
-        lines.append(t("review.ranking", lang, options=self.ranking(d.options, d.taken)))
+        lines.append(tr("review.ranking", lang, options=self.ranking(d.options, d.taken)))
         return lines
 
     def ranking(self, options: Sequence[Valued], taken: Action) -> str:

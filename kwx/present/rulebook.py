@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from kwx.engine.rules import PATTERN_FAN, PAYMENT_REASONS, PRESETS, RuleSet
-from kwx.present.i18n import DEFAULT_LANG, pattern_name, t
+from kwx.present.i18n import DEFAULT_LANG, pattern_name, tr
 
 DOCS = {"en": "docs/rules.md", "zh-CN": "docs/rules.zh-CN.md"}  # relative to the repository root
 # Options in the order the options table lists them.
@@ -44,14 +44,14 @@ def _table(headers: list[str], rows: list[list[str]]) -> str:
 def value_text(value: Any, lang: str) -> str:
     """An option's value as a player reads it: on/off, none, a number, or `pattern multiplier` pairs."""
     if value is True:
-        return t("tools.on", lang)
+        return tr("tools.on", lang)
     if value is False:
-        return t("tools.off", lang)
+        return tr("tools.off", lang)
     if value is None:
-        return t("tools.none", lang)
+        return tr("tools.none", lang)
     if isinstance(value, Mapping):
         if not value:
-            return t("tools.none", lang)
+            return tr("tools.none", lang)
         return ", ".join(f"{pattern_name(p, lang)} {v}" for p, v in value.items())
     return f"`{value}`" if isinstance(value, str) else str(value)
 
@@ -61,12 +61,12 @@ def patterns_table(lang: str) -> str:
     presets = preset_rules()
     rows = []
     for pid in PATTERN_FAN:
-        cells = [f"`{pid}`", pattern_name(pid, lang), t(f"pattern.{pid}.when", lang)]
+        cells = [f"`{pid}`", pattern_name(pid, lang), tr(f"pattern.{pid}.when", lang)]
         for rules in presets.values():
             scored = dict(rules.scored_patterns())
-            cells.append(f"×{scored[pid]}" if pid in scored else t("rules.table.absent", lang))
+            cells.append(f"×{scored[pid]}" if pid in scored else tr("rules.table.absent", lang))
         rows.append(cells)
-    headers = [t("rules.table.id", lang), t("rules.table.name", lang), t("rules.table.when", lang), *presets]
+    headers = [tr("rules.table.id", lang), tr("rules.table.name", lang), tr("rules.table.when", lang), *presets]
     return _table(headers, rows)
 
 
@@ -78,7 +78,7 @@ def cap_table(lang: str) -> str:
         if rules.fan_cap_exceptions:
             cap += f" ({value_text(rules.fan_cap_exceptions, lang)})"
         rows.append([f"`{name}`", cap])
-    return _table([t("rules.table.preset", lang), t("rules.table.cap", lang)], rows)
+    return _table([tr("rules.table.preset", lang), tr("rules.table.cap", lang)], rows)
 
 
 def options_table(lang: str) -> str:
@@ -86,26 +86,26 @@ def options_table(lang: str) -> str:
     presets = preset_rules()
     rows = []
     for option in OPTION_ORDER:
-        cells = [f"`{option}`", t(f"rules.option.{option}", lang)]
+        cells = [f"`{option}`", tr(f"rules.option.{option}", lang)]
         cells += [value_text(getattr(rules, option), lang) for rules in presets.values()]
         rows.append(cells)
-    return _table([t("rules.table.option", lang), t("rules.table.meaning", lang), *presets], rows)
+    return _table([tr("rules.table.option", lang), tr("rules.table.meaning", lang), *presets], rows)
 
 
 def presets_table(lang: str) -> str:
     """Each preset, what it is, and the options it sets (everything else at its default)."""
     rows = []
     for name, options in PRESETS.items():
-        sets = "; ".join(f"`{k}` {value_text(v, lang)}" for k, v in options.items()) or t("tools.none", lang)
-        rows.append([f"`{name}`", t(f"rules.preset.{name}", lang), sets])
-    return _table([t("rules.table.preset", lang), t("rules.table.meaning", lang), t("rules.table.sets", lang)],
+        sets = "; ".join(f"`{k}` {value_text(v, lang)}" for k, v in options.items()) or tr("tools.none", lang)
+        rows.append([f"`{name}`", tr(f"rules.preset.{name}", lang), sets])
+    return _table([tr("rules.table.preset", lang), tr("rules.table.meaning", lang), tr("rules.table.sets", lang)],
                   rows)
 
 
 def payments_table(lang: str) -> str:
     """The reasons a payment may carry in the ledger."""
-    return _table([t("rules.table.id", lang), t("rules.table.reason", lang)],
-                  [[f"`{r}`", t(f"payment.{r}", lang)] for r in PAYMENT_REASONS])
+    return _table([tr("rules.table.id", lang), tr("rules.table.reason", lang)],
+                  [[f"`{r}`", tr(f"payment.{r}", lang)] for r in PAYMENT_REASONS])
 
 
 @dataclass(frozen=True)
@@ -139,10 +139,10 @@ def draw_table(lang: str) -> str:
     for row in DRAW_ROWS:
         options = ", ".join(f"`{o}`" if v is None else f"`{o}` {value_text(v, lang)}" for o, v in row.options)
         reasons = ", ".join(f"`{r}`" for r in row.reasons)
-        rows.append([t(f"rules.draw.{row.id}", lang), options or t("rules.table.absent", lang),
-                     t(f"rules.draw.{row.id}.paid", lang), reasons or t("rules.table.absent", lang)])
-    return _table([t("rules.table.case", lang), t("rules.table.option", lang), t("rules.table.paid", lang),
-                   t("rules.table.reason", lang)], rows)
+        rows.append([tr(f"rules.draw.{row.id}", lang), options or tr("rules.table.absent", lang),
+                     tr(f"rules.draw.{row.id}.paid", lang), reasons or tr("rules.table.absent", lang)])
+    return _table([tr("rules.table.case", lang), tr("rules.table.option", lang), tr("rules.table.paid", lang),
+                   tr("rules.table.reason", lang)], rows)
 
 
 TABLES: dict[str, Callable[[str], str]] = {

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from cogs.forwarding import forward_press, press_payload, rebuilt_interaction, run_forwarded_press
-from kwx.present.i18n import t
+from kwx.present.i18n import tr
 from tests.cogs.kit import ACT, Kit, alice_asked, seat_table, start_kit, stop_kit
 
 
@@ -95,13 +95,13 @@ async def test_a_press_the_owner_does_not_acknowledge_asks_the_player_to_press_a
     mark = kit.fake.log.mark()
     assert await forward_press(kit.bot, pressed, table + 1)
     followups = [r for r in kit.fake.log.since(mark) if r.kind == "followup"]
-    assert followups and followups[0].ephemeral and followups[0].text == t("error.generic", "zh-CN")
+    assert followups and followups[0].ephemeral and followups[0].text == tr("error.generic", "zh-CN")
 
 
 async def test_a_server_whose_tables_another_process_runs_gets_no_second_table_here(kit) -> None:
     kit.bot.cluster = StubCluster(leased_elsewhere=True)
     out = await kit.slash(kit.alice, "kwx new")
-    assert kit.reply(out) == t("error.run_elsewhere", "zh-CN")
+    assert kit.reply(out) == tr("error.run_elsewhere", "zh-CN")
     assert kit.service.tables() == []
     kit.bot.cluster = StubCluster()
     await kit.slash(kit.alice, "kwx new")

@@ -12,7 +12,7 @@ from discord import app_commands
 import bot
 from cogs.group import KwxGroupCog
 from kwx.cli.settings import Settings
-from kwx.present.i18n import t
+from kwx.present.i18n import tr
 from tests.cogs import fakes
 from tests.cogs.fakes import discord_error
 from tests.cogs.kit import start_kit, stop_kit
@@ -120,7 +120,7 @@ async def test_a_member_given_the_admin_command_by_the_server_is_still_refused(t
         monkeypatch.setattr(fakes, "MEMBER_PERMISSIONS", perms.value)
         out = await kit.fake.slash(kit.bob, kit.channel, "kwx-admin config", base=50)
         assert out.records[0].ephemeral and len(out.records) == 1
-        assert t("ledger.error.manage_server") in out.text
+        assert tr("ledger.error.manage_server") in out.text
         assert await kit.bot.kwx.store.guild_setting(str(kit.world.guild.id), "base") is None
     finally:
         await stop_kit(kit)

@@ -12,7 +12,7 @@ from discord import app_commands
 
 from cogs.inputs import DISCORD_INT_LIMIT, Refusal, check_option, excerpt, option_name, safe_text
 from kwx.engine.rules import PRESETS
-from kwx.present.i18n import t
+from kwx.present.i18n import tr
 from tests.cogs.ledger_kit import EXTENSIONS, LedgerKit, close_kit, ledger_kit
 
 
@@ -25,7 +25,7 @@ async def kit(tmp_path) -> AsyncIterator[LedgerKit]:
 
 def refused(out, key: str, **fmt) -> bool:
     first = out.records[0]
-    return first.ephemeral and t(key, **fmt) in out.text and len(out.records) == 1
+    return first.ephemeral and tr(key, **fmt) in out.text and len(out.records) == 1
 
 
 def shown(command: app_commands.Command, param: app_commands.Parameter) -> str:

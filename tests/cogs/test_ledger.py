@@ -16,7 +16,7 @@ from PIL import Image
 
 from cogs.confirm import CONFIRM_TTL
 from cogs.ledger import Ledger
-from kwx.present.i18n import t
+from kwx.present.i18n import tr
 from kwx.present.ledger_text import display_width, signed, table
 from kwx.store import LedgerHand, LedgerPayment, SeatResult, parse_csv
 from kwx.table.manual import ManualWin, manual_payments, manual_record
@@ -118,7 +118,7 @@ async def test_history_lists_hands_newest_first_with_fan_and_net_and_pages(kit: 
     history = await kit.store.history(kit.guild, kit.id(kit.alice), limit=10)
     assert [r[1] for r in rows] == [f"#{h.hand_id}" for h in history]
     assert rows[0][-1] == "-7" and rows[0][0] == "-"
-    assert rows[1][-1] == f"+{2 * 12}" and t("term.zimo") in rows[1]
+    assert rows[1][-1] == f"+{2 * 12}" and tr("term.zimo") in rows[1]
     turned = await kit.press(kit.carol, first, "▶")
     rest = block_rows(turned.records[0].embeds[0].description)
     assert [r[1] for r in rest] == [f"#{i}" for i in reversed(ids[:3])]
@@ -136,14 +136,14 @@ async def test_stats_show_only_this_servers_hands(kit: LedgerKit) -> None:
     stats = await kit.store.player_stats(kit.guild, kit.id(kit.alice))
     assert (stats.hands, stats.wins, stats.net) == (2, 1, 6)
     rows = {r[1]: r[2:] for r in block_rows(text, header=False)}
-    assert rows[t("ledger.stats.hands")] == ["2"]
-    assert rows[t("ledger.stats.wins")][0] == "1" and t("ledger.stats.of_hands", rate="50%") in text
-    assert rows[t("ledger.stats.net")] == ["+6"]
+    assert rows[tr("ledger.stats.hands")] == ["2"]
+    assert rows[tr("ledger.stats.wins")][0] == "1" and tr("ledger.stats.of_hands", rate="50%") in text
+    assert rows[tr("ledger.stats.net")] == ["+6"]
     balance = reply(await kit.slash(kit.alice, "kwx balance", member=kit.alice)).embeds[0].description
     assert "+6" in balance and "+320" not in balance  # (a mention's id may contain 320)
     there = reply(await kit.fake.slash(alice_there, channel, "kwx stats")).embeds[0].description
     there_rows = {r[1]: r[2:] for r in block_rows(there, header=False)}
-    assert there_rows[t("ledger.stats.hands")] == ["5"] and there_rows[t("ledger.stats.net")] == ["+320"]
+    assert there_rows[tr("ledger.stats.hands")] == ["5"] and there_rows[tr("ledger.stats.net")] == ["+320"]
 
 
 async def test_settleup_transfers_bring_every_balance_to_zero_in_at_most_n_minus_1(kit: LedgerKit) -> None:
@@ -163,7 +163,7 @@ async def test_settleup_transfers_bring_every_balance_to_zero_in_at_most_n_minus
                                           by="test")
     assert all(r.balance == 0 for r in (await kit.store.balances(kit.guild)).rows)
     square = reply(await kit.slash(kit.dave, "kwx settleup"))
-    assert t("ledger.settle.square") in square.text
+    assert tr("ledger.settle.square") in square.text
 
 
 # -- pay: the recipient confirms ------------------------------------------------------------------------------
@@ -175,8 +175,8 @@ async def test_pay_is_recorded_when_the_recipient_confirms(kit: LedgerKit) -> No
     assert [int(u) for u in request.raw["allowed_mentions"]["users"]] == [kit.bob.id]  # only bob is pinged
     assert (await kit.store.balance(kit.guild, kit.id(kit.alice))).balance == -10  # nothing yet
 
-    done = await kit.press(kit.bob, request, t("confirm.yes"))
-    assert t("ledger.pay.done", payer=f"<@{kit.alice.id}>", payee=f"<@{kit.bob.id}>", amount="10") in done.text
+    done = await kit.press(kit.bob, request, tr("confirm.yes"))
+    assert tr("ledger.pay.done", payer=f"<@{kit.alice.id}>", payee=f"<@{kit.bob.id}>", amount="10") in done.text
     assert kit.fake.message(request).components == []
     assert (await kit.store.balance(kit.guild, kit.id(kit.alice))).balance == 0
     assert (await kit.store.balance(kit.guild, kit.id(kit.bob))).balance == 0
@@ -188,19 +188,19 @@ async def test_pay_is_recorded_when_the_recipient_confirms(kit: LedgerKit) -> No
 async def test_nobody_can_confirm_for_the_recipient(kit: LedgerKit) -> None:
     request = reply(await kit.slash(kit.alice, "kwx pay", member=kit.bob, amount=50))
     for intruder in (kit.alice, kit.carol):
-        out = await kit.press(intruder, request, t("confirm.yes"))
+        out = await kit.press(intruder, request, tr("confirm.yes"))
         assert out.records[0].ephemeral and out.records[0].user_id == intruder.id
-        assert t("confirm.not_yours") in out.text
-    out = await kit.press(kit.carol, request, t("confirm.no"))  # nor cancel it
-    assert t("confirm.not_yours") in out.text
+        assert tr("confirm.not_yours") in out.text
+    out = await kit.press(kit.carol, request, tr("confirm.no"))  # nor cancel it
+    assert tr("confirm.not_yours") in out.text
     assert await kit.store.entries(kit.guild) == []
     assert kit.fake.message(request).components  # still open for bob
 
 
 async def test_a_cancelled_pay_changes_nothing(kit: LedgerKit) -> None:
     request = reply(await kit.slash(kit.alice, "kwx pay", member=kit.bob, amount=50))
-    out = await kit.press(kit.bob, request, t("confirm.no"))
-    assert t("ledger.confirm.cancelled", member=f"<@{kit.bob.id}>") in out.text
+    out = await kit.press(kit.bob, request, tr("confirm.no"))
+    assert tr("ledger.confirm.cancelled", member=f"<@{kit.bob.id}>") in out.text
     assert kit.fake.message(request).components == []
     assert await kit.store.entries(kit.guild) == []
     assert await kit.store.guild_settings("pending.index") == {}
@@ -211,8 +211,8 @@ async def test_an_expired_pay_changes_nothing_even_if_confirmed_late(kit: Ledger
     request = reply(await kit.slash(kit.alice, "kwx pay", member=kit.bob, amount=50))
     real = flow.clock
     flow.clock = lambda: real() + CONFIRM_TTL + 1
-    out = await kit.press(kit.bob, request, t("confirm.yes"))
-    assert t("confirm.expired_note") in out.text and t("ledger.confirm.expired") in kit.fake.message(request).embeds[
+    out = await kit.press(kit.bob, request, tr("confirm.yes"))
+    assert tr("confirm.expired_note") in out.text and tr("ledger.confirm.expired") in kit.fake.message(request).embeds[
         0].description
     assert await kit.store.entries(kit.guild) == []
 
@@ -226,7 +226,7 @@ async def test_the_expiry_timer_closes_the_request_by_itself(kit: LedgerKit) -> 
             break
         await asyncio.sleep(0.01)
     message = kit.fake.message(request)
-    assert message.components == [] and t("ledger.confirm.expired") in message.embeds[0].description
+    assert message.components == [] and tr("ledger.confirm.expired") in message.embeds[0].description
     assert await kit.store.entries(kit.guild) == []
     assert await kit.store.guild_settings("pending.index") == {}
 
@@ -236,17 +236,17 @@ async def test_a_press_on_a_request_the_store_no_longer_holds_is_answered_and_ch
     flow = kit.bot.get_cog("Ledger").confirm_flow
     (pending,) = await flow.pending.all()
     await flow.pending.drop(pending.guild, pending.id)  # closed elsewhere; its message edit was lost
-    out = await kit.press(kit.bob, request, t("confirm.yes"))
-    assert out.records[0].ephemeral and t("confirm.gone") in out.text
+    out = await kit.press(kit.bob, request, tr("confirm.yes"))
+    assert out.records[0].ephemeral and tr("confirm.gone") in out.text
     assert await kit.store.entries(kit.guild) == []
 
 
 async def test_pay_refuses_bad_amounts_oneself_and_bots(kit: LedgerKit) -> None:
     robot = kit.fake.add_member(kit.world.guild, name="robot", bot=True)
-    cases = [({"member": kit.bob, "amount": 0}, t("ledger.error.amount", max="1,000,000")),
-             ({"member": kit.bob, "amount": 1_000_001}, t("ledger.error.amount", max="1,000,000")),
-             ({"member": kit.alice, "amount": 5}, t("ledger.error.self_pay")),
-             ({"member": robot, "amount": 5}, t("ledger.error.bot_member", member="robot"))]
+    cases = [({"member": kit.bob, "amount": 0}, tr("ledger.error.amount", max="1,000,000")),
+             ({"member": kit.bob, "amount": 1_000_001}, tr("ledger.error.amount", max="1,000,000")),
+             ({"member": kit.alice, "amount": 5}, tr("ledger.error.self_pay")),
+             ({"member": robot, "amount": 5}, tr("ledger.error.bot_member", member="robot"))]
     for options, expected in cases:
         out = await kit.slash(kit.alice, "kwx pay", **options)
         assert out.records[0].ephemeral and expected in out.text, options
@@ -258,8 +258,8 @@ async def test_an_open_request_survives_a_restart_of_the_cog(kit: LedgerKit) -> 
     await kit.bot.remove_cog("Ledger")
     kit.fake.state._view_store._views.clear()  # nothing in memory, as after a restart
     await kit.bot.add_cog(Ledger(kit.bot))
-    out = await kit.press(kit.bob, request, t("confirm.yes"))
-    assert t("ledger.pay.done", payer=f"<@{kit.alice.id}>", payee=f"<@{kit.bob.id}>", amount="7") in out.text
+    out = await kit.press(kit.bob, request, tr("confirm.yes"))
+    assert tr("ledger.pay.done", payer=f"<@{kit.alice.id}>", payee=f"<@{kit.bob.id}>", amount="7") in out.text
     assert (await kit.store.balance(kit.guild, kit.id(kit.bob))).balance == -7
 
 
@@ -274,7 +274,7 @@ async def test_a_request_that_ran_out_while_the_bot_was_down_is_expired_at_start
         if not kit.fake.message(request).components:
             break
         await asyncio.sleep(0.01)
-    assert t("ledger.confirm.expired") in kit.fake.message(request).embeds[0].description
+    assert tr("ledger.confirm.expired") in kit.fake.message(request).embeds[0].description
     assert await kit.store.guild_settings("pending.index") == {} and await kit.store.entries(kit.guild) == []
 
 
@@ -283,27 +283,27 @@ async def test_record_from_tiles_scores_with_the_calculator_and_waits_for_the_di
     out = await kit.slash(kit.alice, "kwx record", winner=kit.alice, payer=kit.bob, third=kit.carol,
                           hand="1122334456677p", win="5p", base=2)
     request = reply(out)
-    assert "16" in request.text and t("payment.hu") in request.text  # 清一色 × 七对 = 16 fan
+    assert "16" in request.text and tr("payment.hu") in request.text  # 清一色 × 七对 = 16 fan
     assert await kit.store.entries(kit.guild) == []
-    wrong = await kit.press(kit.carol, request, t("confirm.yes"))  # carol pays nothing on a discard win
-    assert t("confirm.not_yours") in wrong.text
-    await kit.press(kit.bob, request, t("confirm.yes"))
+    wrong = await kit.press(kit.carol, request, tr("confirm.yes"))  # carol pays nothing on a discard win
+    assert tr("confirm.not_yours") in wrong.text
+    await kit.press(kit.bob, request, tr("confirm.yes"))
     assert (await kit.store.balance(kit.guild, kit.id(kit.alice))).balance == 32
     assert (await kit.store.balance(kit.guild, kit.id(kit.bob))).balance == -32
     (h,) = await kit.store.history(kit.guild, kit.id(kit.alice))
     assert (h.fan[kit.id(kit.alice)], h.won, h.self_draw) == (16, True, False)
     assert sorted(h.patterns[kit.id(kit.alice)]) == ["qidui", "qingyise"]
-    assert t("ledger.record.done", hand=h.hand_id) in kit.fake.message(request).embeds[0].description
+    assert tr("ledger.record.done", hand=h.hand_id) in kit.fake.message(request).embeds[0].description
 
 
 async def test_a_self_draw_is_recorded_only_when_both_payers_confirm(kit: LedgerKit) -> None:
     request = reply(await kit.slash(kit.dave, "kwx record", winner=kit.alice, payer=kit.bob, third=kit.carol,
                                     self_draw=True, fan=4))
-    await kit.press(kit.bob, request, t("confirm.yes"))
+    await kit.press(kit.bob, request, tr("confirm.yes"))
     assert await kit.store.entries(kit.guild) == []
-    again = await kit.press(kit.bob, request, t("confirm.yes"))
-    assert t("confirm.already") in again.text
-    await kit.press(kit.carol, request, t("confirm.yes"))
+    again = await kit.press(kit.bob, request, tr("confirm.yes"))
+    assert tr("confirm.already") in again.text
+    await kit.press(kit.carol, request, tr("confirm.yes"))
     balances = {r.player: r.balance for r in (await kit.store.balances(kit.guild)).rows}
     assert balances == {kit.id(kit.alice): 8, kit.id(kit.bob): -4, kit.id(kit.carol): -4}
     (hand,) = await kit.store.history(kit.guild, kit.id(kit.bob))
@@ -315,30 +315,30 @@ async def test_a_self_draw_is_recorded_only_when_both_payers_confirm(kit: Ledger
 async def test_a_record_cancelled_by_a_payer_changes_nothing(kit: LedgerKit) -> None:
     request = reply(await kit.slash(kit.alice, "kwx record", winner=kit.alice, payer=kit.bob, third=kit.carol,
                                     self_draw=True, fan=4))
-    await kit.press(kit.bob, request, t("confirm.yes"))
-    await kit.press(kit.carol, request, t("confirm.no"))
+    await kit.press(kit.bob, request, tr("confirm.yes"))
+    await kit.press(kit.carol, request, tr("confirm.no"))
     assert await kit.store.entries(kit.guild) == [] and await kit.store.history(kit.guild, kit.id(kit.alice)) == []
 
 
 async def test_a_payer_who_records_their_own_loss_needs_nobody_else(kit: LedgerKit) -> None:
     out = await kit.slash(kit.bob, "kwx record", winner=kit.alice, payer=kit.bob, fan=3, liangdao=True)
-    assert t("ledger.record.done", hand=1) in out.text and not out.records[0].buttons
+    assert tr("ledger.record.done", hand=1) in out.text and not out.records[0].buttons
     (entry,) = await kit.store.entries(kit.guild)
     assert (entry.reason, entry.amount) == ("baohu", 6)  # a 亮倒 winner fed by a player who had not declared
 
 
 async def test_record_refuses_what_cannot_be_scored(kit: LedgerKit) -> None:
-    cases = [({"fan": 2, "self_draw": True}, t("ledger.record.error.need_third")),
-             ({"hand": "1122334456677p", "win": "9s"}, t("ledger.record.error.not_win")),
-             ({"hand": "11p", "win": "1p"}, t("ledger.record.error.bad_hand", detail="")),
-             ({}, t("ledger.record.error.need_fan")),
+    cases = [({"fan": 2, "self_draw": True}, tr("ledger.record.error.need_third")),
+             ({"hand": "1122334456677p", "win": "9s"}, tr("ledger.record.error.not_win")),
+             ({"hand": "11p", "win": "1p"}, tr("ledger.record.error.bad_hand", detail="")),
+             ({}, tr("ledger.record.error.need_fan")),
              ({"hand": "1122334456677p", "win": "5p", "fan": 8},
-              t("ledger.record.error.fan_mismatch", computed=16, given=8))]
+              tr("ledger.record.error.fan_mismatch", computed=16, given=8))]
     for options, expected in cases:
         out = await kit.slash(kit.alice, "kwx record", winner=kit.alice, payer=kit.bob, **options)
         assert out.records[0].ephemeral and expected in out.text, (options, out.text)
     same = await kit.slash(kit.alice, "kwx record", winner=kit.alice, payer=kit.alice, fan=2)
-    assert t("ledger.record.error.same_player") in same.text
+    assert tr("ledger.record.error.same_player") in same.text
     assert await kit.store.entries(kit.guild) == []
 
 
@@ -365,11 +365,11 @@ async def test_export_needs_manage_server_and_its_csv_round_trips(kit: LedgerKit
     assert sent.ephemeral and sent.files[0].filename.endswith(".csv.gz")
     parsed = parse_csv(gzip.decompress(sent.files[0].data).decode("utf-8"), kit.guild)
     stored = list(reversed(await kit.store.entries(kit.guild)))
-    assert parsed == stored and t("ledger.export.done", count=3) in sent.text
+    assert parsed == stored and tr("ledger.export.done", count=3) in sent.text
 
     kit.no_manage_server(monkeypatch)
     refused = await kit.slash(kit.bob, "kwx-admin export")
-    assert refused.records[0].ephemeral and t("ledger.error.manage_server") in refused.text
+    assert refused.records[0].ephemeral and tr("ledger.error.manage_server") in refused.text
     assert not refused.records[0].files
 
 
@@ -377,22 +377,22 @@ async def test_undo_reverses_the_last_hand_and_needs_manage_server(kit: LedgerKi
     await play(kit, kit.alice, kit.bob, fan=2)
     last = await play(kit, kit.bob, kit.alice, kit.carol, fan=5, self_draw=True)
     out = await kit.slash(kit.dave, "kwx-admin undo", reason="wrong winner")
-    assert t("ledger.undo.hand", hand=last, count=2, member=f"<@{kit.dave.id}>", reason="wrong winner") in out.text
+    assert tr("ledger.undo.hand", hand=last, count=2, member=f"<@{kit.dave.id}>", reason="wrong winner") in out.text
     assert not out.records[0].ephemeral and no_pings(out.records[0])
     balances = {r.player: r.balance for r in (await kit.store.balances(kit.guild)).rows}
     assert balances[kit.id(kit.alice)] == 2 and balances[kit.id(kit.bob)] == -2 and balances[kit.id(kit.carol)] == 0
     reversal = (await kit.store.entries(kit.guild))[0]
     assert (reversal.created_by, reversal.note) == (kit.id(kit.dave), "wrong winner")
     second = await kit.slash(kit.dave, "kwx-admin undo")  # the hand before it
-    assert t("ledger.undo.hand", hand=last - 1, count=1, member=f"<@{kit.dave.id}>",
-             reason=t("ledger.undo.default_reason")) in second.text
-    assert t("ledger.undo.nothing") in (await kit.slash(kit.dave, "kwx-admin undo")).text
-    assert t("ledger.undo.already") in (await kit.slash(kit.dave, "kwx-admin undo", hand=last)).text
+    assert tr("ledger.undo.hand", hand=last - 1, count=1, member=f"<@{kit.dave.id}>",
+             reason=tr("ledger.undo.default_reason")) in second.text
+    assert tr("ledger.undo.nothing") in (await kit.slash(kit.dave, "kwx-admin undo")).text
+    assert tr("ledger.undo.already") in (await kit.slash(kit.dave, "kwx-admin undo", hand=last)).text
 
     kit.no_manage_server(monkeypatch)
     await play(kit, kit.alice, kit.bob, fan=9)
     refused = await kit.slash(kit.bob, "kwx-admin undo")
-    assert refused.records[0].ephemeral and t("ledger.error.manage_server") in refused.text
+    assert refused.records[0].ephemeral and tr("ledger.error.manage_server") in refused.text
     assert (await kit.store.balance(kit.guild, kit.id(kit.bob))).balance == -9
 
 
@@ -403,7 +403,7 @@ async def test_undo_of_one_entry_and_of_another_servers_entry(kit: LedgerKit) ->
     other, _, (erin,) = kit.add_guild()
     theirs = await kit.store.record_settlement(str(other.id), str(erin.id), kit.id(kit.alice), 4, by="test")
     refused = await kit.slash(kit.alice, "kwx-admin undo", entry=theirs)
-    assert t("ledger.undo.not_found") in refused.text
+    assert tr("ledger.undo.not_found") in refused.text
     assert (await kit.store.balance(str(other.id), str(erin.id))).balance == 4
 
 
@@ -411,12 +411,12 @@ async def test_undo_refuses_a_reversal_and_a_single_entry_of_a_hand_and_everythi
     hand_id = await play(kit, kit.alice, kit.bob, fan=2)
     (hu,) = await kit.store.entries(kit.guild, hand_id=hand_id)
     part = await kit.slash(kit.dave, "kwx-admin undo", entry=hu.id)
-    assert part.records[0].ephemeral and t("ledger.undo.part_of_hand", entry=hu.id, hand=hand_id) in part.text
+    assert part.records[0].ephemeral and tr("ledger.undo.part_of_hand", entry=hu.id, hand=hand_id) in part.text
     await kit.slash(kit.dave, "kwx-admin undo", hand=hand_id, reason="void")
     reversal = (await kit.store.entries(kit.guild))[0]
     assert reversal.reverses_id == hu.id
     refused = await kit.slash(kit.dave, "kwx-admin undo", entry=reversal.id)
-    assert refused.records[0].ephemeral and t("ledger.undo.final", entry=reversal.id) in refused.text
+    assert refused.records[0].ephemeral and tr("ledger.undo.final", entry=reversal.id) in refused.text
     balances = {r.player: r.balance for r in (await kit.store.balances(kit.guild)).rows}
     assert set(balances.values()) == {0}
     assert (await kit.store.player_stats(kit.guild, kit.id(kit.alice))).hands == 0
@@ -437,25 +437,25 @@ async def test_every_ledger_reply_follows_the_servers_language(kit: LedgerKit, l
     await kit.set_lang(lang)
     await play(kit, kit.alice, kit.bob, kit.carol, fan=2, self_draw=True)
     expected = {
-        "kwx balance": t("ledger.balances.title", lang),
-        "kwx leaderboard": t("ledger.period.all", lang),
-        "kwx history": t("term.zimo", lang),
-        "kwx stats": t("ledger.stats.deal_ins", lang),
-        "kwx settleup": t("ledger.settle.hint", lang),
-        "kwx chart": t("ledger.chart.title", lang),
-        "kwx-admin export": t("ledger.export.done", lang, count=2),
-        "kwx-admin undo": t("ledger.undo.title", lang),
+        "kwx balance": tr("ledger.balances.title", lang),
+        "kwx leaderboard": tr("ledger.period.all", lang),
+        "kwx history": tr("term.zimo", lang),
+        "kwx stats": tr("ledger.stats.deal_ins", lang),
+        "kwx settleup": tr("ledger.settle.hint", lang),
+        "kwx chart": tr("ledger.chart.title", lang),
+        "kwx-admin export": tr("ledger.export.done", lang, count=2),
+        "kwx-admin undo": tr("ledger.undo.title", lang),
     }
     for command, text in expected.items():
         out = await kit.slash(kit.alice, command)
         assert text in out.text, (lang, command, out.text)
     pay = await kit.slash(kit.alice, "kwx pay", member=kit.bob, amount=1)
-    assert t("ledger.pay.title", lang) in pay.text
-    pressed = await kit.press(kit.bob, reply(pay), t("confirm.yes", lang))
-    assert t("ledger.pay.done", lang, payer=f"<@{kit.alice.id}>", payee=f"<@{kit.bob.id}>", amount="1") in pressed.text
+    assert tr("ledger.pay.title", lang) in pay.text
+    pressed = await kit.press(kit.bob, reply(pay), tr("confirm.yes", lang))
+    assert tr("ledger.pay.done", lang, payer=f"<@{kit.alice.id}>", payee=f"<@{kit.bob.id}>", amount="1") in pressed.text
     record = await kit.slash(kit.alice, "kwx record", winner=kit.alice, payer=kit.bob, fan=2)
-    assert t("ledger.record.title", lang) in record.text
-    assert t("confirm.no", lang) in [b.label for b in reply(record).buttons]
+    assert tr("ledger.record.title", lang) in record.text
+    assert tr("confirm.no", lang) in [b.label for b in reply(record).buttons]
 
 
 # -- the text helpers --------------------------------------------------------------------------------------------
@@ -476,16 +476,16 @@ async def test_a_burst_of_pay_requests_opens_at_most_five_pings_once_and_is_then
     assert len(pinged) == 1  # the same member is pinged once, not once per request
     assert all(f"<@{kit.bob.id}>" in reply(out).text for out in opened)  # but every request names who it waits on
     capped = [out for out in outs[5:10]]
-    assert all(out.records[0].ephemeral and t("confirm.too_many", count=5, max=5) in out.text for out in capped)
+    assert all(out.records[0].ephemeral and tr("confirm.too_many", count=5, max=5) in out.text for out in capped)
     slowed = outs[10:]
     assert all(out.records[0].ephemeral and "/kwx pay" in out.text for out in slowed)
-    assert t("input.cooldown", command="kwx pay", seconds=1).split("1")[0] in slowed[0].text
+    assert tr("input.cooldown", command="kwx pay", seconds=1).split("1")[0] in slowed[0].text
     assert len(await kit.store.guild_settings("pending.index")) == 1  # one server's index, five ids
     assert await kit.store.entries(kit.guild) == []
     # Another member still pays bob with a ping of their own; bob confirming one of alice's frees a place.
     carol = reply(await kit.slash(kit.carol, "kwx pay", member=kit.bob, amount=2))
     assert [int(u) for u in carol.raw["allowed_mentions"]["users"]] == [kit.bob.id]
-    await kit.press(kit.bob, reply(opened[0]), t("confirm.yes"))
+    await kit.press(kit.bob, reply(opened[0]), tr("confirm.yes"))
     assert (await kit.store.balance(kit.guild, kit.id(kit.bob))).balance == -1
 
 
@@ -515,7 +515,7 @@ async def test_an_export_too_big_for_one_file_comes_split_by_month_and_reads_bac
     files = [f for r in out.records for f in r.files]
     assert len(files) > 3 and all(len(f.data) <= 5_000 for f in files)  # months, and parts of months
     assert all(r.ephemeral for r in out.records)
-    assert t("ledger.export.split", count=3000, files=len(files)) in out.text
+    assert tr("ledger.export.split", count=3000, files=len(files)) in out.text
     parsed = [e for f in files for e in parse_csv(gzip.decompress(f.data).decode("utf-8"), kit.guild)]
     stored = sorted(await kit.store.entries(kit.guild, limit=None), key=lambda e: e.id)
     assert sorted(parsed, key=lambda e: e.id) == stored
@@ -529,7 +529,7 @@ async def test_a_failed_export_still_fills_its_deferred_reply(kit: LedgerKit, mo
 
     monkeypatch.setattr(kit.store, "export_files", broken)
     out = await kit.slash(kit.alice, "kwx-admin export", raise_errors=False)
-    assert out.records[-1].ephemeral and t("ledger.export.failed") in out.text
+    assert out.records[-1].ephemeral and tr("ledger.export.failed") in out.text
 
 
 async def test_a_long_history_is_charted_with_a_bounded_number_of_points(kit: LedgerKit) -> None:
@@ -568,11 +568,11 @@ async def test_a_history_explains_a_hand_where_kong_money_came_in_and_a_win_was_
     await play(kit, kit.bob, kit.carol, kit.alice, fan=3)  # alice sits there, neither paying nor taking
     text = reply(await kit.slash(kit.alice, "kwx history")).embeds[0].description
     header = text.split("\n")[1]
-    assert t("ledger.col.kong", lang) in header.split()
+    assert tr("ledger.col.kong", lang) in header.split()
     other_win, kong_hand = (line for line in text.split("\n")[2:4])
-    assert f"#{hand}" in kong_hand and t("ledger.history.other_zimo", lang) in kong_hand
+    assert f"#{hand}" in kong_hand and tr("ledger.history.other_zimo", lang) in kong_hand
     assert kong_hand.split()[-2:] == ["+2", "0"]  # 2 kong money in, and a net of 0 that now explains itself
-    assert t("ledger.history.other_won", lang) in other_win and other_win.split()[-1] == "0"
+    assert tr("ledger.history.other_won", lang) in other_win and other_win.split()[-1] == "0"
     assert "—" not in text
 
 
@@ -582,10 +582,10 @@ async def test_stats_read_without_a_footnote(kit: LedgerKit) -> None:
     embed = reply(await kit.slash(kit.alice, "kwx stats")).embeds[0]
     assert not embed.footer.text
     rows = {r[1]: r[2:] for r in block_rows(embed.description or "", header=False)}
-    assert rows[t("ledger.stats.wins")] == ["1", *t("ledger.stats.of_hands", rate="50%").split()]
-    assert rows[t("ledger.stats.self_draws")] == ["1", *t("ledger.stats.of_wins", rate="100%").split()]
-    assert rows[t("ledger.stats.deal_ins")] == ["1", *t("ledger.stats.of_hands", rate="50%").split()]
-    assert rows[t("ledger.stats.avg_fan")] == ["4.0", t("ledger.stats.per_win")]
+    assert rows[tr("ledger.stats.wins")] == ["1", *tr("ledger.stats.of_hands", rate="50%").split()]
+    assert rows[tr("ledger.stats.self_draws")] == ["1", *tr("ledger.stats.of_wins", rate="100%").split()]
+    assert rows[tr("ledger.stats.deal_ins")] == ["1", *tr("ledger.stats.of_hands", rate="50%").split()]
+    assert rows[tr("ledger.stats.avg_fan")] == ["4.0", tr("ledger.stats.per_win")]
 
 
 async def test_the_chart_counts_hands_and_dates_them_in_the_servers_time_zone(kit: LedgerKit) -> None:
@@ -596,9 +596,9 @@ async def test_the_chart_counts_hands_and_dates_them_in_the_servers_time_zone(ki
     assert [(hands, balance) for hands, _, balance in series] == [(1, 3), (1, 1)]  # cash moves it, not the count
 
     chart = reply(await kit.slash(kit.bob, "kwx chart", member=kit.bob)).embeds[0]
-    assert chart.footer.text == t("ledger.chart.footer", dates="2025-03-01", zone="Asia/Shanghai")  # by language
+    assert chart.footer.text == tr("ledger.chart.footer", dates="2025-03-01", zone="Asia/Shanghai")  # by language
     assert "01" in reply(await kit.slash(kit.bob, "kwx history")).embeds[0].description.split("\n")[2]
     await kit.slash(kit.alice, "kwx-admin config", timezone="america/new_york")
     chart = reply(await kit.slash(kit.bob, "kwx chart", member=kit.bob)).embeds[0]
-    assert chart.footer.text == t("ledger.chart.footer", dates="2025-02-28", zone="America/New_York")
+    assert chart.footer.text == tr("ledger.chart.footer", dates="2025-02-28", zone="America/New_York")
     assert "02-28" in reply(await kit.slash(kit.bob, "kwx history")).embeds[0].description

@@ -6,7 +6,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from kwx.present.i18n import t
+from kwx.present.i18n import tr
 from tests.cogs.fakes import Sent
 from tests.cogs.ledger_kit import LedgerKit, close_kit, ledger_kit
 from tests.cogs.test_ledger import block_rows, no_pings, play
@@ -28,7 +28,7 @@ def answer_of(records: list[Sent]) -> Sent:
 
 def share_button_of(sent: Sent) -> str:
     (button,) = [b for b in sent.buttons if (b.custom_id or "").startswith("kwx:share:")]
-    assert button.label == t("share.button") and button.emoji == "📤"
+    assert button.label == tr("share.button") and button.emoji == "📤"
     return button.custom_id or ""
 
 
@@ -45,7 +45,7 @@ async def test_a_lookup_is_seen_by_the_asker_alone_and_share_posts_it_for_everyo
     pressed = await kit.fake.press(kit.alice, answer, share_button_of(answer))
     (posted,) = kit.fake.log.public(channel)
     assert posted.visible_to(kit.bob.id) and posted.interaction_id == pressed.interaction.id
-    assert posted.content == t("share.by", member=kit.alice.mention) and no_pings(posted)
+    assert posted.content == tr("share.by", member=kit.alice.mention) and no_pings(posted)
     shown, original = posted.embeds[0], answer.embeds[0]
     assert (shown.title, shown.description) == (original.title, original.description)
     assert [f.value for f in shown.fields] == [f.value for f in original.fields]
@@ -76,4 +76,4 @@ async def test_sharing_a_chart_is_limited_like_drawing_one(kit: LedgerKit) -> No
     refused = await kit.fake.press(kit.alice, answer, share)
     assert len(kit.fake.log.public(kit.world.channel.id)) == 2
     (note,) = [r for r in refused.records if r.kind == "response"]
-    assert note.ephemeral and t("input.cooldown", command="kwx chart", seconds=30).split("30")[0] in note.text
+    assert note.ephemeral and tr("input.cooldown", command="kwx chart", seconds=30).split("30")[0] in note.text

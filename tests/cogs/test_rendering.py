@@ -128,14 +128,14 @@ def test_a_bugang_reads_the_same_whether_or_not_anyone_may_rob_it() -> None:
     """A held 补杠 (a rob window, or the same pause when nobody can rob) says "⏳ … · X 补杠 T" on the status line,
     and the rob window adds no line of its own: the kong's line comes when it completes, in both cases."""
     from cogs.board import event_line, status_line
-    from kwx.present.i18n import t
+    from kwx.present.i18n import tr
 
     seats = tuple(SeatView(s, PlayerRef(f"p{s}", f"P{s}"), 0, 13) for s in range(3))
     view = PublicView(table_id=1, hand_no=1, step=5, phase="claim", seats=seats, turn_seat=1,
                       claim_tile=Tile.P7, claim_kind="bugang")
     for lang in ("zh-CN", "en"):
         fmt = TileFormatter()
-        assert status_line(view, lang, fmt) == t("board.claims_weighed", lang) + " · " + t(
+        assert status_line(view, lang, fmt) == tr("board.claims_weighed", lang) + " · " + tr(
             "event.bugang", lang, player="P1", tile=fmt.tile(Tile.P7))
         assert event_line({"kind": "rob_window", "seat": 1, "tile": "7p"}, view, lang, fmt) is None
         assert "P1" in event_line({"kind": "gang", "gang": "bugang", "seat": 1, "tile": "7p"}, view, lang, fmt)

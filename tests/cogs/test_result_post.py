@@ -10,7 +10,7 @@ from collections.abc import AsyncIterator
 import pytest
 
 from kwx.engine.seeds import check_reveal
-from kwx.present.i18n import t
+from kwx.present.i18n import tr
 from tests.cogs.kit import Kit, alice_played_a_hand, seat_table, start_kit, stop_kit
 
 HEX_RUN = re.compile(r"[0-9a-f]{16,}")
@@ -39,7 +39,7 @@ async def test_each_payment_shows_its_formula_and_the_hand_net_is_told_from_the_
     embed = result.embeds[0]
     fields = {f.name: f.value for f in embed.fields}
     fans = [int(x) for x in re.findall(r"(\d+) 番 · 牌型", embed.description or "")]
-    lines = fields[t("result.payments")].splitlines()
+    lines = fields[tr("result.payments")].splitlines()
     assert lines and fans
     for line in lines:  # every amount with the multiplication that gives it: the win's at the winner's fan
         found = PAYMENT.match(line)
@@ -49,8 +49,8 @@ async def test_each_payment_shows_its_formula_and_the_hand_net_is_told_from_the_
     assert any("番" in line for line in lines)
     hand_fields = [name for name in fields if " · 本局 " in name]
     assert len(hand_fields) == 3  # each seat's hand, headed by this hand's net
-    totals = fields[t("result.table_total")]
-    assert t("result.table_total") == t("local.table_total") == "本桌累计" and len(totals.splitlines()) == 3  # as the terminal says
+    totals = fields[tr("result.table_total")]
+    assert tr("result.table_total") == tr("local.table_total") == "本桌累计" and len(totals.splitlines()) == 3  # as the terminal says
 
 
 async def test_the_seed_is_behind_verify_which_answers_privately(kit: Kit) -> None:
@@ -58,7 +58,7 @@ async def test_the_seed_is_behind_verify_which_answers_privately(kit: Kit) -> No
     (result,) = kit.results()
     assert not HEX_RUN.search(result.embeds[0].footer.text or "")  # no seed or commitment under every hand
     verify = next(c for c in result.components if (c.custom_id or "").startswith("kwx:vfy:"))
-    assert verify.label == t("result.verify") and verify.emoji == "🔍"
+    assert verify.label == tr("result.verify") and verify.emoji == "🔍"
 
     out = await kit.press_id(kit.bob, result, verify.custom_id or "")  # anyone in the server may ask
     (answer,) = [r for r in out.records if r.kind == "response"]
@@ -80,10 +80,10 @@ async def test_the_lobby_names_no_hand_and_ai_seats_say_ai_once(tmp_path, lang: 
         table = await seat_table(kit, [kit.alice], ais=2)
         (lobby,) = kit.table_messages()
         embed = kit.fake.message(lobby.id).embeds[0]
-        assert embed.footer.text == t("board.footer_table", lang, table=table)  # not "hand 0"
+        assert embed.footer.text == tr("board.footer_table", lang, table=table)  # not "hand 0"
         assert embed.fields[0].value.splitlines() == ["1. alice", "2. AI 1", "3. AI 2"]
-        assert embed.fields[-1].value.splitlines() == [t("lobby.ai_added", lang, name=f"AI {n}") for n in (1, 2)]
+        assert embed.fields[-1].value.splitlines() == [tr("lobby.ai_added", lang, name=f"AI {n}") for n in (1, 2)]
         assert "AI AI" not in embed.fields[-1].value and "电脑 AI" not in embed.fields[-1].value
-        assert t("lobby.rules", lang, preset=t("choice.standard", lang)) in (embed.description or "")
+        assert tr("lobby.rules", lang, preset=tr("choice.standard", lang)) in (embed.description or "")
     finally:
         await stop_kit(kit)

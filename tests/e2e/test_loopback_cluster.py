@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from kwx.devtools.loopback.players import BotProcess, Player, World, play, text_of
 from kwx.devtools.loopback.server import LoopbackDiscord
-from kwx.present.i18n import t
+from kwx.present.i18n import tr
 from tests import backends
 
 
@@ -40,7 +40,7 @@ async def test_dm_presses_on_shard_0_are_answered_by_the_process_that_runs_the_t
             assert dm_presses  # each pressed in a DM, each delivered on shard 0 (a hand may end after two)
             assert all(i.response_type is not None and i.error is None for i in dm_presses)  # answered in 3 s
             refusals = [m for m in discord_.model.messages.values() if m.ephemeral_to == alice.uid]
-            assert not [m for m in refusals if t("error.closed", "en") in text_of(m)]  # none answered by shard 0
+            assert not [m for m in refusals if tr("error.closed", "en") in text_of(m)]  # none answered by shard 0
             assert discord_.stats.global_429 == 0
             assert "serves shards [1] of 2" in owner.output() and "serves shards [0] of 2" in receiver.output()
             assert "no acknowledgement" not in receiver.output()
