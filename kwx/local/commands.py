@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from kwx.engine.tiles import Tile, TileError, excerpt, parse_tile
-from kwx.local.text import catalog_text, say, tile_markup, tile_or_none, tiles_markup, verb_label
+from kwx.engine.tiles import Tile, TileError, excerpt
+from kwx.local.text import catalog_text, read_tile, say, tile_markup, tile_or_none, tiles_markup, verb_label
 from kwx.present.i18n import error_text as mistake_text
 from kwx.present.i18n import resolve_lang, tr
 from kwx.table.errors import TableError
@@ -68,7 +68,7 @@ def parse_command(line: str, lang: str = "zh-CN") -> Command | None:
                     break
     if verb is None:  # a bare tile is a discard
         try:
-            return Command("discard", parse_tile(text))
+            return Command("discard", read_tile(text))
         except TileError as exc:
             if _looks_like_tile(text):
                 raise CommandError(mistake_text(exc, lang)) from None
@@ -88,7 +88,7 @@ def parse_command(line: str, lang: str = "zh-CN") -> Command | None:
     if verb not in _TAKES_TILE:
         raise CommandError(say("takes_no_tile", lang, verb=excerpt(head)))
     try:
-        return Command(verb, parse_tile(rest))
+        return Command(verb, read_tile(rest))
     except TileError as exc:
         raise CommandError(mistake_text(exc, lang)) from None
 

@@ -36,6 +36,10 @@ from kwx.present.i18n import pattern_name, resolve_lang, tr
 from kwx.table.views import PlayerRef, PrivateView, PublicView, ResultView
 
 
+# Service notices worded for Discord that read otherwise at the terminal: there is no bot to restart here.
+TERMINAL_WORDING = {"table.restarted": "local.table_resumed"}
+
+
 class Renderer:
     """Views → rich text for one local player (`player_id`) in one language."""
 
@@ -60,6 +64,20 @@ class Renderer:
             return f"[bold yellow]{say('you', self.lang)}[/]"
         return f"[cyan]{escape(player.name)}[/]"
 
+    def is_you(self, seat: object, view: PublicView | None = None) -> bool:
+        view = view or self.board
+        return (isinstance(seat, int) and view is not None and 0 <= seat < len(view.seats)
+                and view.seats[seat].player.player_id == self.player_id)
+
+    def said(self, key: str, you: str | None = None, **fmt: Any) -> str:
+        """The catalog's `key`, worded for you when the placeholder `you` names you: "You discard 5p", "wins on
+        your 5p" (catalog `local.yours.<key>.<placeholder>`; Chinese needs no other form, but has the keys)."""
+        if you is not None:
+            text = catalog_text(f"local.yours.{key}.{you}", self.lang, **fmt)
+            if text:
+                return text
+        return t(key, self.lang, **fmt)
+
     def seconds_left(self, deadline: float | None) -> int | None:
         if deadline is None:
             return None
@@ -79,19 +97,20 @@ class Renderer:
         tile = tile_or_none(event.get("tile"))
         tm = tile_markup(tile, lang) if tile is not None else ""
         who = self.name(seat, view) if isinstance(seat, int) else "?"
+        mine = "player" if self.is_you(seat, view) else None
         if kind == "deal":
             return self.header(view)
         if kind == "discard":  # a 亮倒 discard too: the reveal line follows it
             arrow = "[dim]→[/]" if not event.get("auto") else "[dim]⇢[/]"
-            return f"{arrow} {tr('event.discard', lang, player=who, tile=tm)}"
+            return f"{arrow} {self.said('event.discard', mine, player=who, tile=tm)}"
         if kind == "peng":
-            return f"[bold]◆[/] {tr('event.pung', lang, player=who, tile=tm)}"
+            return f"[bold]◆[/] {self.said('event.pung', mine, player=who, tile=tm)}"
         if kind == "gang":
             sort = event.get("gang")
             if sort == "angang":
-                return f"[bold]◆[/] {tr('event.angang', lang, player=who)}"
+                return f"[bold]◆[/] {self.said('event.angang', mine, player=who)}"
             key = "event.bugang" if sort == "bugang" else "event.zhigang"
-            return f"[bold]◆[/] {tr(key, lang, player=who, tile=tm)}"
+            return f"[bold]◆[/] {self.said(key, mine, player=who, tile=tm)}"
         if kind == "rob_window":
             return None  # the status line shows the 补杠 while it is held; its line comes when it completes
         if kind == "liangdao":  # after its declaring discard, before anything that follows it
@@ -104,7 +123,7 @@ class Renderer:
         if kind == "huangzhuang":
             return f"[bold]■[/] {tr('event.huangzhuang', lang)}"
         if kind == "forbid_feeding":
-            return f"[bold]■[/] {say('forbid_feeding', lang, player=who)}"
+            return f"[bold]■[/] {self.said('local.forbid_feeding', mine, player=who)}"
         if kind == "maima":
             return f"[dim]· {say('maima', lang, tile=tm, value=event.get('value', 0))}[/]"
         return None  # draw, pass, reveal, settlement, service bookkeeping
@@ -114,17 +133,21 @@ class Renderer:
         winners = [w.get("seat") for w in event.get("winners", [])]
         names = [self.name(s, view) for s in winners]
         discarder = self.name(event.get("from"), view) if event.get("from") is not None else "?"
+        fed = "discarder" if self.is_you(event.get("from"), view) else None
+        won = "winner" if any(self.is_you(s, view) for s in winners) else None
         if event.get("self_draw"):
-            text = tr("event.zimo", lang, player=names[0] if names else "?", tile=tm)
+            text = self.said("event.zimo", won and "player", player=names[0] if names else "?", tile=tm)
         elif event.get("rob_kong"):
-            text = tr("event.qianggang", lang, winner=tr("common.list_sep", lang).join(names), player=discarder, tile=tm)
+            text = self.said("event.qianggang", won or (fed and "player"),
+                             winner=t("common.list_sep", lang).join(names), player=discarder, tile=tm)
         elif len(names) > 1:
-            text = tr("event.yipao_shuangxiang", lang, winners=tr("common.and", lang, a=names[0], b=names[1]),
-                     discarder=discarder, tile=tm)
+            text = self.said("event.yipao_shuangxiang", fed, winners=t("common.and", lang, a=names[0], b=names[1]),
+                             discarder=discarder, tile=tm)
         else:
-            text = tr("event.dianpao", lang, winner=names[0] if names else "?", discarder=discarder, tile=tm)
+            text = self.said("event.dianpao", won or fed, winner=names[0] if names else "?", discarder=discarder,
+                             tile=tm)
         if any(w.get("baohu") for w in event.get("winners", [])):
-            text += "  " + tr("event.baohu", lang, discarder=discarder)
+            text += "  " + self.said("event.baohu", fed, discarder=discarder)
         return f"[bold yellow]★ {text}[/]"
 
     def meld_text(self, melds: Sequence[Any]) -> Text:
@@ -135,7 +158,8 @@ class Renderer:
                 continue
             n = 3 if m.kind == "pung" else 4
             label = Text("[")
-            label.append_text(tiles_text([m.tile] * n, self.lang, ""))
+            sep = " " if self.lang == "en" else ""  # GrnGrnGrn would not read
+            label.append_text(tiles_text([m.tile] * n, self.lang, sep))
             label.append("]" + ("*" if m.kind == "ankong" else ""))
             parts.append(label)
         return Text(" ").join(parts)
@@ -192,7 +216,7 @@ class Renderer:
         tiles = list(view.concealed)
         row = Text()
         codes = Text(style="dim")
-        width = 4 if resolve_lang(lang) != "en" else 3
+        width = 4  # 5筒 and Red (an English dragon) take three columns: one more keeps tiles apart
         danger = getattr(view, "danger", {})
         for x in tiles:
             label = tile_text(x, lang)
@@ -249,10 +273,12 @@ class Renderer:
         if not result.winners:
             out.append(f"[bold]{tr('result.draw', lang)}[/]")
         for w in result.winners:
+            you = "player" if self.is_you(w.seat, view) else "discarder" if self.is_you(w.from_seat, view) else None
             if w.self_draw:
-                head = tr("result.win_zimo", lang, player=seat_name(w.seat))
+                head = self.said("result.win_zimo", you, player=seat_name(w.seat))
             else:
-                head = tr("result.win_discard", lang, player=seat_name(w.seat), discarder=seat_name(w.from_seat))
+                head = self.said("result.win_discard", you, player=seat_name(w.seat),
+                                 discarder=seat_name(w.from_seat))
             out.append(f"[bold yellow]★ {head}[/]  {say('win_tile', lang, tile=tile_markup(w.win_tile, lang))}  "
                        f"[bold]{tr('result.fan', lang, fan=w.fan)}[/]")
             for pid, mult in w.patterns:
@@ -331,8 +357,11 @@ class Renderer:
         if "seat" in values and "player" not in values and isinstance(values["seat"], int):
             values["player"] = self.name(values["seat"])
         if "action" in values and isinstance(values["action"], str) and values["action"] in VERB_LABELS:
-            values["action"] = tr(f"action.{values['action']}", self.lang)  # one language: 出牌 / Discard
-        return tr(key, self.lang, **values)
+            values["action"] = t(f"action.{values['action']}", self.lang)  # one language: 出牌 / Discard
+        player = fmt.get("player")
+        yours = (fmt.get("player_id") == self.player_id or self.is_you(fmt.get("seat"))
+                 or (isinstance(player, PlayerRef) and player.player_id == self.player_id))
+        return self.said(TERMINAL_WORDING.get(key, key), "player" if yours else None, **values)
 
     def summary_lines(self, summary: Any) -> list[str]:
         """A closed table's sitting (TableSummary): hands played, each player's net here, the biggest hand."""

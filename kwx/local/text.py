@@ -42,9 +42,17 @@ BAMBOO = "bold green"
 DRAGON_STYLE = {Tile.RED: "bold red", Tile.GREEN: "bold green", Tile.WHITE: "bold grey62"}
 
 
+# English dragons by name: "7z" means nothing to a player who has not read the notation. The command line takes
+# these words too (kwx.local.commands), so what the screen shows can be typed back.
+ENGLISH_DRAGONS = {Tile.RED: "Red", Tile.GREEN: "Grn", Tile.WHITE: "Wht"}
+
+
 def tile_label(tile: Tile, lang: str) -> str:
-    """The plain label: 5筒 / 中 in Chinese, 5p / 7z in English (the notation English players type)."""
-    return tile.compact if resolve_lang(lang) == "en" else SHORT_CHINESE[tile]
+    """The plain label: 5筒 / 中 in Chinese; 5p / Red in English (the notation English players type, dragons by
+    name)."""
+    if resolve_lang(lang) != "en":
+        return SHORT_CHINESE[tile]
+    return ENGLISH_DRAGONS.get(tile, tile.compact)
 
 
 def tile_text(tile: Tile, lang: str) -> Text:
@@ -68,11 +76,21 @@ def tiles_text(tiles: Iterable[Tile], lang: str, sep: str = " ") -> Text:
     return Text(sep).join(tile_text(x, lang) for x in tiles)
 
 
+_DRAGON_WORDS = {"red": Tile.RED, "green": Tile.GREEN, "grn": Tile.GREEN, "white": Tile.WHITE, "wht": Tile.WHITE}
+
+
+def read_tile(text: str) -> Tile:
+    """A typed tile: any notation parse_tile reads, or a dragon by the English name the screen shows (Red, Grn,
+    Wht; green, white). Raises TileError like parse_tile."""
+    word = _DRAGON_WORDS.get(text.strip().lower())
+    return word if word is not None else parse_tile(text)
+
+
 def tile_or_none(text: str | None) -> Tile | None:
     if not text:
         return None
     try:
-        return parse_tile(text)
+        return read_tile(text)
     except TileError:
         return None
 

@@ -36,10 +36,10 @@ CLAIMS_LOG = {
               "→ 你 打出 8条", "→ AI 1 打出 2条", "★ AI 1 亮倒：1筒 2筒 3筒 4筒 6筒 1条 1条 7条 8条 9条  听牌：5筒",
               "→ AI 2 打出 3条", "→ 你 打出 4条", "⇢ AI 1 打出 6条", "→ AI 2 打出 5筒",
               "★ AI 1 胡了 AI 2 打出的 5筒"),
-    "en": ("→ Player discards 7z", "◆ AI 1 pungs 7z", "→ AI 1 discards 9p", "◆ AI 2 makes an exposed kong of 9p",
-           "→ AI 2 discards 7p", "→ Player discards 8s", "→ AI 1 discards 2s",
+    "en": ("→ You discard Red", "◆ AI 1 pungs Red", "→ AI 1 discards 9p", "◆ AI 2 makes an exposed kong of 9p",
+           "→ AI 2 discards 7p", "→ You discard 8s", "→ AI 1 discards 2s",
            "★ AI 1 laid down: 1p 2p 3p 4p 6p 1s 1s 7s 8s 9s  Waiting on 5p", "→ AI 2 discards 3s",
-           "→ Player discards 4s", "⇢ AI 1 discards 6s", "→ AI 2 discards 5p", "★ AI 1 wins on AI 2's 5p"),
+           "→ You discard 4s", "⇢ AI 1 discards 6s", "→ AI 2 discards 5p", "★ AI 1 wins on AI 2's 5p"),
 }
 
 

@@ -119,6 +119,8 @@ def table_for(hand: PrivateView, lang: str = "zh-CN", **board_kw: Any) -> tuple[
     ("过", Command("pass")), ("pass", Command("pass")),
     ("亮倒 5p", Command("liangdao", Tile.P5)), ("亮倒五筒", Command("liangdao", Tile.P5)),
     ("liangdao 7z", Command("liangdao", Tile.RED)),
+    ("Red", Command("discard", Tile.RED)), ("grn", Command("discard", Tile.GREEN)),  # as the English screen shows
+    ("liangdao white", Command("liangdao", Tile.WHITE)), ("kong Wht", Command("gang", Tile.WHITE)),
     ("help", Command("help")), ("手牌", Command("hand")), ("quit", Command("quit")), ("退出", Command("quit")),
 ])
 def test_parse_command_accepts_both_notations_and_both_languages(text: str, expected: Command) -> None:
@@ -185,7 +187,7 @@ async def test_liangdao_declares_and_discards_the_named_tile() -> None:
     table, service, console = table_for(hand, lang="en")
     await table.handle_line("亮倒 5p")  # 5p would not leave the hand ready
     assert service.acts == []
-    assert "lay down with one of: 7z" in output(console)
+    assert "lay down with one of: Red" in output(console)  # a dragon by its name
     await table.handle_line("liangdao 红中")
     assert service.acts == []  # 亮倒 shows what it reveals and asks once
     await table.handle_line("y")
@@ -255,10 +257,10 @@ async def test_board_shows_hand_drawn_tile_ready_discards_discards_melds_wall_an
     table.show()
     text = output(console)
     assert "41 tiles left in the wall" in text
-    assert "1p 1p 2p 3p 4p 5p 6p 5s 7s 7s 9s 9s 7z   drew 8s" in text  # sorted, the drawn tile apart
+    assert "1p  1p  2p  3p  4p  5p  6p  5s  7s  7s  9s  9s  Red   drew 8s" in text  # sorted, the drawn tile apart
     assert "drew 8s" in text
-    assert "7z → 5s 8s" in text  # which discard leaves you ready, and on what
-    assert "[6z6z6z]" in text and "5z" in text  # AI 1's pung and discard
+    assert "Red → 5s 8s" in text  # which discard leaves you ready, and on what
+    assert "[Grn Grn Grn]" in text and "Wht" in text  # AI 1's pung and discard
     assert "57s left" in text
 
 
@@ -272,7 +274,7 @@ async def test_event_log_lines_and_liangdao_reveal() -> None:
     await fe.board_changed(board(step=9, last_events=events))  # the same view twice logs once
     text = output(console)
     assert text.count("电脑1 discards 3s") == 1
-    assert "Player pungs 3s" in text
+    assert "You pung 3s" in text
     assert "draws" not in text  # other players' draws are not spammed
     seats = list(board().seats)
     seats[2] = replace(seats[2], liangdao=True, revealed=tuple(parse_tiles("2345p")), waits=(Tile.P2, Tile.P5))
@@ -285,7 +287,7 @@ async def test_event_log_lines_and_liangdao_reveal() -> None:
     await fe.liangdao_revealed(declared, 2)
     lines = output(console).splitlines()
     assert lines == ["→ 电脑2 discards 9s", "★ 电脑2 laid down: 2p 3p 4p 5p  Waiting on 2p 5p",  # once, in place
-                     "→ Player discards 1p"]
+                     "→ You discard 1p"]
 
 
 async def test_result_block_has_fan_breakdown_payments_and_balances() -> None:
@@ -304,7 +306,7 @@ async def test_result_block_has_fan_breakdown_payments_and_balances() -> None:
     assert "Result of hand 2" in text
     assert "清一色 Full Flush  ×4" in text and "卡五星 Closed Five  ×2" in text
     assert "8 fan" in text
-    assert "Player → 电脑1: 8 (win)" in text and "电脑2 → 电脑1: 2 (exposed kong)" in text
+    assert "电脑1 wins on your discard" in text and "You → 电脑1: 8 (win)" in text and "电脑2 → 电脑1: 2 (exposed kong)" in text
     assert "-12" in text and "+18" in text and "-6" in text  # running balances at this table
     assert "+10" in text  # this hand's net
 
@@ -365,7 +367,7 @@ async def test_a_whole_hand_against_two_ais_ends_with_the_result_block(tmp_path)
     assert "Result of hand 1" in text
     assert "Payments" in text or "Exhaustive draw" in text
     assert "Net" in text and "Table total" in text
-    assert "Player discards" in text and "you discards" not in text
+    assert "You discard" in text and "You discards" not in text
     # the table stays open: a second run resumes it instead of opening a new one
     console2 = make_console()
     holder.clear()
@@ -394,7 +396,7 @@ async def test_timeout_and_autoplay_notices_name_you() -> None:
     await fe.notice(1, "event.timeout", player="你", player_id=YOU.player_id, action="discard")
     await fe.notice(1, "lobby.ai_added", name="AI 1", player_id="ai:standard:1")  # the terminal's own doing
     text = output(console)
-    assert "Player ran out of time: Discard automatically" in text
+    assert "You ran out of time: Discard automatically" in text
     assert "AI 1" not in text
 
 
@@ -411,3 +413,12 @@ async def test_a_resumed_table_gets_back_the_time_it_had_when_you_left(tmp_path)
         clock = await paused_clock(store, table_id)
         assert abs(clock() - left_at) < 5
         assert abs((await paused_clock(store, None))() - time.time()) < 5
+
+
+async def test_a_resumed_timed_table_speaks_of_the_table_not_of_a_bot_restart() -> None:
+    for lang, words, not_words in (("en", "The table resumed where you left it", "bot"), ("zh-CN", "牌桌从你离开的地方继续", "机器人")):
+        console = make_console()
+        fe = ConsoleFrontEnd(console, lang=lang, clock=lambda: NOW, table_id=1)
+        await fe.notice(1, "table.restarted")
+        text = output(console)
+        assert words in text and not_words not in text

@@ -30,9 +30,9 @@ async def test_the_board_marks_tiles_that_win_for_a_liangdao_hand_and_the_hint_s
     table, _, console = table_for(my_turn(danger=DANGER), lang="en")
     table.show()
     text = console.export_text()
-    assert "⚠ 9s 7z win for the laid-down hand of 电脑2." in text
+    assert "⚠ 9s Red win for the laid-down hand of 电脑2." in text
     assert "Sole payer: you alone pay, double." in text
-    assert "7z → 5s 8s ⚠ feeds a laid-down hand." in text  # the ready hint is not silent about it
+    assert "Red → 5s 8s ⚠ feeds a laid-down hand." in text  # the ready hint is not silent about it
 
 
 async def test_discarding_a_danger_tile_asks_once_and_y_plays_it() -> None:
@@ -71,7 +71,7 @@ async def test_liangdao_shows_the_hand_and_waits_and_asks_once() -> None:
     await table.handle_line("liangdao 7z")
     assert service.acts == []
     shown = console.export_text()
-    assert "Lay down and discard 7z" in shown and "waiting on 5s 8s" in shown
+    assert "Lay down and discard Red" in shown and "waiting on 5s 8s" in shown
     assert "1p 1p 2p 3p 4p 5p 6p 5s 7s 7s 8s 9s 9s" in shown  # what everybody will see
     await table.handle_line("liangdao 7z")  # the same command again goes ahead
     assert service.acts == [("liangdao", Tile.RED, 7)]
@@ -115,4 +115,4 @@ async def test_a_closed_table_shows_its_sitting() -> None:
                                        net=((YOU, 12), (AI1, -12)), biggest=(3, YOU, 16), transfers=()))
     text = console.export_text()
     assert "The table closed after 5 hands" in text and "+12" in text and "-12" in text
-    assert "Biggest hand: hand 3, Player won 16" in text
+    assert "Biggest hand: hand 3, You won 16" in text
