@@ -171,6 +171,11 @@ class KwxApp(App[int]):
         self.ready.set()
         self.redraw(hand=True)
 
+    async def on_unmount(self) -> None:
+        """However the app ends (Ctrl-Q, an error, a test's pilot leaving early), the service stops and the store
+        closes: the store's connection thread is not a daemon, and an open one keeps the process from exiting."""
+        await self.shutdown()
+
     async def shutdown(self) -> None:
         if self.fe is not None:
             self.fe.closed = True
