@@ -1,9 +1,11 @@
-"""`python -m kwx ledger balances|leaderboard|history|stats|settleup|export [--server ID] [--db PATH] [--json]`
+"""`python -m kwx ledger balances|leaderboard|history|stats|settleup|export|hand [--server ID] [--db PATH] [--json]`
 
 Read-only views of a server's ledger. `--server` defaults to `local` (the terminal's ledger); `--db` (a file,
 or a postgresql:// URL) to `$KWX_DATABASE_URL`, else `$KWX_DB` (from the environment or `.env`, read as the bot
 reads them) or data/kwx.sqlite3. Bad input (no database, unknown server or player, a number out of range)
-prints one line to stderr and exits 2.
+prints one line to stderr and exits 2. `--player` takes an id or the name the tables show; `history` on the
+local server without it is your own (the terminal's player). `hand ID` shows a recorded hand, its commitment and,
+the hand being over, its seed. Output piped into a reader that stops early (`| head`) ends quietly.
 `python -m kwx ledger migrate --from data/kwx.sqlite3 --to postgresql://…` copies every server's history into
 an empty database (either way round) and checks that the balances match (exit 1 if they do not).
 `python -m kwx ledger backup | restore | verify` keep a store safe (kwx/cli/backups.py).
@@ -21,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import sqlite3
@@ -40,6 +43,8 @@ from kwx.store.db import database_url
 if TYPE_CHECKING:
     from kwx.cli.settings import Settings
 
+LOCAL_SERVER = "local"  # the terminal's ledger
+LOCAL_YOU = "local:you"  # the terminal's player: `ledger history` on the local server needs no --player
 COMMANDS = ("balances", "leaderboard", "history", "stats", "settleup", "export", "migrate", "hand", *backups.HELPS)
 MAX_ROWS = 10_000  # --limit
 MAX_OFFSET = 10**12  # --offset (SQLite takes up to 2^63)
@@ -72,12 +77,13 @@ def add_parser(subparsers: Any) -> None:
     parsers["leaderboard"].add_argument("--period", choices=PERIODS, default="all", help="all (default), month, week")
     parsers["leaderboard"].add_argument("--limit", type=bounded_int(1, MAX_ROWS), default=None,
                                         help="show the top N only")
-    parsers["history"].add_argument("--player", required=True, help="player id")
+    parsers["history"].add_argument("--player", default=None,
+                                    help="player id or name (default on server local: you, the terminal's player)")
     parsers["history"].add_argument("--limit", type=bounded_int(1, MAX_ROWS), default=20,
                                     help=f"hands per page, 1 to {MAX_ROWS:,} (default 20)")
     parsers["history"].add_argument("--offset", type=bounded_int(0, MAX_OFFSET), default=0,
                                     help="skip this many newest hands")
-    parsers["stats"].add_argument("--player", default=None, help="one player id (default: everyone)")
+    parsers["stats"].add_argument("--player", default=None, help="one player id or name (default: everyone)")
     parsers["export"].add_argument("--out", default=None, help="write to this file instead of stdout")
     parsers["migrate"].add_argument("--from", dest="source", required=True, help="database file or URL to copy")
     parsers["migrate"].add_argument("--to", dest="target", required=True,
@@ -102,6 +108,9 @@ def run(args: argparse.Namespace) -> int:
     """Run a parsed `ledger` command; return the exit code."""
     try:
         return asyncio.run(_run(args))
+    except BrokenPipeError:  # `ledger export | head`: the reader has all it wanted
+        _quiet_stdout()
+        return 0
     except backups.Refused as exc:
         return backups.fail(exc)
     except (UsageError, StoreError, sqlite3.Error, asyncpg.PostgresError, OSError, ValueError) as exc:
@@ -124,13 +133,39 @@ async def _run(args: argparse.Namespace) -> int:
     async with await Store.open(path) as store:
         if not await store.has_guild(server):
             raise UsageError(f"unknown server {server!r} in {path}")
-        player = getattr(args, "player", None)
-        if player is not None and not await store.has_player(server, player):
-            raise UsageError(f"unknown player {player!r} on server {server!r}")
+        if command == "history" and getattr(args, "player", None) is None:
+            if server != LOCAL_SERVER:
+                raise UsageError("whose history? name a player with --player ID or --player NAME")
+            if not await store.has_player(server, LOCAL_YOU):
+                raise UsageError("no hand of yours at the terminal yet: name a player with --player ID or NAME")
+            args.player = LOCAL_YOU
+        if getattr(args, "player", None) is not None:
+            args.player = await find_player(store, server, args.player)
         output = await _COMMANDS[command](store, server, args, as_json)
     if output is not None:
         print(output)
     return 0
+
+
+async def find_player(store: Store, server: str, text: str) -> str:
+    """The player `text` names on the server: a player id, else a name as the tables show it (any case);
+    UsageError when it names nobody, or more than one player."""
+    if await store.has_player(server, text):
+        return text
+    wanted = text.strip().casefold()
+    ids = sorted({row.player for row in (await store.balances(server)).rows if row.name.casefold() == wanted})
+    if len(ids) > 1:
+        raise UsageError(f"{len(ids)} players on server {server!r} are called {text!r}: use an id ({', '.join(ids)})")
+    if not ids:
+        raise UsageError(f"unknown player {text!r} on server {server!r}")
+    return ids[0]
+
+
+def _quiet_stdout() -> None:
+    """Point stdout at /dev/null, so the interpreter's last flush at exit finds no closed pipe either."""
+    with contextlib.suppress(OSError, ValueError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
 
 
 def ledger_target(db: str | None) -> Path | str:
@@ -284,13 +319,24 @@ async def _export(store: Store, server: str, args: argparse.Namespace, as_json: 
 
 
 async def _hand(store: Store, server: str, args: argparse.Namespace, as_json: bool) -> str:
+    from kwx.table.proof import hand_proof
+
     log = await store.hand_log(server, args.hand_id)
     if args.actions or as_json:
         return json.dumps(log, ensure_ascii=False)
-    return (f"hand {log['hand_id']}: table {log['table_id']} hand {log['hand_no']} · {log['outcome']} · net "
-            f"{' '.join(f'{p} {_money(n)}' for p, n in zip(log['players'], log['net']))}\n"
-            f"commitment {log['seed_ref']} · {len(log['actions'])} actions (--actions prints them; the result "
-            f"post shows the seed: python -m kwx verify SEED --ref {log['seed_ref']} --actions FILE)")
+    lang = args.lang
+    names = [await store.player_name(server, p) or p for p in log["players"]]
+    outcome_key = f"cli.ledger.outcome.{log['outcome']}"
+    outcome = t(outcome_key, lang) if catalog_has(outcome_key) else log["outcome"]
+    net = t("common.list_sep", lang).join(f"{name} {_money(n)}" for name, n in zip(names, log["net"]))
+    lines = [t("cli.ledger.hand_head", lang, hand=log["hand_id"], table=log["table_id"], hand_no=log["hand_no"],
+               outcome=outcome, net=net),
+             t("cli.ledger.hand_commitment", lang, ref=log["seed_ref"], actions=len(log["actions"]))]
+    proof = await hand_proof(store, server, log["table_id"], log["hand_no"])
+    if proof is not None:  # a finished hand's seed is public: what it takes to check the shuffle
+        lines.append(t("cli.ledger.hand_seed", lang, seed=proof.seed))
+        lines.append(t("cli.ledger.hand_verify", lang, seed=proof.seed, ref=log["seed_ref"], hand=log["hand_id"]))
+    return "\n".join(lines)
 
 
 _COMMANDS = {"balances": _balances, "leaderboard": _leaderboard, "history": _history, "stats": _stats,
