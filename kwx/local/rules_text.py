@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from kwx.engine.rules import PATTERN_FAN, STANDARD, RuleSet
+from kwx.engine.rules import STANDARD, RuleSet
 from kwx.local.text import say
 from kwx.present.i18n import pattern_name
 
@@ -14,12 +14,13 @@ RULES_DOC = Path(__file__).resolve().parents[2] / "docs" / "rules.md"
 
 
 def fan_table_markdown(lang: str, rules: RuleSet | None = None) -> str:
-    """Every pattern with its multiplier under `rules` (the table's preset and options)."""
+    """The patterns `rules` (the table's preset and options) scores, with their multipliers, biggest first: an
+    optional pattern the table leaves off (海底炮 under standard) is not listed."""
     rules = rules or STANDARD
     head = say("rules_fan_head", lang, preset=rules.preset_name)
     rows = [f"## {head}", "", f"| {say('rules_pattern', lang)} | | × |", "|---|---|---:|"]
-    for pid in PATTERN_FAN:
-        rows.append(f"| {pattern_name(pid, 'zh-CN')} | {pattern_name(pid, 'en')} | {rules.pattern_fan(pid)} |")
+    for pid, fan in rules.scored_patterns():
+        rows.append(f"| {pattern_name(pid, 'zh-CN')} | {pattern_name(pid, 'en')} | {fan} |")
     return "\n".join(rows)
 
 
