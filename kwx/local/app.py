@@ -18,7 +18,7 @@ import asyncio
 import contextlib
 import io
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -26,8 +26,9 @@ from rich.console import Console
 from rich.markup import escape
 from rich.text import Text
 from textual import events
-from textual.app import App, ComposeResult
+from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
+from textual.command import CommandPalette
 from textual.containers import Horizontal, Vertical
 from textual.css.query import NoMatches
 from textual.screen import Screen
@@ -58,8 +59,16 @@ from kwx.local.tables import (
 )
 from kwx.local.text import say, tile_markup, tile_text, verb_label
 from kwx.local.warnings import confirm_setting, danger_line, hint_suffix, set_confirm_setting, warning
-from kwx.local.widgets import ActionView, CommandLine, ConfirmScreen, ResultScreen, RulesScreen, TileView
-from kwx.present.i18n import resolve_lang, tr
+from kwx.local.widgets import (
+    ActionView,
+    CommandLine,
+    ConfirmScreen,
+    ResultScreen,
+    RulesScreen,
+    TileView,
+    speak_bindings,
+)
+from kwx.present.i18n import resolve_lang, t
 from kwx.store import Store
 from kwx.table.errors import TableError
 from kwx.table.service import TableService
@@ -95,12 +104,14 @@ class KwxApp(App[int]):
     #result { width: 90%; max-width: 100; height: 90%; border: thick $accent; background: $surface; padding: 0 1; }
     #confirm { width: 70; height: auto; border: thick red; background: $surface; padding: 1 2; }
     """
+    # Descriptions are catalog keys (local.*), put in the game's language when the app starts (`_speak`).
     BINDINGS = [
-        Binding("question_mark,f1", "rules", "Rules"),
+        Binding("question_mark,f1", "rules", "key_rules"),
         Binding("colon,slash,tab", "command", "Command", show=False),
         Binding("left", "move(-1)", show=False), Binding("right", "move(1)", show=False),
         Binding("enter", "enter", show=False),
-        Binding("ctrl+q", "leave", "Quit"),
+        Binding("ctrl+q", "leave", "key_quit"),
+        Binding("ctrl+p", "command_palette", "key_palette", show=False, priority=True),
     ]
 
     def __init__(self, db_path: str | Path, *, lang: str = "zh-CN", seed: str | None = None,
@@ -122,6 +133,19 @@ class KwxApp(App[int]):
         self.ready = asyncio.Event()
         self._results: list[list[Any]] = []
         self.crash: str | None = None  # what stopped the app, when an error did (kwx.local.crash writes it)
+        speak_bindings(self._bindings, self.lang)
+
+    # -- the command palette (Ctrl-P), in the game's language ------------------------------------------------
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
+        """The game's own commands instead of Textual's (themes, screenshots: English, and not the game's)."""
+        yield SystemCommand(say("palette_rules", self.lang), say("palette_rules_help", self.lang), self.action_rules)
+        yield SystemCommand(say("palette_help", self.lang), say("palette_help_help", self.lang),
+                            lambda: self.log_line(escape(say("help", self.lang))))
+        yield SystemCommand(say("palette_quit", self.lang), say("palette_quit_help", self.lang), self.action_leave)
+
+    def action_command_palette(self) -> None:
+        if not CommandPalette.is_open(self):
+            self.push_screen(CommandPalette(placeholder=say("palette_placeholder", self.lang), id="--command-palette"))
 
     # -- layout ----------------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:

@@ -3,6 +3,7 @@ result that waits for a key, the confirmation before a costly move, the rules an
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from rich.console import Group
@@ -11,13 +12,22 @@ from rich.markup import escape
 from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingsMap
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Footer, Input, Static
 
 from kwx.local.rules_text import rules_markdown
 from kwx.local.text import say
+
+
+def speak_bindings(bindings: BindingsMap, lang: str) -> None:
+    """Put the descriptions of a screen's key bindings (catalog keys `local.key_*`) into the game's language, so
+    the footer speaks it too."""
+    for key, found in bindings.key_to_bindings.items():
+        bindings.key_to_bindings[key] = [
+            replace(b, description=say(b.description, lang)) if b.description.startswith("key_") else b
+            for b in found]
 
 
 class TileView(Static):
@@ -109,12 +119,13 @@ class ConfirmScreen(ModalScreen[bool]):
 
 
 class RulesScreen(Screen[None]):
-    BINDINGS = [Binding("escape,q,question_mark", "app.pop_screen", "Back")]
+    BINDINGS = [Binding("escape,q,question_mark", "app.pop_screen", "key_back")]
 
     def __init__(self, lang: str, rules: Any) -> None:
         super().__init__()
         self.lang = lang
         self.rules = rules
+        speak_bindings(self._bindings, lang)
 
     def compose(self) -> ComposeResult:
         with VerticalScroll():

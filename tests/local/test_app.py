@@ -187,3 +187,19 @@ async def test_a_tile_that_wins_for_a_liangdao_hand_is_marked_and_asks_first(tmp
         await pilot.press("y")
         await until(pilot, lambda: discards(app)[:1] == (drawn,))
         await app.shutdown()
+
+
+async def test_the_footer_and_the_command_palette_speak_the_games_language(tmp_path) -> None:
+    app = make_app(tmp_path, seed="palette", lang="zh-CN")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: app.ready.is_set())
+        footer = screen_text(app).splitlines()[-1]
+        assert "离开" in footer and "规则" in footer and "命令" in footer
+        assert "Quit" not in footer and "Rules" not in footer and "palette" not in footer
+        await pilot.press("ctrl+p")
+        await pilot.pause(0.3)
+        palette = screen_text(app)
+        assert "搜索命令" in palette and "规则与番型" in palette and "离开" in palette
+        assert "Theme" not in palette and "Screenshot" not in palette and "Search for commands" not in palette
+        await pilot.press("escape")
+        await app.shutdown()
