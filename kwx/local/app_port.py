@@ -50,6 +50,8 @@ class AppFrontEnd(LocalPort):
     async def hand_finished(self, result: ResultView, view: PublicView) -> None:
         lines = await self.result_block(result, view)
         if lines is not None:
+            if self.last_check:  # stays in the log, under the result and after it is closed
+                self.app.log_line(self.last_check)
             self.app.show_result(lines)
             self.app.redraw()
 

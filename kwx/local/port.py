@@ -18,6 +18,17 @@ class BalanceSource(Protocol):
     async def balance(self, guild: str, player: str) -> Any: ...
 
 
+async def ledger_hand_id(ledger: Any, guild: str, result: ResultView) -> int | None:
+    """The ledger's id of a finished hand (for `python -m kwx ledger hand ID`), None when it cannot be read."""
+    find = getattr(ledger, "hand_commitment", None)
+    if find is None:
+        return None
+    with contextlib.suppress(Exception):  # a courtesy line; never break the table over it
+        found = await find(guild, result.table_id, result.hand_no)
+        return None if found is None else int(found[0])
+    return None
+
+
 class LocalPort(Renderer):
     def __init__(self, *, player_id: str = YOU_ID, lang: str = "zh-CN", clock: Callable[[], float] = time.time,
                  ledger: BalanceSource | None = None, guild: str = LOCAL_GUILD,
@@ -29,6 +40,7 @@ class LocalPort(Renderer):
         self.closed = False  # after quit: the service's last calls show nothing
         self.results_shown: set[tuple[int, int]] = set()  # (table, hand) whose result block was shown
         self._last_logged: PublicView | None = None  # the last view whose events were logged
+        self.last_check: str | None = None  # the last finished hand's seed and how to check it (check_line)
 
     def _mine(self, table_id: int) -> bool:
         return not self.closed and (self.table_id is None or table_id == self.table_id)
@@ -56,4 +68,6 @@ class LocalPort(Renderer):
             with contextlib.suppress(Exception):  # the ledger line is a courtesy; never break the table over it
                 row = await self.ledger.balance(self.guild, self.player_id)
                 ledger[self.player_id] = int(row.balance)
-        return self.result_lines(result, view, ledger)
+        hand_id = await ledger_hand_id(self.ledger, self.guild, result)
+        self.last_check = self.check_line(result, hand_id) if hand_id is not None else None
+        return self.result_lines(result, view, ledger, check=self.last_check)

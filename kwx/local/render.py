@@ -85,9 +85,26 @@ class Renderer:
 
     def header(self, view: PublicView) -> str:
         dealer = next((s.seat for s in view.seats if s.is_dealer), None)
-        title = tr("board.title", self.lang, hand=view.hand_no, dealer=self.name(dealer, view))
-        base = f"{tr('term.base', self.lang)} {view.base}"
-        return f"\n[bold]━━ {title} · {base} ━━[/]"
+        title = t("board.title", self.lang, hand=view.hand_no, dealer=self.name(dealer, view))
+        base = f"{t('term.base', self.lang)} {view.base}"
+        commitment = self.commitment(view)
+        return f"\n[bold]━━ {title} · {base} ━━[/]" + (f" [dim]{escape(commitment)}[/]" if commitment else "")
+
+    def commitment(self, view: PublicView) -> str | None:
+        """The hand's commitment to its seed, shortened (the ledger and `ledger hand` keep it whole): shown from
+        the deal, so the seed revealed at the end can be checked against what was promised before play."""
+        ref = getattr(view, "seed_ref", None)
+        if not ref:
+            return None
+        return say("commitment", self.lang, ref=ref.removeprefix("sha256:")[:12])
+
+    def check_line(self, result: ResultView, hand_id: int) -> str | None:
+        """Where a finished hand's seed stays findable once its result is closed: the seed and the command that
+        checks the shuffle."""
+        seed = getattr(result, "seed", None)
+        if not seed:
+            return None
+        return f"[dim]{escape(say('hand_check', self.lang, hand=result.hand_no, seed=seed, hand_id=hand_id))}[/]"
 
     def event_line(self, event: Mapping[str, Any], view: PublicView) -> str | None:
         """One compact log line for a public event, or None for events the board or the result block show."""
@@ -261,8 +278,10 @@ class Renderer:
             out.append(say("choices", lang, list=describe_choices(view, lang)))
         return out
 
-    def result_lines(self, result: ResultView, view: PublicView, ledger: Mapping[str, int]) -> list[Any]:
-        """The fan breakdown (pattern names in Chinese and English, with multipliers), payments and balances."""
+    def result_lines(self, result: ResultView, view: PublicView, ledger: Mapping[str, int],
+                     check: str | None = None) -> list[Any]:
+        """The fan breakdown (pattern names in Chinese and English, with multipliers), payments and balances;
+        `check` (check_line) in place of the bare seed when the ledger's id of the hand is known."""
         lang = self.lang
         names = [self.player_name(s.player) for s in view.seats]
 
@@ -313,7 +332,9 @@ class Renderer:
             amount = ledger[self.player_id]
             out.append(say("ledger_you", lang, amount=f"[{money_style(amount)}]{signed(amount)}[/]"))
         seed = getattr(result, "seed", None) or getattr(result, "hand_seed", None)
-        if seed:  # the shuffle can be checked once the hand is over
+        if check:
+            out.append(check)
+        elif seed:  # the shuffle can be checked once the hand is over
             out.append(f"[dim]{escape(say('hand_seed', lang, seed=seed))}[/]")
         if result.next_dealer is not None:
             out.append(f"[dim]{tr('result.next_dealer', lang, player=seat_name(result.next_dealer))}[/]")

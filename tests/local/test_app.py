@@ -203,3 +203,44 @@ async def test_the_footer_and_the_command_palette_speak_the_games_language(tmp_p
         assert "Theme" not in palette and "Screenshot" not in palette and "Search for commands" not in palette
         await pilot.press("escape")
         await app.shutdown()
+
+
+async def play_until_result(app: KwxApp, pilot: Any) -> None:
+    """You play fast (win when you can, else pass, else discard the drawn tile) until a result shows."""
+    from kwx.local.commands import Command
+
+    await app.submit(Command("confirm_off"))  # no question about a 胡口牌 waits for an answer
+    answered = None
+    for _ in range(3000):
+        if isinstance(app.screen, ResultScreen):
+            return
+        view = app.fe.hand if app.fe is not None else None
+        if view is not None and view.choices and (view.hand_no, view.step) != answered:
+            answered = (view.hand_no, view.step)
+            verbs = {c.verb for c in view.choices}
+            verb = "hu" if "hu" in verbs else "pass" if "discard" not in verbs else "discard"
+            await app.submit(Command(verb, (view.drawn or view.concealed[-1]) if verb == "discard" else None))
+        await pilot.pause(0.01)
+    raise AssertionError("the hand never ended")
+
+
+def quick_service(store: Any, fe: Any, **kw: Any) -> Any:
+    from kwx.table.service import TableService
+
+    return TableService(store, fe, claim_pause=0, **kw)
+
+
+async def test_the_commitment_shows_from_the_deal_and_the_seed_stays_in_the_log(tmp_path) -> None:
+    app = make_app(tmp_path, seed="proof", service_factory=quick_service)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(pilot, lambda: app.ready.is_set() and app.fe.board is not None and app.fe.board.seed_ref)
+        ref = app.fe.board.seed_ref.removeprefix("sha256:")
+        log = "\n".join(strip.text for strip in app.base.query_one("#log").lines)
+        assert f"commitment {ref[:12]}" in log  # from the deal on
+        await play_until_result(app, pilot)
+        await pilot.press("space")  # the result closes
+        await pilot.pause(0.1)
+        assert not isinstance(app.screen, ResultScreen)
+        log = "\n".join(strip.text for strip in app.base.query_one("#log").lines)
+        assert "Hand 1 is over: its seed" in log and "python -m kwx ledger hand 1" in log.replace("\n", "")
+        await app.shutdown()
