@@ -75,6 +75,9 @@ def build_parser(prog: str = "python bot.py") -> argparse.ArgumentParser:
                    help="at the terminal: the line-by-line mode (pipes, screen readers) instead of the game screen")
     p.add_argument("--turn-seconds", type=float, metavar="S", default=None,
                    help="at the terminal: a turn timer for a NEW table (default none: the AI players wait for you)")
+    p.add_argument("--new", action="store_true",
+                   help="at the terminal: close the open table (its finished hands stay in the ledger; a hand in play "
+                        "is abandoned) and start a new one, with --turn-seconds and --seed if given")
     p.add_argument("--db", metavar="PATH", default=None,
                    help="SQLite file or postgresql:// URL (default: $KWX_DATABASE_URL, else $KWX_DB or data/kwx.sqlite3)")
     p.add_argument("--shards", metavar="RANGE", default=None,

@@ -21,7 +21,7 @@ def run_local(args: Any, settings: Any) -> int:
 
         return run_autoplay(settings, args.autoplay, db=args.db, seed=args.seed, delay=args.delay)
     options = {"db": args.db, "seed": args.seed, "delay": args.delay,
-               "turn_seconds": getattr(args, "turn_seconds", None)}
+               "turn_seconds": getattr(args, "turn_seconds", None), "new": bool(getattr(args, "new", False))}
     if getattr(args, "plain", False) or not _interactive():
         from kwx.local.plain import run_terminal
 

@@ -56,6 +56,7 @@ from kwx.local.tables import (
     find_local_table,
     open_or_resume,
     paused_clock,
+    unused_timer,
 )
 from kwx.local.text import say, tile_markup, tile_text, verb_label
 from kwx.local.warnings import confirm_setting, danger_line, hint_suffix, set_confirm_setting, warning
@@ -116,7 +117,8 @@ class KwxApp(App[int]):
 
     def __init__(self, db_path: str | Path, *, lang: str = "zh-CN", seed: str | None = None,
                  ai_delay: float = AI_DELAY, between_hands: float = BETWEEN_HANDS,
-                 turn_seconds: float | None = TURN_SECONDS, service_factory: Callable[..., Any] | None = None) -> None:
+                 turn_seconds: float | None = TURN_SECONDS, service_factory: Callable[..., Any] | None = None,
+                 new: bool = False) -> None:
         super().__init__()
         self.db_path = db_path
         self.lang = resolve_lang(lang)
@@ -124,6 +126,7 @@ class KwxApp(App[int]):
         self.ai_delay = ai_delay
         self.between_hands = between_hands
         self.turn_seconds = turn_seconds
+        self.new = new  # stop the open table and start another (--new)
         self.service_factory = service_factory or TableService
         self.fe: AppFrontEnd | None = None
         self.service: Any = None
@@ -183,10 +186,13 @@ class KwxApp(App[int]):
                                             clock=clock)
         you = PlayerRef(YOU_ID, say("you", self.lang))
         self.table_id, resumed = await open_or_resume(self.service, you, turn_seconds=self.turn_seconds,
-                                                      seed=self.seed)
+                                                      seed=self.seed, new=self.new)
         fe.table_id = self.table_id
         key = "resumed" if resumed else "new_table"
         self.log_line(escape(say(key, self.lang, table=self.table_id, hand=self.service.public_view(self.table_id).hand_no)))
+        unused = unused_timer(existing, self.turn_seconds) if resumed else None
+        if unused is not None:
+            self.log_line(fe.unused_timer_line(self.table_id, unused))
         self._refresh_views()
         last = getattr(self.service, "last_result", None)
         result = last(self.table_id) if resumed and last is not None else None
@@ -512,11 +518,11 @@ class KwxApp(App[int]):
 
 
 def run_app(settings: Any, *, db: str | None = None, seed: str | None = None, delay: float | None = None,
-            turn_seconds: float | None = TURN_SECONDS) -> int:
+            turn_seconds: float | None = TURN_SECONDS, new: bool = False) -> int:
     """`python bot.py` at a terminal: the game screen. Ctrl-Q or `quit` leaves; the table stays open."""
     db_path = db or settings.db_path
     app = KwxApp(db_path, lang=settings.lang, seed=seed, ai_delay=AI_DELAY if delay is None else delay,
-                 turn_seconds=turn_seconds)
+                 turn_seconds=turn_seconds, new=new)
     return run_to_exit(app, crash_log_path(db_path))
 
 

@@ -42,6 +42,7 @@ from kwx.local.tables import (
     find_local_table,
     open_or_resume,
     paused_clock,
+    unused_timer,
 )
 from kwx.local.text import say
 from kwx.local.warnings import confirm_setting, is_yes, set_confirm_setting, warning
@@ -438,7 +439,7 @@ async def play_terminal(db_path: str | Path, *, lang: str = "zh-CN", seed: str |
                         ai_delay: float = AI_DELAY, between_hands: float = BETWEEN_HANDS,
                         turn_seconds: float | None = TURN_SECONDS, claim_pause: float = CLAIM_PAUSE,
                         console: Console | None = None, lines: LineSource | None = None,
-                        service_factory: Callable[..., Any] | None = None) -> int:
+                        service_factory: Callable[..., Any] | None = None, new: bool = False) -> int:
     """Open or resume the terminal table and play until `quit` or end of input. Returns the exit status."""
     console = console or Console(highlight=False)
     lang = resolve_lang(lang)
@@ -455,10 +456,13 @@ async def play_terminal(db_path: str | Path, *, lang: str = "zh-CN", seed: str |
     console.print(f"[bold]{say('banner', lang)}[/]  [dim]{escape(say('db', lang, path=store.path))}[/]",
                   highlight=False)
     try:
-        table_id, resumed = await open_or_resume(service, you, turn_seconds=turn_seconds, seed=seed)
+        table_id, resumed = await open_or_resume(service, you, turn_seconds=turn_seconds, seed=seed, new=new)
         if resumed:
             console.print(say("resumed", lang, table=table_id, hand=service.public_view(table_id).hand_no),
                           highlight=False)
+            unused = unused_timer(existing, turn_seconds)
+            if unused is not None:
+                console.print(frontend.unused_timer_line(table_id, unused), highlight=False)
         else:
             console.print(say("new_table", lang, table=table_id), highlight=False)
         frontend.table_id = table_id
@@ -487,13 +491,14 @@ async def play_terminal(db_path: str | Path, *, lang: str = "zh-CN", seed: str |
 
 
 def run_terminal(settings: Any, *, db: str | None = None, seed: str | None = None, delay: float | None = None,
-                 turn_seconds: float | None = TURN_SECONDS) -> int:
+                 turn_seconds: float | None = TURN_SECONDS, new: bool = False) -> int:
     """`python bot.py --plain`: the terminal table line by line. Ctrl-C leaves like `quit`; an error exits
     non-zero with one line naming the crash log (kwx.local.crash)."""
     db_path = db or settings.db_path
     try:
         return asyncio.run(play_terminal(db_path, lang=settings.lang, seed=seed,
-                                         ai_delay=AI_DELAY if delay is None else delay, turn_seconds=turn_seconds))
+                                         ai_delay=AI_DELAY if delay is None else delay, turn_seconds=turn_seconds,
+                                         new=new))
     except KeyboardInterrupt:
         print()
         print(say("quit", settings.lang))

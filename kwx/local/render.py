@@ -90,6 +90,11 @@ class Renderer:
         commitment = self.commitment(view)
         return f"\n[bold]━━ {title} · {base} ━━[/]" + (f" [dim]{escape(commitment)}[/]" if commitment else "")
 
+    def unused_timer_line(self, table_id: int, current: float) -> str:
+        """`--turn-seconds` on a table that resumed: it keeps its own timer; `--new` starts another table."""
+        now = say("timer_seconds", self.lang, secs=int(current)) if current else say("timer_none", self.lang)
+        return f"[yellow]{escape(say('turn_seconds_unused', self.lang, table=table_id, current=now))}[/]"
+
     def commitment(self, view: PublicView) -> str | None:
         """The hand's commitment to its seed, shortened (the ledger and `ledger hand` keep it whole): shown from
         the deal, so the seed revealed at the end can be checked against what was promised before play."""

@@ -84,12 +84,26 @@ def timers(turn_seconds: float | None) -> tuple[float, float]:
     return float(turn_seconds), min(CLAIM_SECONDS, float(turn_seconds))
 
 
+def unused_timer(row: TableRow | None, turn_seconds: float | None) -> float | None:
+    """The turn timer of the open table `row` when `--turn-seconds` asked for another one, else None: an open
+    table keeps the timers it was opened with, and the player is told so (and how to start a new table)."""
+    if row is None or turn_seconds is None:
+        return None
+    current = float(row.options.get("turn_seconds") or 0.0)
+    return current if timers(turn_seconds)[0] != current else None
+
+
 async def open_or_resume(service: Any, you: PlayerRef, *, turn_seconds: float | None = TURN_SECONDS,
-                         seed: str | None = None) -> tuple[int, bool]:
+                         seed: str | None = None, new: bool = False) -> tuple[int, bool]:
     """Start the service on the terminal table only; resume it or open a new one, seat the AI players and deal.
-    Coming back to the terminal ends 托管 (you are here). Returns (table id, resumed)."""
+    With `new`, an open table is stopped first (its finished hands stay in the ledger; a hand in play is
+    abandoned) and a new one opens with `turn_seconds` and `seed`. Coming back to the terminal ends 托管 (you
+    are here). Returns (table id, resumed)."""
     await service.start(include=only_channel(LOCAL_GUILD, TERMINAL_CHANNEL))
     table_id = service.table_in_channel(LOCAL_GUILD, TERMINAL_CHANNEL)
+    if new and table_id is not None:
+        await service.stop(table_id, you.player_id, force=True)
+        table_id = None
     resumed = table_id is not None
     if table_id is None:
         turn, claim = timers(turn_seconds)

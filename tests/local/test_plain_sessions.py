@@ -167,3 +167,18 @@ async def test_a_paused_table_plays_on_when_you_press_enter() -> None:
     assert "press Enter (or type back) to play on" in console.export_text()
     assert await table.handle_line("") is True
     assert service.resumed == [YOU.player_id] and service.acts == []
+
+
+async def test_turn_seconds_on_a_resumed_table_is_said_to_wait_for_a_new_one_and_new_starts_it(tmp_path) -> None:
+    db = tmp_path / "k.sqlite3"
+    await run(db, ScriptedLines(["quit"]), seed="timer")  # a table without a timer
+    text = await run(db, ScriptedLines(["quit"]), turn_seconds=45)
+    assert "Resuming table 1" in text
+    assert "--turn-seconds applies to a new table: table 1 keeps its own timer (none)" in text and "--new" in text
+    quiet = await run(db, ScriptedLines(["quit"]))
+    assert "--turn-seconds" not in quiet  # nothing asked, nothing said
+    rec = Recorder()
+    text = await run(db, QuitWhen(rec, lambda fe: fe.hand is not None and bool(fe.hand.choices)), rec,
+                     turn_seconds=45, new=True)
+    assert "New table 2" in text and "The table closed" in text  # the old table's sitting, then the new table
+    assert rec.fe is not None and rec.fe.hand is not None and rec.fe.hand.deadline is not None  # your timer
