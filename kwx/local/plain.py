@@ -69,6 +69,7 @@ class ConsoleFrontEnd(LocalPort):
         self.warn_seconds = WARN_SECONDS
         self.header_for: int | None = None  # the hand whose header was printed last (printed once per deal)
         self.resuming = False  # the first prompt after a resume shows the whole board, a claim's too
+        self._move_waiters: list[asyncio.Future[None]] = []  # piped moves waiting for your next decision
 
     # -- helpers ------------------------------------------------------------------------------------------
     def print(self, what: Any = "", **kw: Any) -> None:
@@ -99,6 +100,7 @@ class ConsoleFrontEnd(LocalPort):
         if not view.choices:
             self._clear_prompt()
             return
+        self._wake_moves()
         if prompt:
             # Let the board update of the same action print first, then show the board and the prompt once.
             if self._prompt_task is not None and not self._prompt_task.done():
@@ -123,9 +125,11 @@ class ConsoleFrontEnd(LocalPort):
         """The service paused the table (its notice says why); the prompt now says how to play on."""
         if self._mine(view.table_id):
             self.board = view
+            self._wake_moves()  # a waiting move is answered now: the pause is explained, not waited out
 
     async def table_closed(self, summary: Any) -> None:
         if self._mine(summary.table_id):
+            self._wake_moves()
             for line in self.summary_lines(summary):
                 self.print(line)
 
@@ -137,6 +141,21 @@ class ConsoleFrontEnd(LocalPort):
             self.print(f"[bold reverse yellow] {say('paused_banner', self.lang)} [/]")
         if key == "event.autoplay_on" and fmt.get("player_id") == self.player_id:
             self.print(f"[bold reverse yellow] {say('autoplay_banner', self.lang)} [/]")
+
+    # -- a move typed ahead -----------------------------------------------------------------------------------
+    async def your_move(self) -> None:
+        """Return when a decision of yours is open (at once if one is), or the table paused or closed."""
+        if self.must_act:
+            return
+        waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._move_waiters.append(waiter)
+        await waiter
+
+    def _wake_moves(self) -> None:
+        waiters, self._move_waiters = self._move_waiters, []
+        for waiter in waiters:
+            if not waiter.done():
+                waiter.set_result(None)
 
     # -- the prompt ------------------------------------------------------------------------------------------
     async def _prompt_soon(self, view: PrivateView) -> None:
@@ -302,6 +321,9 @@ class TerminalTable:
         self.table_id = table_id
         self.settings = settings  # the store: the player's own settings (the 胡口牌 confirmation)
         self.pending: tuple[ActionChoice, int] | None = None  # a costly move waiting for its yes, and its step
+        # Piped input arrives all at once: a move read while the AI players move waits for your decision instead
+        # of being refused (a typed one is answered at once: you see whose turn it is).
+        self.moves_wait = False
 
     @property
     def lang(self) -> str:
@@ -369,6 +391,9 @@ class TerminalTable:
             fe.print(say("confirm_on" if on else "confirm_off", self.lang))
             return True
         self.refresh()
+        if self.moves_wait and not fe.must_act and not fe.away():
+            await fe.your_move()
+            self.refresh()
         try:
             choice = resolve_command(cmd, fe.hand, self.lang)
         except CommandError as exc:
@@ -423,6 +448,7 @@ class TerminalTable:
 
     async def run(self, lines: LineSource) -> None:
         """Read and act until `quit` or the end of input."""
+        self.moves_wait = bool(getattr(lines, "echo", False))  # lines not typed at a terminal: a pipe, a script
         while True:
             line = await lines.readline()
             if line is None:

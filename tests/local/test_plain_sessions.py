@@ -63,7 +63,8 @@ class QuitWhen:
 async def run(db: Path, lines: Any, rec: Recorder | None = None, **kw: Any) -> str:
     console = make_console()
     kw.setdefault("between_hands", 30)
-    await asyncio.wait_for(play_terminal(db, lang="en", ai_delay=0, console=console, lines=lines,
+    kw.setdefault("ai_delay", 0)
+    await asyncio.wait_for(play_terminal(db, lang="en", console=console, lines=lines,
                                          service_factory=rec or Recorder(), **kw), timeout=60)
     return console.export_text()
 
@@ -182,3 +183,42 @@ async def test_turn_seconds_on_a_resumed_table_is_said_to_wait_for_a_new_one_and
                      turn_seconds=45, new=True)
     assert "New table 2" in text and "The table closed" in text  # the old table's sitting, then the new table
     assert rec.fe is not None and rec.fe.hand is not None and rec.fe.hand.deadline is not None  # your timer
+
+
+class TypedAhead:
+    """Piped input (echo on): your first discard when your turn comes, then at once, while the AI players move, a
+    second discard of a tile you hold; then quit once the board shows it."""
+
+    echo = True
+
+    def __init__(self, rec: Recorder) -> None:
+        self.rec, self.sent, self.ahead = rec, 0, None
+
+    def yours(self) -> tuple:
+        fe = self.rec.fe
+        assert fe is not None and fe.board is not None
+        return next(s.discards for s in fe.board.seats if s.player.player_id == YOU.player_id)
+
+    async def readline(self) -> str | None:
+        for _ in range(4000):
+            fe = self.rec.fe
+            if fe is not None and fe.hand is not None:
+                if self.sent == 0 and fe.must_act and {c.verb for c in fe.hand.choices} >= {"discard"}:
+                    self.sent = 1
+                    return (fe.hand.drawn or fe.hand.concealed[-1]).compact
+                if self.sent == 1 and len(self.yours()) == 1:
+                    assert not fe.must_act  # the AI players are moving
+                    self.sent, self.ahead = 2, fe.hand.concealed[0]
+                    return self.ahead.compact
+                if self.sent == 2 and (len(self.yours()) == 2 or fe.results_shown):
+                    return "quit"
+            await asyncio.sleep(0.005)
+        return None
+
+
+async def test_a_piped_move_read_while_the_ai_players_move_waits_for_your_turn(tmp_path) -> None:
+    rec = Recorder()
+    source = TypedAhead(rec)
+    text = await run(tmp_path / "k.sqlite3", source, rec, seed="ahead2", ai_delay=0.3)
+    assert "not your turn" not in text, text[-3000:]
+    assert source.ahead is not None and source.yours()[1:2] == (source.ahead,), text[-3000:]  # played in your turn
