@@ -65,7 +65,8 @@ def build_parser(prog: str = "python bot.py") -> argparse.ArgumentParser:
     p.add_argument("--autoplay", type=int, metavar="N", default=None,
                    help="with --local: three AI players play until N more hands are finished (table channel 'autoplay')")
     p.add_argument("--delay", type=float, metavar="S", default=None,
-                   help="seconds an AI player waits before acting (default 0.8 at the terminal, 0 for --autoplay)")
+                   help="seconds an AI player waits before acting (default 0.8 for Discord; 0.4 at the terminal, whose "
+                        "board also holds every discard 0.4 s, so an AI turn takes 0.8 s; 0 for --autoplay)")
     p.add_argument("--claim-pause", type=float, metavar="S", default=None,
                    help="Discord: seconds the board holds every discard at a table with a human, whether or not anyone "
                         "may claim it (default 1.5; 0 for tests)")

@@ -50,6 +50,7 @@ from kwx.local.tables import (
     AI_DELAY,
     LOCAL_GUILD,
     TERMINAL_CHANNEL,
+    TERMINAL_CLAIM_PAUSE,
     TURN_SECONDS,
     YOU_ID,
     come_back,
@@ -118,7 +119,7 @@ class KwxApp(App[int]):
     def __init__(self, db_path: str | Path, *, lang: str = "zh-CN", seed: str | None = None,
                  ai_delay: float = AI_DELAY, between_hands: float = BETWEEN_HANDS,
                  turn_seconds: float | None = TURN_SECONDS, service_factory: Callable[..., Any] | None = None,
-                 new: bool = False) -> None:
+                 new: bool = False, claim_pause: float = TERMINAL_CLAIM_PAUSE) -> None:
         super().__init__()
         self.db_path = db_path
         self.lang = resolve_lang(lang)
@@ -127,6 +128,7 @@ class KwxApp(App[int]):
         self.between_hands = between_hands
         self.turn_seconds = turn_seconds
         self.new = new  # stop the open table and start another (--new)
+        self.claim_pause = claim_pause  # how long a new table's board holds every discard
         self.service_factory = service_factory or TableService
         self.fe: AppFrontEnd | None = None
         self.service: Any = None
@@ -183,7 +185,7 @@ class KwxApp(App[int]):
         fe = self.fe = AppFrontEnd(self, lang=self.lang, clock=clock, ledger=store,
                                    table_id=existing.id if existing is not None else None)
         self.service = self.service_factory(store, fe, ai_delay=self.ai_delay, between_hands=self.between_hands,
-                                            clock=clock)
+                                            clock=clock, claim_pause=self.claim_pause)
         you = PlayerRef(YOU_ID, say("you", self.lang))
         self.table_id, resumed = await open_or_resume(self.service, you, turn_seconds=self.turn_seconds,
                                                       seed=self.seed, new=self.new)

@@ -35,6 +35,7 @@ from kwx.local.tables import (
     BETWEEN_HANDS,
     LOCAL_GUILD,
     TERMINAL_CHANNEL,
+    TERMINAL_CLAIM_PAUSE,
     TURN_SECONDS,
     WARN_SECONDS,
     YOU_ID,
@@ -49,7 +50,6 @@ from kwx.local.warnings import confirm_setting, is_yes, set_confirm_setting, war
 from kwx.present.i18n import resolve_lang
 from kwx.store import Store
 from kwx.table.errors import TableError
-from kwx.table.live import CLAIM_PAUSE
 from kwx.table.service import TableService
 from kwx.table.views import ActionChoice, PlayerRef, PrivateView, PublicView, ResultView
 
@@ -463,7 +463,7 @@ class TerminalTable:
 
 async def play_terminal(db_path: str | Path, *, lang: str = "zh-CN", seed: str | None = None,
                         ai_delay: float = AI_DELAY, between_hands: float = BETWEEN_HANDS,
-                        turn_seconds: float | None = TURN_SECONDS, claim_pause: float = CLAIM_PAUSE,
+                        turn_seconds: float | None = TURN_SECONDS, claim_pause: float = TERMINAL_CLAIM_PAUSE,
                         console: Console | None = None, lines: LineSource | None = None,
                         service_factory: Callable[..., Any] | None = None, new: bool = False) -> int:
     """Open or resume the terminal table and play until `quit` or end of input. Returns the exit status."""

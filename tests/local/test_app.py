@@ -227,7 +227,7 @@ async def play_until_result(app: KwxApp, pilot: Any) -> None:
 def quick_service(store: Any, fe: Any, **kw: Any) -> Any:
     from kwx.table.service import TableService
 
-    return TableService(store, fe, claim_pause=0, **kw)
+    return TableService(store, fe, **{**kw, "claim_pause": 0})
 
 
 async def test_the_commitment_shows_from_the_deal_and_the_seed_stays_in_the_log(tmp_path) -> None:

@@ -222,3 +222,20 @@ async def test_a_piped_move_read_while_the_ai_players_move_waits_for_your_turn(t
     text = await run(tmp_path / "k.sqlite3", source, rec, seed="ahead2", ai_delay=0.3)
     assert "not your turn" not in text, text[-3000:]
     assert source.ahead is not None and source.yours()[1:2] == (source.ahead,), text[-3000:]  # played in your turn
+
+
+async def test_a_new_terminal_table_paces_an_ai_turn_at_the_documented_eight_tenths_of_a_second(tmp_path) -> None:
+    """The pace itself is measured by benchmarks/terminal_pace.py; this checks what a new table is given."""
+    from kwx.store import Store
+
+    db = tmp_path / "k.sqlite3"
+    rec = Recorder()
+    console = make_console()
+    await asyncio.wait_for(play_terminal(db, lang="en", seed="pace", console=console, lines=ScriptedLines(["quit"]),
+                                         service_factory=rec), timeout=60)  # the terminal's own defaults
+    async with await Store.open(db) as store:
+        row = (await store.unfinished_tables("local"))[0]
+    assert rec.service is not None
+    hold, think = float(row.options["claim_pause"]), rec.service.ai_delay
+    assert hold > 0  # every discard is still held, whether or not anyone may claim it
+    assert hold + think == 0.8  # one AI turn: the hold of the discard before it, then the AI's thinking
