@@ -68,6 +68,7 @@ from kwx.local.widgets import (
     ResultScreen,
     RulesScreen,
     TileView,
+    TooSmallScreen,
     speak_bindings,
 )
 from kwx.present.i18n import resolve_lang, t
@@ -80,14 +81,17 @@ TILE_KEYS = "abcdefghijklmn"  # one per tile of a full hand (14)
 ACTION_KEYS = "123456"
 BETWEEN_HANDS = 3.0  # the result screen waits for a key; the next deal comes underneath
 WIDE = 110  # from this width on, the log sits beside the seats
+MIN_WIDTH, MIN_HEIGHT = 80, 24  # the smallest terminal the game screen fits
 
 
 class KwxApp(App[int]):
     CSS = """
     Screen { layout: vertical; }
+    TooSmallScreen { align: center middle; background: $background; }
+    #too-small { width: 100%; height: auto; content-align: center middle; text-align: center; padding: 0 1; }
     #status { height: 1; background: $boost; }
     #main { height: 1fr; }
-    #seats { height: auto; max-height: 12; }
+    #seats { height: auto; max-height: 10; }
     #log { height: 1fr; min-height: 3; border-top: solid $primary-darken-2; }
     #main.wide { layout: horizontal; }
     #main.wide #seats { width: 3fr; max-height: 100%; height: 1fr; }
@@ -97,13 +101,15 @@ class KwxApp(App[int]):
     .tile.drawn { margin-left: 2; }
     .tile.selected { background: $accent; }
     .tile.danger { background: $error 40%; }
-    #info { height: auto; max-height: 3; }
+    #info { height: auto; max-height: 5; }
     #actions { height: 1; }
     .action { width: auto; margin-right: 2; }
     #cmd { height: 1; border: none; padding: 0 1; }
     #cmd:focus { border: none; background: $boost; }
     ResultScreen, ConfirmScreen { align: center middle; }
     #result { width: 90%; max-width: 100; height: 90%; border: thick $accent; background: $surface; padding: 0 1; }
+    #result-body { height: 1fr; }
+    #press { height: auto; }
     #confirm { width: 70; height: auto; border: thick red; background: $surface; padding: 1 2; }
     """
     # Descriptions are catalog keys (local.*), put in the game's language when the app starts (`_speak`).
@@ -170,10 +176,27 @@ class KwxApp(App[int]):
         yield Footer()
 
     def on_resize(self, event: events.Resize) -> None:
-        self.base.query_one("#main").set_class(event.size.width >= WIDE, "wide")
+        self._fit(event.size.width, event.size.height)
+
+    def _fit(self, width: int, height: int) -> None:
+        """Reflow for the terminal's size: the log beside the seats when wide; below 80×24 the game cannot fit,
+        and a notice says so (and how large it needs to be) instead of a cut-off board."""
+        self.base.query_one("#main").set_class(width >= WIDE, "wide")
+        small = width < MIN_WIDTH or height < MIN_HEIGHT
+        shown = next((s for s in self.screen_stack if isinstance(s, TooSmallScreen)), None)
+        text = say("too_small", self.lang, width=width, height=height, min_width=MIN_WIDTH, min_height=MIN_HEIGHT)
+        if small and shown is None:
+            self.push_screen(TooSmallScreen(text))
+        elif small and shown is not None:
+            shown.say(text)
+        elif shown is not None:
+            if self.screen is shown:
+                self.pop_screen()
+            else:  # something opened above it meanwhile (a result): take the notice out from under it
+                shown.remove()
 
     async def on_mount(self) -> None:
-        self.base.query_one("#main").set_class(self.size.width >= WIDE, "wide")
+        self._fit(self.size.width, self.size.height)
         self.set_focus(None)  # the hand keys first; `:` or Tab goes to the command line
         self.run_worker(self._start(), exclusive=True, group="service")
         self.set_interval(1.0, self.redraw)
@@ -360,7 +383,7 @@ class KwxApp(App[int]):
                 lines.insert(1, warn)
         if hand is not None and hand.waits:
             lines.append(f"[bold green]{say('waits', self.lang, tiles=' '.join(tile_markup(x, self.lang) for x in hand.waits))}[/]")
-        self.base.query_one("#info", Static).update(Text.from_markup("\n".join(lines[:3])))
+        self.base.query_one("#info", Static).update(Text.from_markup("\n".join(lines)))
 
     def show_result(self, lines: list[Any]) -> None:
         if isinstance(self.screen, ResultScreen):

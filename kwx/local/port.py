@@ -69,5 +69,6 @@ class LocalPort(Renderer):
                 row = await self.ledger.balance(self.guild, self.player_id)
                 ledger[self.player_id] = int(row.balance)
         hand_id = await ledger_hand_id(self.ledger, self.guild, result)
-        self.last_check = self.check_line(result, hand_id) if hand_id is not None else None
-        return self.result_lines(result, view, ledger, check=self.last_check)
+        self.last_check = self.check_line(result, hand_id, short=True) if hand_id is not None else None
+        check = self.check_line(result, hand_id) if hand_id is not None else None
+        return self.result_lines(result, view, ledger, check=check)

@@ -103,13 +103,14 @@ class Renderer:
             return None
         return say("commitment", self.lang, ref=ref.removeprefix("sha256:")[:12])
 
-    def check_line(self, result: ResultView, hand_id: int) -> str | None:
-        """Where a finished hand's seed stays findable once its result is closed: the seed and the command that
-        checks the shuffle."""
+    def check_line(self, result: ResultView, hand_id: int, *, short: bool = False) -> str | None:
+        """Where a finished hand's seed stays findable once its result is closed: the seed (its start when
+        `short`, for the log; `ledger hand` prints it whole) and the command that checks the shuffle."""
         seed = getattr(result, "seed", None)
         if not seed:
             return None
-        return f"[dim]{escape(say('hand_check', self.lang, hand=result.hand_no, seed=seed, hand_id=hand_id))}[/]"
+        shown = f"{seed[:12]}…" if short and len(seed) > 12 else seed
+        return f"[dim]{escape(say('hand_check', self.lang, hand=result.hand_no, seed=shown, hand_id=hand_id))}[/]"
 
     def event_line(self, event: Mapping[str, Any], view: PublicView) -> str | None:
         """One compact log line for a public event, or None for events the board or the result block show."""
@@ -370,9 +371,11 @@ class Renderer:
                 say("prompt_claim", self.lang, secs=secs, **args)
         return say("prompt_turn_open", self.lang) if secs is None else say("prompt_turn", self.lang, secs=secs)
 
-    @staticmethod
-    def shows_notice(key: str) -> bool:
-        """Lobby notices are the terminal's own doing (seating the AI players): not announced."""
+    def shows_notice(self, key: str) -> bool:
+        """Lobby notices are the terminal's own doing (seating the AI players): not announced. That a resumed
+        table's decisions have their full time again means nothing at a table without a timer."""
+        if key == "table.restarted":
+            return any(v is not None and v.deadline is not None for v in (self.board, self.hand))
         return not key.startswith("lobby.") or key == "lobby.stopped"
 
     def notice_text(self, key: str, fmt: Mapping[str, object]) -> str:

@@ -3,6 +3,7 @@ result that waits for a key, the confirmation before a costly move, the rules an
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import replace
 from typing import Any
 
@@ -86,8 +87,10 @@ class ResultScreen(ModalScreen[None]):
         self.lang = lang
 
     def compose(self) -> ComposeResult:
-        with VerticalScroll(id="result"):
-            yield Static(Group(*[Text.from_markup(x) if isinstance(x, str) else x for x in self.lines]))
+        with Vertical(id="result"):
+            with VerticalScroll(id="result-body"):
+                yield Static(Group(*[Text.from_markup(x) if isinstance(x, str) else x for x in self.lines]))
+            # below the scrolling part: how to close the result stays in sight however long the result is
             yield Static(f"[reverse] {escape(say('press_key', self.lang))} [/]", id="press")
 
     def on_key(self, event: events.Key) -> None:
@@ -95,6 +98,27 @@ class ResultScreen(ModalScreen[None]):
             return
         event.stop()
         self.dismiss()
+
+
+class TooSmallScreen(ModalScreen[None]):
+    """Over everything while the terminal is smaller than the game: says so, and how large it must be. It goes
+    away by itself when the terminal is large enough; Ctrl-Q still leaves."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.text = text
+
+    def compose(self) -> ComposeResult:
+        yield Static(self.text, id="too-small")
+
+    def say(self, text: str) -> None:
+        self.text = text
+        with contextlib.suppress(Exception):
+            self.query_one("#too-small", Static).update(text)
+
+    def on_key(self, event: events.Key) -> None:
+        if event.key != "ctrl+q":
+            event.stop()
 
 
 class ConfirmScreen(ModalScreen[bool]):

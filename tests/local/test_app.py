@@ -242,5 +242,68 @@ async def test_the_commitment_shows_from_the_deal_and_the_seed_stays_in_the_log(
         await pilot.pause(0.1)
         assert not isinstance(app.screen, ResultScreen)
         log = "\n".join(strip.text for strip in app.base.query_one("#log").lines)
-        assert "Hand 1 is over: its seed" in log and "python -m kwx ledger hand 1" in log.replace("\n", "")
+        assert "Hand 1 is over · seed" in log and "python -m kwx ledger hand 1" in log.replace("\n", "")
+        await app.shutdown()
+
+
+def long_result(table_id: int) -> ResultView:
+    """A result longer than an 80×24 dialog: a big win, every hand shown, many payments."""
+    return ResultView(
+        table_id=table_id, hand_no=1, outcome="win",
+        winners=(WinnerView(1, AI1, fan=64, patterns=tuple((p, 2) for p in (
+            "qingyise", "kawuxing", "pengpenghu", "gangshangkaihua", "mingsigui", "liangdao", "haidilao")),
+            win_tile=Tile.P5, self_draw=True, from_seat=None),),
+        payments=tuple(PaymentView(YOU if i % 2 else AI2, AI1, 8, "hu") for i in range(8)),
+        net=(-32, 64, -32), scores=(-32, 64, -32),
+        hands=tuple(RevealedHand(s, tuple(parse_tiles("1234567p12345s")), ()) for s in range(3)), next_dealer=1)
+
+
+async def test_the_result_says_how_to_close_it_at_80x24_however_long_it_is(tmp_path) -> None:
+    app = make_app(tmp_path, seed="long")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: app.ready.is_set())
+        await app.fe.hand_finished(long_result(app.table_id), board(table_id=app.table_id, phase="finished"))
+        await pilot.pause(0.1)
+        assert isinstance(app.screen, ResultScreen)
+        assert "Press any key to continue" in screen_text(app)  # in sight, not below the fold
+        await pilot.press("space")
+        await app.shutdown()
+
+
+async def test_below_80x24_the_screen_says_it_is_too_small_and_plays_on_when_enlarged(tmp_path) -> None:
+    app = make_app(tmp_path, seed="small")
+    async with app.run_test(size=(70, 20)) as pilot:
+        await until(pilot, lambda: app.ready.is_set())
+        await pilot.pause(0.1)
+        text = screen_text(app)
+        assert "The terminal is 70×20: the game needs at least 80×24" in text
+        assert "Seat" not in text  # not a cut-off board
+        await pilot.press("a")  # keys do not reach the hand under the notice
+        assert app.selected is None
+        await pilot.resize_terminal(80, 24)
+        await pilot.pause(0.2)
+        text = screen_text(app)
+        assert "too small" not in text and "needs at least" not in text and "Seat" in text
+        await app.shutdown()
+
+
+async def test_every_hint_line_shows_at_120x40(tmp_path) -> None:
+    from dataclasses import replace
+
+    from tests.local.test_plain import my_turn
+
+    app = make_app(tmp_path, seed="hints")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(pilot, lambda: app.ready.is_set())
+        assert app.fe is not None and app.fe.board is not None
+        view = replace(my_turn(), table_id=app.table_id, hand_no=app.fe.board.hand_no, deadline=None,
+                       waits=(Tile.S5, Tile.S8), danger={Tile.S9: (2,)},
+                       discard_waits={Tile.RED: (Tile.S5, Tile.S8), Tile.P1: (Tile.S6, Tile.S9),
+                                      Tile.P6: (Tile.S4, Tile.S7), Tile.S7: (Tile.P2, Tile.P5, Tile.P8)})
+        app.fe.hand = view
+        app.redraw(hand=True)
+        await pilot.pause(0.1)
+        text = screen_text(app)
+        assert "Red → 5s 8s" in text and "7s → 2p 5p 8p" in text  # every ready discard
+        assert "Waiting on 5s 8s" in text  # and what you wait on, below them
         await app.shutdown()

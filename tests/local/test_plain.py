@@ -419,6 +419,12 @@ async def test_a_resumed_timed_table_speaks_of_the_table_not_of_a_bot_restart() 
     for lang, words, not_words in (("en", "The table resumed where you left it", "bot"), ("zh-CN", "牌桌从你离开的地方继续", "机器人")):
         console = make_console()
         fe = ConsoleFrontEnd(console, lang=lang, clock=lambda: NOW, table_id=1)
+        fe.board, fe.hand = board(deadline=None), my_turn()  # your turn has a deadline
         await fe.notice(1, "table.restarted")
         text = output(console)
         assert words in text and not_words not in text
+    console = make_console()
+    fe = ConsoleFrontEnd(console, lang="en", clock=lambda: NOW, table_id=1)
+    fe.board, fe.hand = board(deadline=None), replace(my_turn(), deadline=None)
+    await fe.notice(1, "table.restarted")
+    assert output(console) == ""  # no timer: nothing has its full time again
