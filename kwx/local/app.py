@@ -65,6 +65,7 @@ from kwx.local.widgets import (
     ActionView,
     CommandLine,
     ConfirmScreen,
+    GameLog,
     ResultScreen,
     RulesScreen,
     TileView,
@@ -164,7 +165,7 @@ class KwxApp(App[int]):
         with Vertical(id="main"):
             yield Static(id="seats")
             # min_width: lines wrap at the pane's width (beside the seats it is narrower than RichLog's default 78)
-            yield RichLog(id="log", markup=True, wrap=True, max_lines=500, min_width=20)
+            yield GameLog(id="log", markup=True, wrap=True, max_lines=500, min_width=20)
         with Horizontal(id="hand"):
             for i in range(len(TILE_KEYS)):
                 yield TileView(i)

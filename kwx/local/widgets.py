@@ -4,8 +4,9 @@ result that waits for a key, the confirmation before a costly move, the rules an
 from __future__ import annotations
 
 import contextlib
+from collections import deque
 from dataclasses import replace
-from typing import Any
+from typing import Any, Self
 
 from rich.console import Group
 from rich.markdown import Markdown as RichMarkdown
@@ -16,7 +17,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingsMap
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen, Screen
-from textual.widgets import Footer, Input, Static
+from textual.widgets import Footer, Input, RichLog, Static
 
 from kwx.local.rules_text import rules_markdown
 from kwx.local.text import say
@@ -29,6 +30,35 @@ def speak_bindings(bindings: BindingsMap, lang: str) -> None:
         bindings.key_to_bindings[key] = [
             replace(b, description=say(b.description, lang)) if b.description.startswith("key_") else b
             for b in found]
+
+
+class GameLog(RichLog):
+    """The event log. A RichLog wraps each line once, at the width it has when the line is written; this one keeps
+    what it was given and wraps it again when its width changes (the log moves beside the seats from 110 columns
+    on), so no line is left cut at the old width."""
+
+    def __init__(self, **kw: Any) -> None:
+        super().__init__(**kw)
+        self._written: deque[Any] = deque(maxlen=self.max_lines or 1000)
+        self._wrapped_at = 0  # the width the lines were last wrapped at
+
+    def write(self, content: Any, *args: Any, **kw: Any) -> Self:
+        self._written.append(content)
+        return super().write(content, *args, **kw)
+
+    def on_resize(self, event: events.Resize) -> None:
+        width = event.size.width
+        if not self._size_known or width == self._wrapped_at:
+            self._wrapped_at = width  # the first size: RichLog renders what waited for it
+            return
+        self._wrapped_at = width
+        super().clear()
+        for content in self._written:
+            super().write(content)
+
+    def clear(self) -> Self:
+        self._written.clear()
+        return super().clear()
 
 
 class TileView(Static):

@@ -307,3 +307,19 @@ async def test_every_hint_line_shows_at_120x40(tmp_path) -> None:
         assert "Red → 5s 8s" in text and "7s → 2p 5p 8p" in text  # every ready discard
         assert "Waiting on 5s 8s" in text  # and what you wait on, below them
         await app.shutdown()
+
+
+async def test_log_lines_wrap_again_when_the_log_moves_beside_the_seats(tmp_path) -> None:
+    app = make_app(tmp_path, seed="rewrap")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: app.ready.is_set())
+        app.log_line("★ AI 1 laid down: 3p 4p 5p 7p 3s 3s 4s 4s 5s 5s 6s 7s 8s  Waiting on 7p and a little more")
+        await pilot.pause(0.05)
+        await pilot.resize_terminal(120, 40)  # wide: the log is now a narrow pane beside the seats
+        await pilot.pause(0.3)
+        log = app.base.query_one("#log")
+        width = log.scrollable_content_region.width
+        assert width < 60
+        assert all(strip.cell_length <= width for strip in log.lines), [s.text for s in log.lines]
+        assert "Waiting on 7p and a little more" in " ".join(strip.text.strip() for strip in log.lines)
+        await app.shutdown()
