@@ -192,7 +192,7 @@ async def test_a_tile_that_wins_for_a_liangdao_hand_is_marked_and_asks_first(tmp
 async def test_the_footer_and_the_command_palette_speak_the_games_language(tmp_path) -> None:
     app = make_app(tmp_path, seed="palette", lang="zh-CN")
     async with app.run_test(size=(100, 30)) as pilot:
-        await until(pilot, lambda: app.ready.is_set())
+        await until(pilot, lambda: app.ready.is_set() and screen_text(app).splitlines()[-1].strip() != "")
         footer = screen_text(app).splitlines()[-1]
         assert "离开" in footer and "规则" in footer and "命令" in footer
         assert "Quit" not in footer and "Rules" not in footer and "palette" not in footer
