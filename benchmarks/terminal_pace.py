@@ -57,7 +57,8 @@ class You:
     echo = False
 
     def __init__(self, watch: Stopwatch, turns: int) -> None:
-        self.watch, self.turns, self.answered = watch, turns, None
+        self.watch, self.turns = watch, turns
+        self.answered: tuple[int, int] | None = None
 
     async def readline(self) -> str | None:
         while True:

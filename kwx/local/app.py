@@ -156,7 +156,7 @@ class KwxApp(App[int]):
         yield SystemCommand(say("palette_quit", self.lang), say("palette_quit_help", self.lang), self.action_leave)
 
     def action_command_palette(self) -> None:
-        if not CommandPalette.is_open(self):
+        if not any(isinstance(screen, CommandPalette) for screen in self.screen_stack):
             self.push_screen(CommandPalette(placeholder=say("palette_placeholder", self.lang), id="--command-palette"))
 
     # -- layout ----------------------------------------------------------------------------------------

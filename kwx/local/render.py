@@ -35,7 +35,6 @@ from kwx.local.warnings import danger_line, hint_suffix
 from kwx.present.i18n import pattern_name, resolve_lang, tr
 from kwx.table.views import PlayerRef, PrivateView, PublicView, ResultView
 
-
 # Service notices worded for Discord that read otherwise at the terminal: there is no bot to restart here.
 TERMINAL_WORDING = {"table.restarted": "local.table_resumed"}
 
