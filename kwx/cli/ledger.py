@@ -327,15 +327,15 @@ async def _hand(store: Store, server: str, args: argparse.Namespace, as_json: bo
     lang = args.lang
     names = [await store.player_name(server, p) or p for p in log["players"]]
     outcome_key = f"cli.ledger.outcome.{log['outcome']}"
-    outcome = t(outcome_key, lang) if catalog_has(outcome_key) else log["outcome"]
-    net = t("common.list_sep", lang).join(f"{name} {_money(n)}" for name, n in zip(names, log["net"]))
-    lines = [t("cli.ledger.hand_head", lang, hand=log["hand_id"], table=log["table_id"], hand_no=log["hand_no"],
+    outcome = tr(outcome_key, lang) if catalog_has(outcome_key) else log["outcome"]
+    net = tr("common.list_sep", lang).join(f"{name} {_money(n)}" for name, n in zip(names, log["net"]))
+    lines = [tr("cli.ledger.hand_head", lang, hand=log["hand_id"], table=log["table_id"], hand_no=log["hand_no"],
                outcome=outcome, net=net),
-             t("cli.ledger.hand_commitment", lang, ref=log["seed_ref"], actions=len(log["actions"]))]
+             tr("cli.ledger.hand_commitment", lang, ref=log["seed_ref"], actions=len(log["actions"]))]
     proof = await hand_proof(store, server, log["table_id"], log["hand_no"])
     if proof is not None:  # a finished hand's seed is public: what it takes to check the shuffle
-        lines.append(t("cli.ledger.hand_seed", lang, seed=proof.seed))
-        lines.append(t("cli.ledger.hand_verify", lang, seed=proof.seed, ref=log["seed_ref"], hand=log["hand_id"]))
+        lines.append(tr("cli.ledger.hand_seed", lang, seed=proof.seed))
+        lines.append(tr("cli.ledger.hand_verify", lang, seed=proof.seed, ref=log["seed_ref"], hand=log["hand_id"]))
     return "\n".join(lines)
 
 

@@ -72,7 +72,7 @@ from kwx.local.widgets import (
     TooSmallScreen,
     speak_bindings,
 )
-from kwx.present.i18n import resolve_lang, t
+from kwx.present.i18n import resolve_lang, tr
 from kwx.store import Store
 from kwx.table.errors import TableError
 from kwx.table.service import TableService

@@ -75,7 +75,7 @@ class Renderer:
             text = catalog_text(f"local.yours.{key}.{you}", self.lang, **fmt)
             if text:
                 return text
-        return t(key, self.lang, **fmt)
+        return tr(key, self.lang, **fmt)
 
     def seconds_left(self, deadline: float | None) -> int | None:
         if deadline is None:
@@ -84,8 +84,8 @@ class Renderer:
 
     def header(self, view: PublicView) -> str:
         dealer = next((s.seat for s in view.seats if s.is_dealer), None)
-        title = t("board.title", self.lang, hand=view.hand_no, dealer=self.name(dealer, view))
-        base = f"{t('term.base', self.lang)} {view.base}"
+        title = tr("board.title", self.lang, hand=view.hand_no, dealer=self.name(dealer, view))
+        base = f"{tr('term.base', self.lang)} {view.base}"
         commitment = self.commitment(view)
         return f"\n[bold]━━ {title} · {base} ━━[/]" + (f" [dim]{escape(commitment)}[/]" if commitment else "")
 
@@ -161,9 +161,9 @@ class Renderer:
             text = self.said("event.zimo", won and "player", player=names[0] if names else "?", tile=tm)
         elif event.get("rob_kong"):
             text = self.said("event.qianggang", won or (fed and "player"),
-                             winner=t("common.list_sep", lang).join(names), player=discarder, tile=tm)
+                             winner=tr("common.list_sep", lang).join(names), player=discarder, tile=tm)
         elif len(names) > 1:
-            text = self.said("event.yipao_shuangxiang", fed, winners=t("common.and", lang, a=names[0], b=names[1]),
+            text = self.said("event.yipao_shuangxiang", fed, winners=tr("common.and", lang, a=names[0], b=names[1]),
                              discarder=discarder, tile=tm)
         else:
             text = self.said("event.dianpao", won or fed, winner=names[0] if names else "?", discarder=discarder,
@@ -385,7 +385,7 @@ class Renderer:
         if "seat" in values and "player" not in values and isinstance(values["seat"], int):
             values["player"] = self.name(values["seat"])
         if "action" in values and isinstance(values["action"], str) and values["action"] in VERB_LABELS:
-            values["action"] = t(f"action.{values['action']}", self.lang)  # one language: 出牌 / Discard
+            values["action"] = tr(f"action.{values['action']}", self.lang)  # one language: 出牌 / Discard
         player = fmt.get("player")
         yours = (fmt.get("player_id") == self.player_id or self.is_you(fmt.get("seat"))
                  or (isinstance(player, PlayerRef) and player.player_id == self.player_id))
