@@ -356,7 +356,8 @@ class KwxApp(App[int]):
                 continue
             button.display = True
             c = actions[i]
-            acted_on = c.tile or (hand.claim_tile if hand is not None and c.verb in ("gang", "peng", "hu") else None)
+            acted_on = c.tile if c.tile is not None else (
+                hand.claim_tile if hand is not None and c.verb in ("gang", "peng", "hu") else None)
             what = verb_label(c.verb, self.lang)
             if acted_on is not None:
                 what += f" {tile_markup(acted_on, self.lang)}"

@@ -149,7 +149,7 @@ def resolve_command(cmd: Command, view: PrivateView | None, lang: str) -> Action
         gangs = [c for c in choices if c.verb == "gang"]
         if not gangs:
             raise CommandError(tr("error.action_not_allowed", lang, action=verb_label("gang", lang)))
-        gang_tiles = [tile for g in gangs if (tile := g.tile or view.claim_tile) is not None]
+        gang_tiles = [tile for g in gangs if (tile := g.tile if g.tile is not None else view.claim_tile) is not None]
         gang_options = " / ".join(f"{verb_label('gang', lang)} {tile_markup(tile, lang)}" for tile in gang_tiles)
         if cmd.tile is None:
             if len(gangs) > 1:

@@ -7,8 +7,8 @@ from typing import Any
 
 from rich.text import Text
 
-from kwx.engine.tiles import SHORT_CHINESE, Tile, TileError, parse_tile, parse_tiles
-from kwx.present.i18n import catalog, resolve_lang, tr
+from kwx.engine.tiles import Tile, TileError, parse_tile, parse_tiles
+from kwx.present.i18n import catalog, resolve_lang, tile_label, tr
 
 # Both names of every verb, for choices and help: 胡(hu).
 VERB_LABELS: dict[str, tuple[str, str]] = {
@@ -40,19 +40,6 @@ def verb_label(verb: str, lang: str) -> str:
 DOT_DIGIT, DOT_SUIT = "bold red", "bold blue"  # 筒: red and blue circles
 BAMBOO = "bold green"
 DRAGON_STYLE = {Tile.RED: "bold red", Tile.GREEN: "bold green", Tile.WHITE: "bold grey62"}
-
-
-# English dragons by name: "7z" means nothing to a player who has not read the notation. The command line takes
-# these words too (kwx.local.commands), so what the screen shows can be typed back.
-ENGLISH_DRAGONS = {Tile.RED: "Red", Tile.GREEN: "Grn", Tile.WHITE: "Wht"}
-
-
-def tile_label(tile: Tile, lang: str) -> str:
-    """The plain label: 5筒 / 中 in Chinese; 5p / Red in English (the notation English players type, dragons by
-    name)."""
-    if resolve_lang(lang) != "en":
-        return SHORT_CHINESE[tile]
-    return ENGLISH_DRAGONS.get(tile, tile.compact)
 
 
 def tile_text(tile: Tile, lang: str) -> Text:

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from kwx.engine.rules import PATTERN_FAN
-from kwx.engine.tiles import Tile
+from kwx.engine.tiles import SHORT_CHINESE, Tile
 
 logger = logging.getLogger(__name__)
 
@@ -123,6 +123,18 @@ def pattern_name(pid: str, lang: object | None = DEFAULT_LANG) -> str:
     if pid not in PATTERN_FAN:
         return pid
     return tr(f"pattern.{pid}", lang)
+
+
+# The short label of a tile, as players type it: 5筒 / 中 in Chinese; 5p / Red in English, dragons by name ("7z"
+# means nothing to a player who has not read the notation). The terminal's command line reads these words back.
+ENGLISH_DRAGONS = {Tile.RED: "Red", Tile.GREEN: "Grn", Tile.WHITE: "Wht"}
+
+
+def tile_label(tile: Tile, lang: object | None = DEFAULT_LANG) -> str:
+    """5筒 / 中 in Chinese; 5p / Red in English."""
+    if resolve_lang(lang) != "en":
+        return SHORT_CHINESE[tile]
+    return ENGLISH_DRAGONS.get(tile, tile.compact)
 
 
 def tile_name(tile: int, lang: object | None = DEFAULT_LANG) -> str:

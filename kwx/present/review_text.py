@@ -12,18 +12,16 @@ from collections.abc import Callable, Iterable, Sequence
 from kwx.engine.actions import Action
 from kwx.engine.ai_strong import Valued
 from kwx.engine.review import BY_AUTO, BY_TIMEOUT, FORBIDDEN, Decision, Frame, Review
-from kwx.engine.tiles import SHORT_CHINESE, Tile
-from kwx.present.i18n import pattern_name, resolve_lang, tr
+from kwx.engine.tiles import Tile
+from kwx.present.i18n import pattern_name, resolve_lang, tile_label, tr
 
 TileFormat = Callable[[Tile], str]
 RANKED_SHOWN = 4  # options listed per decision
 
 
 def plain_tile(lang: str) -> TileFormat:
-    """5p / 7z in English (what English players type), 5筒 / 中 in Chinese."""
-    if resolve_lang(lang) == "en":
-        return lambda tile: tile.compact
-    return lambda tile: SHORT_CHINESE[tile]
+    """5p / Red in English (what English players type, dragons by name), 5筒 / 中 in Chinese."""
+    return lambda tile: tile_label(tile, lang)
 
 
 class ReviewText:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 
 import pytest
 from PIL import Image
@@ -44,6 +45,7 @@ def test_plain_and_json_of_an_exported_log(exported, capsys):
     text = capsys.readouterr().out
     assert text.startswith("Review of hand #3: p1's decisions") and "Agreement with the AI:" in text
     assert text.count("Step ") == len(log["actions"]) + 1
+    assert "Red" in text and not re.search(r"\b[567]z\b", text)  # dragons by name, as the terminal shows them
     assert main(["review", str(path), "--seed", SEED, "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["seat"] == 0 and data["summary"]["agreed"] == data["summary"]["decisions"]  # seat 0 is strong

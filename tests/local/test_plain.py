@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from rich.console import Console
+from rich.text import Text
 
 from kwx.engine.tiles import Tile, parse_tiles
 from kwx.local.commands import Command, CommandError, parse_command
@@ -428,3 +429,17 @@ async def test_a_resumed_timed_table_speaks_of_the_table_not_of_a_bot_restart() 
     fe.board, fe.hand = board(deadline=None), replace(my_turn(), deadline=None)
     await fe.notice(1, "table.restarted")
     assert output(console) == ""  # no timer: nothing has its full time again
+
+
+def test_two_concealed_kongs_are_both_offered_by_name_even_of_1_dots() -> None:
+    """Tile.P1 is the value 0: a check by truth instead of `is None` dropped 1筒 from the kongs the player is asked
+    to choose between, so "gang" named only the other one."""
+    from kwx.local.commands import resolve_command
+
+    view = my_turn(choices=(ActionChoice("gang", Tile.P1), ActionChoice("gang", Tile.S5),
+                            ActionChoice("discard", Tile.S8)))
+    with pytest.raises(CommandError) as refused:
+        resolve_command(Command("gang"), view, "en")
+    said = Text.from_markup(str(refused.value)).plain
+    assert "1p" in said and "5s" in said
+    assert resolve_command(Command("gang", Tile.P1), view, "en") == ActionChoice("gang", Tile.P1)
