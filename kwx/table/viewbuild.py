@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from kwx.engine.actions import Discard
 from kwx.engine.ai import Observation, observe
 from kwx.engine.analysis import Meld, waits
 from kwx.engine.hand import CLAIM, OVER, ROB, TURN, HandState
@@ -189,11 +190,61 @@ def private_view(t: LiveTable, seat: int) -> PrivateView:
         if other != seat and hand.declared(other):
             for tile in hand.liangdao_waits(other):
                 danger[_TILES[tile]] = (*danger.get(_TILES[tile], ()), other)
+    shown_waits = {w for ws in discard_waits.values() for w in ws} | set(ready)
     return PrivateView(
         table_id=t.id, hand_no=t.hand_no, step=step, seat=seat, player_id=pid, concealed=concealed, drawn=drawn,
         melds=_meld_views(t, hand, seat, owner=True), choices=offered, deadline=deadline, waits=ready,
         discard_waits=discard_waits, claim_tile=pending[1] if pending is not None and pending[0] != seat else None,
-        liangdao=declared, autoplay=autoplay, timed_out=timed_out, danger=danger)
+        liangdao=declared, autoplay=autoplay, timed_out=timed_out, danger=danger,
+        last_discard=_last_discard(hand), wall_remaining=hand.wall_remaining,
+        unseen=_unseen(hand, seat, shown_waits) if shown_waits else {},
+        kong_feed=_kong_feed(t, hand, seat) if offered and hand.phase == TURN else {})
+
+
+def _last_discard(hand: HandState) -> tuple[int, Tile] | None:
+    for e in reversed(hand.events):
+        if isinstance(e, Discard):
+            return e.seat, e.tile
+    return None
+
+
+def _unseen(hand: HandState, seat: int, tiles: Iterable[Tile]) -> dict[Tile, int]:
+    """How many copies of each tile `seat` has not seen: 4 less its own tiles, every discard and exposed meld,
+    and the revealed hands of 亮倒 seats — public facts only (another seat's 暗杠 and a 亮倒 seat's fresh draw
+    stay unseen, as they are to a player)."""
+    seen = list(hand.counts(seat))
+    for s in range(3):
+        for tile, claimed in hand.discards(s):
+            if not claimed:
+                seen[tile] += 1
+        for m in hand.melds(s):
+            if s == seat or m.kind != "ankong" or hand.declared(s):
+                seen[m.tile] += m.size
+        if s != seat:
+            for tile in public_concealed(hand, s):
+                seen[tile] += 1
+    return {tile: max(0, 4 - seen[tile]) for tile in tiles}
+
+
+def _kong_feed(t: LiveTable, hand: HandState, seat: int) -> dict[Tile, tuple[int, int]]:
+    """Tiles whose discard lets another seat's 亮倒 hand 直杠 (three of it revealed, and the kong keeps its waits,
+    as the engine allows a locked hand): each with that seat and the 直杠 money the discarder pays."""
+    out: dict[Tile, tuple[int, int]] = {}
+    for other in range(3):
+        if other == seat or not hand.declared(other):
+            continue
+        counts = [0] * NUM_KINDS
+        for tile in public_concealed(hand, other):
+            counts[tile] += 1
+        for kind in range(NUM_KINDS):
+            if counts[kind] != 3:
+                continue
+            after = list(counts)
+            after[kind] = 0
+            kong = Meld("kong", _TILES[kind])
+            if tuple(waits(after, [*hand.melds(other), kong])) == tuple(hand.liangdao_waits(other)):
+                out[_TILES[kind]] = (other, t.rules.zhigang_pay * hand.base)
+    return out
 
 
 # -- the end of a hand -----------------------------------------------------------------------------------

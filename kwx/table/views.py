@@ -105,6 +105,12 @@ class PrivateView:
     # with those seats. Discarding one feeds that seat; while you have not declared yourself it is 包胡 (you
     # alone pay, double).
     danger: dict[Tile, tuple[int, ...]] = field(default_factory=dict)
+    # The table as this seat sees it, for the panel's context line and counts (public facts and its own tiles):
+    last_discard: tuple[int, Tile] | None = None  # (seat, tile) of the latest discard in the hand
+    wall_remaining: int = 0
+    unseen: dict[Tile, int] = field(default_factory=dict)  # per wait tile shown: copies this seat has not seen
+    # A tile whose discard another seat's 亮倒 hand may 直杠 (its revealed triplet): (that seat, what it costs).
+    kong_feed: dict[Tile, tuple[int, int]] = field(default_factory=dict)
 
     @property
     def baohu_risk(self) -> bool:
