@@ -131,7 +131,7 @@ class KwxBot(commands.Bot):
 
     def __init__(self, settings: Settings, *, db_path: str | Path | None = None, sync: bool = False,
                  sync_guild: str | None = None, ai_delay: float = 0.8, between_hands: float = 4.0,
-                 board_interval: float = 1.0, ai_board_interval: float = 3.0, upload_emojis: bool = True,
+                 board_interval: float = 3.0, ai_board_interval: float = 3.0, upload_emojis: bool = True,
                  table_seed: str | None = None, freeze_gc: bool = False,
                  rate_limit: float | None = None, sync_global: bool = False, api_base: str | None = None,
                  handle_signals: bool = False, claim_pause: float | None = None,
@@ -202,13 +202,19 @@ class KwxBot(commands.Bot):
             languages = Languages(store, self.settings.lang)
             await languages.load()
             tiles = TileFormatter()
+            claim_pause = CLAIM_PAUSE if self.claim_pause is None else self.claim_pause
             frontend = DiscordFrontEnd(self, store, tiles=tiles, languages=languages,
-                                       board_interval=self.board_interval, ai_board_interval=self.ai_board_interval)
+                                       board_interval=self.board_interval, ai_board_interval=self.ai_board_interval,
+                                       board_settle=claim_pause + 0.1 if claim_pause > 0 else 0.0)
             service = TableService(store, frontend, ai_delay=self.ai_delay, between_hands=self.between_hands,
-                                   claim_pause=CLAIM_PAUSE if self.claim_pause is None else self.claim_pause,
-                                   clock=self.table_clock or time.time,
+                                   claim_pause=claim_pause, clock=self.table_clock or time.time,
                                    store_retry=RetryPolicy(give_up_after=self.settings.store_retry_seconds))
             frontend.service = service
+
+            async def pass_claim(table_id: int, player_id: str, step: int) -> None:  # a player's auto-pass
+                await service.act(table_id, player_id, "pass", step=step)
+
+            frontend.pass_claim = pass_claim
             self.kwx = Runtime(store, service, frontend, tiles, languages, table_seed=self.table_seed)
             if self.hosting:
                 self._start_hosting(store, service)

@@ -3,6 +3,9 @@
     kwx:act:<table>:<hand>:<step>:<verb>:<arg>    a hand-panel action (DM or ephemeral panel)
         verb: discard | liangdao | gang | peng | hu | pass | piao     (sent to TableService.act)
               ld | back                                              (panel modes: show the 亮倒 picks / back)
+              mq                                                     (摸切: discard the drawn tile, named in arg)
+              ap                                                     (turn the player's auto-pass on or off)
+              dok | dnc | lok                                        (a costly move, confirmed)
         arg:  a tile in compact form (5p, 7z), a 漂 amount, or "-"
     kwx:tbl:<table>:<verb>                        a lobby or board button
         verb: join | leave | addbot | start | hand (the "My hand" panel) | resume (a paused table) |
@@ -36,8 +39,10 @@ logger = logging.getLogger(__name__)
 MODE_VERBS = ("ld", "back")
 # Confirmed moves (a second press after the panel's warning): the verb sent to the service for each.
 CONFIRMED_VERBS = {"dok": "discard", "dnc": "discard", "lok": "liangdao"}  # dnc: and never ask again
-TILE_VERBS = frozenset({"discard", "liangdao", *CONFIRMED_VERBS})  # their arg is a tile
-NO_ARG_VERBS = frozenset({"peng", "hu", "pass", *MODE_VERBS})  # their arg is NO_ARG
+MOQIE = "mq"  # 摸切: a discard of the drawn tile (its own verb: a message's custom ids must differ)
+AUTO_PASS = "ap"  # the auto-pass toggle
+TILE_VERBS = frozenset({"discard", "liangdao", MOQIE, *CONFIRMED_VERBS})  # their arg is a tile
+NO_ARG_VERBS = frozenset({"peng", "hu", "pass", AUTO_PASS, *MODE_VERBS})  # their arg is NO_ARG
 TABLE_VERBS = ("join", "leave", "addbot", "start", "hand", "resume", "unauto")
 NO_ARG = "-"
 PIAO_MAX = 99  # the largest 漂 amount a custom id may carry (the table's rules allow less; the service checks)

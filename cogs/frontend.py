@@ -5,15 +5,21 @@ only record what changed and wake a worker; the workers talk to Discord:
 
 - one worker per table for the channel, working through a queue of "board of hand N" marks and posts (hand
   results, notices) in order; a 亮倒 shows on the board alone. The board is one message per hand, edited in
-  place; edits are coalesced: the first change goes out at once, later ones at most one per `board_interval`
-  seconds (tables without a human seat: `ai_board_interval`), the latest state always last. The lobby message
-  becomes the board of hand 1; hands 2+ get a new message (after the previous result), so the board stays at
-  the bottom.
-- one worker per (table, player) for the private panel. A new DM when the player must act (prompt) or a new
-  hand is dealt, so Discord notifies them; the previous prompt's buttons are disabled. Other changes edit the
-  live panel in place, or are left for the next prompt. A refused DM (DMs closed) is said once in the
-  channel; the player then uses the board's "My hand" button, whose ephemeral panel is kept up to date here
-  for as long as its interaction token lives (15 minutes).
+  place; edits are coalesced: at most one per `board_interval` seconds (tables without a human seat:
+  `ai_board_interval`), the latest state always last. At a table with a human an edit also waits
+  `board_settle` seconds after the first change it carries (the claim pause after a discard, a little more): a
+  discard and the draw or claim window that follows it are one edit, and since every discard is held the same
+  time whatever the concealed tiles, the edit's timing tells nothing. The lobby message becomes the board of
+  hand 1; hands 2+ get a new message (after the previous result), so the board stays at the bottom.
+- one worker per (table, player) for the private panel: one DM per player per hand, edited in place. The hand's
+  first panel (the 漂 choice or the deal) is a new DM, so Discord notifies the player; every later prompt edits
+  it, buttons and all, and between prompts it shows the hand without buttons. A press is answered by editing
+  the panel as the interaction's response, and the panel's next edits go through that interaction's token
+  (15 minutes): neither counts toward the bot's global limit, so steady play costs one request per player per
+  hand. When the result is posted, each player's panel of that hand collapses to one line: who won, how, the
+  player's net, and a link to the result. A claim offer that holds no win is passed at once for a player who
+  turned auto-pass on. A refused DM (DMs closed) is said once in the channel; the player then uses the board's
+  "My hand" button, whose ephemeral panel is kept up to date here for as long as its interaction token lives.
 
 Where the board and each player's panel are is kept in the store (message_refs), so a restarted bot edits the
 same messages, and an unchanged prompt is left as it is (its buttons still work: they are dynamic items).
@@ -29,10 +35,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import datetime
 import logging
 import time
 from collections import deque
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -55,10 +62,10 @@ from cogs.operations import (
     transient,
     wait_for_limit,
 )
-from cogs.panels import PanelMessage, panel_buttons, panel_key, panel_message
+from cogs.panels import PanelMessage, panel_key, panel_message
 from kwx.present.i18n import tr
 from kwx.store import NotFound, Store
-from kwx.store.settings import MessageRef
+from kwx.store.settings import AUTO_PASS_CLAIMS, MessageRef
 from kwx.table.views import PlayerRef, PrivateView, PublicView, ResultView, TableSummary
 
 logger = logging.getLogger(__name__)
@@ -68,7 +75,11 @@ DMS_CLOSED_REF = "dmclosed:"  # + player id: this table has said that player's D
 RETRY_LATER = 5.0  # seconds before a board edit, a post or a DM that failed for a passing reason is tried again
 HANDS_KEPT = 3  # boards and action lines of the last few hands, for late edits
 LINES_KEPT = 32  # recent events and notices kept per hand (the board shows the last few)
+LOBBY_INTERVAL = 1.0  # seconds between lobby edits at most
 MAX_CHANNEL_FAILURES = 3  # failed channel requests in a row after which a table stops trying (and pauses)
+# An interaction's token edits its message for 15 minutes; later edits use the bot's own token. The margin covers
+# an edit that waits a little and clocks that differ.
+TOKEN_LIFETIME = datetime.timedelta(minutes=14)
 
 
 @dataclass
@@ -79,6 +90,8 @@ class FrontEndStats:
     public_edits: int = 0
     dm_sends: int = 0
     dm_edits: int = 0
+    dm_token_edits: int = 0  # panel edits through a press's interaction token (exempt from the global limit)
+    auto_passes: int = 0
     ephemeral_edits: int = 0
     refused_dms: int = 0
 
@@ -95,9 +108,11 @@ class Shown:
     live: bool  # it has enabled buttons
     dealt: bool  # it shows tiles (not just the 漂 choice)
     view: PrivateView | None = None
+    ended: bool = False  # collapsed to the hand's one-line end
 
     def data(self) -> dict[str, Any]:
-        return {"hand": self.hand, "step": self.step, "key": self.key, "live": self.live, "dealt": self.dealt}
+        return {"hand": self.hand, "step": self.step, "key": self.key, "live": self.live, "dealt": self.dealt,
+                "ended": self.ended}
 
 
 @dataclass
@@ -108,7 +123,10 @@ class _Panel:
     prompt: bool = False
     dirty: bool = False
     hold: int = 0  # button presses in flight: their interaction answers update the panel themselves
-    dm: Shown | None = None
+    dm: Shown | None = None  # the panel of the current hand
+    token: discord.Interaction | None = None  # the latest press answered by updating `dm` (its token edits it)
+    past: dict[int, tuple[Shown, discord.Interaction | None]] = field(default_factory=dict)  # earlier hands' panels
+    endings: dict[int, str] = field(default_factory=dict)  # hand -> its one-line end, not yet shown
     eph: discord.Interaction | None = None  # the latest ephemeral panel (My hand), while its token lives
     eph_shown: Shown | None = None
     refused_hand: int | None = None  # the hand in which a DM to this player was refused (retried next hand)
@@ -126,6 +144,7 @@ class _Table:
     lines: dict[int, list[boards.Line]] = field(default_factory=dict)  # recent actions and notices, per hand
     queue: deque[tuple[Any, ...]] = field(default_factory=deque)
     marked: set[int] = field(default_factory=set)  # hands with a board mark in the queue
+    marked_at: dict[int, float] = field(default_factory=dict)  # hand -> when its queued mark was made
     boards: dict[int, int] = field(default_factory=dict)  # hand -> board message id
     board_hand: int | None = None  # the newest hand that has a board message
     versions: dict[int, int] = field(default_factory=dict)  # hand -> count of its board's changes
@@ -141,7 +160,7 @@ class _Table:
 
 class DiscordFrontEnd:
     def __init__(self, bot: discord.Client, store: Store, *, tiles: TileFormatter, languages: Languages,
-                 board_interval: float = 1.0, ai_board_interval: float = 3.0,
+                 board_interval: float = 3.0, ai_board_interval: float = 3.0, board_settle: float = 0.0,
                  clock: Callable[[], float] = time.monotonic) -> None:
         self.bot = bot
         self.store = store
@@ -149,8 +168,12 @@ class DiscordFrontEnd:
         self.languages = languages
         self.board_interval = board_interval
         self.ai_board_interval = ai_board_interval
+        self.board_settle = board_settle
         self.clock = clock
         self.service: Any = None  # the TableService, set once built (hosts, spectators, 漂 limits)
+        # (table, player, step) -> pass that claim: how an auto-pass is made (set by the bot to the service's act)
+        self.pass_claim: Callable[[int, str, int], Awaitable[object]] | None = None
+        self._auto_pass: dict[tuple[str, str], bool] = {}  # (server, player) -> the player's auto-pass toggle
         self.stats = FrontEndStats()
         self._tables: dict[int, _Table] = {}
         self._panels: dict[tuple[int, str], _Panel] = {}
@@ -175,9 +198,56 @@ class DiscordFrontEnd:
         p = self._panel(view.table_id, player.player_id)
         if p.latest is not None and (view.hand_no, view.step) < (p.latest.hand_no, p.latest.step):
             return  # an older state than one already shown (a button answer overtook the service's call)
+        if prompt and self.pass_claim is not None and _claim_without_win(view) and not view.autoplay:
+            tc = self._table(view.table_id)
+            await self._locate(tc)
+            if await self.auto_pass(tc.guild, player.player_id):
+                # passed at once, never shown: no thinking time for the table to read
+                self.stats.auto_passes += 1
+                asyncio.get_running_loop().create_task(self._pass(view))
+                return
         p.latest = view
         p.prompt = p.prompt or prompt
         self._kick_panel(p)
+
+    async def _pass(self, view: PrivateView) -> None:
+        assert self.pass_claim is not None
+        try:
+            await self.pass_claim(view.table_id, view.player_id, view.step)
+        except Exception:  # the window closed meanwhile (another seat's win): nothing to pass
+            logger.debug("table %s: auto-pass of %s not made", view.table_id, view.player_id, exc_info=True)
+
+    async def auto_pass(self, guild: str | None, player_id: str) -> bool:
+        """The player's auto-pass toggle in this server (read from the store once, then kept)."""
+        if guild is None:
+            return False
+        key = (guild, player_id)
+        if key not in self._auto_pass:
+            try:
+                self._auto_pass[key] = await self.store.player_setting(guild, player_id, AUTO_PASS_CLAIMS) == "on"
+            except Exception:
+                logger.exception("could not read the auto-pass setting of %s", player_id)
+                return False
+        return self._auto_pass[key]
+
+    def auto_pass_set(self, guild: str, player_id: str, on: bool) -> None:
+        """The cog changed the toggle (and wrote it to the store)."""
+        self._auto_pass[(guild, player_id)] = on
+
+    def panel(self, view: PrivateView, lang: str, **options: Any) -> dict[str, Any]:
+        """The panel's message for `view`, with what the front end knows of the table: its board (for the context
+        line) and the player's auto-pass toggle."""
+        tc = self._tables.get(view.table_id)
+        board = tc.views.get(view.hand_no) if tc is not None else None
+        guild = tc.guild if tc is not None else None
+        on = self._auto_pass.get((guild, view.player_id), False) if guild is not None else False
+        return panel_message(view, lang, self.tiles, piao_max=self.piao_max(view.table_id), board=board,
+                             auto_pass=on, **options)
+
+    def panel_key(self, view: PrivateView) -> str:
+        tc = self._tables.get(view.table_id)
+        guild = tc.guild if tc is not None else None
+        return panel_key(view, self._auto_pass.get((guild, view.player_id), False) if guild is not None else False)
 
     async def liangdao_revealed(self, view: PublicView, seat: int) -> None:
         """Nothing to post: a 亮倒 lives on the board, whose view (already taken) shows the hand, its waits and
@@ -282,15 +352,19 @@ class DiscordFrontEnd:
             p.latest = view
         message = interaction.message
         if interaction.guild_id is None and message is not None:  # a DM panel
-            p.dm = Shown(interaction.channel_id or 0, message.id, view.hand_no, view.step, panel_key(view), live,
+            old = p.dm
+            if old is not None and old.message_id != message.id and not old.ended:
+                p.past[old.hand] = (old, p.token)  # pressed on an earlier hand's panel, kept for its end line
+            p.dm = Shown(interaction.channel_id or 0, message.id, view.hand_no, view.step, self.panel_key(view), live,
                          bool(view.concealed), view)
+            p.token = interaction
             self._remember_dm(p)
             self._dm_owner[p.dm.channel_id] = p.player_id
             self._dm_channel[p.player_id] = p.dm.channel_id
         else:  # an ephemeral panel: keep its interaction to edit it later
             p.eph = interaction
             p.eph_shown = Shown(interaction.channel_id or 0, message.id if message else 0, view.hand_no, view.step,
-                                panel_key(view), live, bool(view.concealed), view)
+                                self.panel_key(view), live, bool(view.concealed), view)
 
     def dm_owner(self, channel_id: int | None) -> str | None:
         """Whose hand panels are in this DM channel (None: not one we know)."""
@@ -367,6 +441,7 @@ class DiscordFrontEnd:
         tc.versions[hand] = tc.versions.get(hand, 0) + 1
         if hand not in tc.marked:
             tc.marked.add(hand)
+            tc.marked_at[hand] = self.clock()
             tc.queue.append(("board", hand))
         self._kick_table(tc)
 
@@ -407,7 +482,7 @@ class DiscordFrontEnd:
                     if p.dm is None:
                         p.dm = Shown(int(ref.channel_id), int(ref.message_id), int(data.get("hand", 0)),
                                      int(data.get("step", 0)), str(data.get("key", "")), bool(data.get("live")),
-                                     bool(data.get("dealt", True)))
+                                     bool(data.get("dealt", True)), ended=bool(data.get("ended")))
                     self._dm_owner[int(ref.channel_id)] = pid
                     self._dm_channel.setdefault(pid, int(ref.channel_id))
                 elif ref.ref.startswith(DMS_CLOSED_REF):  # said before a restart: not said again
@@ -469,7 +544,12 @@ class DiscordFrontEnd:
         view = tc.views.get(hand)
         humans = view is None or view.phase == "lobby" or any(not s.player.is_ai for s in view.seats)
         interval = self.board_interval if humans else self.ai_board_interval
-        wait = tc.last_call + interval - self.clock()
+        if view is None or view.phase == "lobby":
+            interval = min(interval, LOBBY_INTERVAL)  # people joining want to see themselves seated
+        due = tc.last_call + interval
+        if humans and view is not None and view.phase != "lobby":
+            due = max(due, tc.marked_at.get(hand, 0.0) + self.board_settle)
+        wait = due - self.clock()
         if wait > 0:
             await asyncio.sleep(wait)
 
@@ -604,12 +684,29 @@ class DiscordFrontEnd:
         self.stats.public_sends += 1
         sent = await safe_send_channel(channel, **kwargs)
         release(kwargs.get("view"))
+        if kind == "result" and (sent is not None or not transient(last_failure())):
+            self._end_panels(tc, item[1], item[2], sent, lang)
         ok = self._channel_result(tc, sent is not None)
         if sent is None and ok and transient(last_failure()) and not tc.closed:
             # Discord had a bad moment (5xx, timeout, already retried): a result or notice is never lost, it goes
             # out again, before anything after it
             tc.queue.appendleft(item)
             await asyncio.sleep(RETRY_LATER)
+
+    def _end_panels(self, tc: _Table, result: ResultView, view: PublicView, sent: discord.Message | None,
+                    lang: str) -> None:
+        """Each player's panel of this hand becomes its one-line end, linking to the result post."""
+        link = ""
+        if sent is not None and tc.guild and tc.channel:
+            url = f"https://discord.com/channels/{tc.guild}/{tc.channel}/{sent.id}"
+            link = f" · [{tr('dm.result_link', lang)}]({url})"
+        for seat in view.seats:
+            pid = seat.player.player_id
+            if seat.player.is_ai or not pid.isdigit() or (tc.id, pid) not in self._panels:
+                continue
+            p = self._panels[(tc.id, pid)]
+            p.endings[result.hand_no] = hand_over_line(result, view, seat.seat, lang, self.tiles) + link
+            self._kick_panel(p)
 
     def _later(self, tc: _Table, action: Callable[[], None]) -> None:
         """Run `action` after RETRY_LATER seconds unless the table is gone by then."""
@@ -624,7 +721,7 @@ class DiscordFrontEnd:
             if key[0] != tc.id:
                 continue
             if p.dm is not None and p.dm.live:
-                await self._disable_dm(p.dm)
+                await self._disable_dm(p, p.dm)
             self._panels.pop(key, None)
         self._tables.pop(tc.id, None)
         for key in [k for k in self._refs if k[0] == tc.id]:
@@ -647,17 +744,49 @@ class DiscordFrontEnd:
 
     async def _flush_panel(self, p: _Panel) -> None:
         view = p.latest
+        tc = self._table(p.table_id)
+        await self._locate(tc)
+        for hand in sorted(p.endings):
+            await self._end_dm(p, hand, p.endings.pop(hand))
         if view is None:
             return
         prompt, p.prompt = p.prompt, False
-        tc = self._table(p.table_id)
-        await self._locate(tc)
         if tc.closed:
             return
         lang = self._lang(tc)
-        key = panel_key(view)
+        key = self.panel_key(view)
         await self._update_dm(tc, p, view, key, prompt, lang)
         await self._update_ephemeral(p, view, key, lang)
+
+    async def _end_dm(self, p: _Panel, hand: int, line: str) -> None:
+        """Collapse the hand's panel to its end line (no embed, no buttons)."""
+        if p.dm is not None and p.dm.hand == hand:
+            shown, token = p.dm, p.token
+        elif hand in p.past:
+            shown, token = p.past.pop(hand)
+        else:
+            return  # no panel of that hand (DMs closed, or a restart lost it)
+        if shown.ended:
+            return
+        if await self._edit_dm(p, shown, token, urgent=False, content=line, embeds=[], view=None):
+            shown.ended = True
+            shown.live = False
+            if shown is p.dm:
+                self._remember_dm(p)
+
+    async def _edit_dm(self, p: _Panel, shown: Shown, token: discord.Interaction | None, *, urgent: bool,
+                       **message: Any) -> bool:
+        """Edit a panel: through the token of the press that last updated it while that lives (exempt from the
+        global limit), else with the bot's token."""
+        if token is not None and token.message is not None and token.message.id == shown.message_id \
+                and discord.utils.utcnow() < token.created_at + TOKEN_LIFETIME:
+            self.stats.dm_token_edits += 1
+            if await safe_edit_original(token, **message) is not None:
+                return True
+            if p.token is token:
+                p.token = None  # expired or refused: the bot's token from now on
+        self.stats.dm_edits += 1
+        return await safe_edit(self._dm_message(shown), urgent=urgent, **message) is not None
 
     async def _update_dm(self, tc: _Table, p: _Panel, view: PrivateView, key: str, prompt: bool, lang: str) -> None:
         shown = p.dm
@@ -666,37 +795,40 @@ class DiscordFrontEnd:
         choices = bool(view.choices)
         if p.player_id in self._dm_closed and p.refused_hand == view.hand_no:
             return  # refused this hand already: the player uses My hand (tried again next hand)
-        new_deal = shown is None or shown.hand != view.hand_no or (not shown.dealt and bool(view.concealed))
-        if prompt and shown is not None and shown.live and (shown.hand, shown.step) == (view.hand_no, view.step):
-            prompt = False  # the same decision is live in this DM (a fresh deadline after a restart): edit it
-        message = panel_message(view, lang, self.tiles, piao_max=self.piao_max(p.table_id))
-        # In 托管 the AI moves for the player: no new DM per move made for them (the board said 托管 once).
-        # A player who let a decision time out was pinged for it already: their next prompts edit that DM,
-        # buttons and all, without a ping, until they act again. A new deal still gets its one DM.
-        ask = choices and not view.autoplay and not view.timed_out and (prompt or shown is None or not shown.live)
-        if new_deal or ask:
-            # The new prompt first: the player waits for it, not for the old panel's buttons to grey out (an
-            # edit that queues behind board edits under load). A press on the old one meanwhile is told it is stale.
+        if shown is None or shown.hand != view.hand_no:
+            if not choices and not view.concealed:
+                return  # nothing of this hand to show yet
+            # The hand's one new DM (Discord notifies the player); the previous hand's panel waits for its end line.
+            message = self.panel(view, lang)
             await self._send_dm(tc, p, view, key, message)
-            if shown is not None and shown.live and p.dm is not shown:
-                await self._disable_dm(shown)
-        elif shown is not None and (shown.live or choices and view.timed_out):
-            if not choices:  # the prompt is over: show the hand now, with the old buttons greyed out
-                message["view"] = self._greyed(shown)
-            self.stats.dm_edits += 1
-            edited = await safe_edit(self._dm_message(shown), urgent=choices, **message)
-            release(message["view"])
-            if edited is None:
-                p.dm = None  # the DM is gone or Discord would not edit it: the next change sends a new one
-                if choices:  # ...and a decision waits on this player now: send it as a new prompt at once
-                    p.prompt = True
-                    self._kick_panel(p)
-                return
-            p.dm = replace(shown, step=view.step, key=key, live=choices, dealt=bool(view.concealed), view=view)
-            self._remember_dm(p)
+            if shown is not None and p.dm is not shown and not shown.ended:
+                p.past[shown.hand] = (shown, p.token)
+                p.token = None
+                for old in [h for h in p.past if h < view.hand_no - HANDS_KEPT]:
+                    p.past.pop(old, None)
+            return
+        if shown.ended:
+            return  # the hand is over and its panel says so
+        if view.autoplay and shown.view is not None and shown.view.autoplay and not shown.live:
+            return  # 托管: the AI moves for the player; the panel said so once
+        if not (shown.live or choices or (not shown.dealt and view.concealed)):
+            return  # between prompts the panel keeps the hand the player's last press showed
+        # The same panel, edited: the next prompt (buttons and all), or the hand without buttons when nothing is asked.
+        message = self.panel(view, lang)
+        edited = await self._edit_dm(p, shown, p.token, urgent=choices, **message)
+        release(message["view"])
+        if not edited:
+            p.dm = None  # the DM is gone or Discord would not edit it: the next change sends a new one
+            if choices:  # ...and a decision waits on this player now: send it as a new prompt at once
+                p.prompt = True
+                self._kick_panel(p)
+            return
+        p.dm = replace(shown, step=view.step, key=key, live=choices, dealt=bool(view.concealed), view=view)
+        self._remember_dm(p)
 
     async def _send_dm(self, tc: _Table, p: _Panel, view: PrivateView, key: str, message: PanelMessage) -> None:
         sent = None
+        message.pop("content", None)
         known = self._dm_channel.get(p.player_id)
         if known is not None:  # a DM channel we used before: one call, no user lookup, no "open DM" call
             self.stats.dm_sends += 1
@@ -734,21 +866,9 @@ class DiscordFrontEnd:
         channel = self.bot.get_partial_messageable(shown.channel_id, type=discord.ChannelType.private)
         return channel.get_partial_message(shown.message_id)
 
-    def _greyed(self, shown: Shown) -> discord.ui.View | None:
-        """An old prompt's buttons, disabled (None when we no longer know what they were: after a restart).
-        Greyed rather than removed, so a press that raced the change still reaches us and is told why."""
-        if shown.view is None:
-            return None
-        tc = self._tables.get(shown.view.table_id)
-        lang = self._lang(tc) if tc is not None else self.languages.default
-        return panel_buttons(shown.view, lang, self.tiles, piao_max=self.piao_max(shown.view.table_id),
-                             disabled=True)
-
-    async def _disable_dm(self, shown: Shown) -> None:
-        self.stats.dm_edits += 1
-        greyed = self._greyed(shown)
-        await safe_edit(self._dm_message(shown), view=greyed)
-        release(greyed)
+    async def _disable_dm(self, p: _Panel, shown: Shown) -> None:
+        """Take the buttons off a panel (its table closed)."""
+        await self._edit_dm(p, shown, p.token, urgent=False, view=None)
         shown.live = False
 
     def _dms_refused(self, tc: _Table, player_id: str) -> None:
@@ -771,12 +891,30 @@ class DiscordFrontEnd:
         if not (shown.live or p.player_id in self._dm_closed):
             return  # a snapshot the player opened; their DMs carry the prompts
         self.stats.ephemeral_edits += 1
-        message = panel_message(view, lang, self.tiles, piao_max=self.piao_max(p.table_id))
-        if not view.choices and shown.live:
-            message["view"] = self._greyed(shown)
+        message = self.panel(view, lang)
         edited = await safe_edit_original(interaction, **message)
         release(message["view"])
         if edited is None:
             p.eph = p.eph_shown = None
             return
         p.eph_shown = replace(shown, step=view.step, key=key, live=bool(view.choices), view=view)
+
+
+def _claim_without_win(view: PrivateView) -> bool:
+    """A claim offer (碰, 杠 on another seat's discard) that holds no win: what auto-pass passes."""
+    verbs = {c.verb for c in view.choices}
+    return view.claim_tile is not None and "pass" in verbs and "hu" not in verbs
+
+
+def hand_over_line(result: ResultView, view: PublicView, seat: int, lang: str, fmt: TileFormatter) -> str:
+    """牌桌 7 · 第 3 局 · 本局结束：bob 自摸 5s · 你 −2 — the hand's end as one seat reads it."""
+    def name(s: int | None) -> str:
+        return tr("panel.you", lang) if s == seat else boards.seat_name(view, s, lang)
+
+    wins = [tr("dm.won_self", lang, winner=name(w.seat), tile=fmt.tile(w.win_tile)) if w.self_draw else
+            tr("dm.won_on", lang, winner=name(w.seat), loser=name(w.from_seat), tile=fmt.tile(w.win_tile))
+            for w in result.winners]
+    outcome = tr("common.list_sep", lang).join(wins) if wins else tr("dm.hand_draw", lang)
+    net = result.net[seat] if 0 <= seat < len(result.net) else 0
+    return tr("dm.hand_over", lang, where=boards.footer(result.table_id, result.hand_no, lang), outcome=outcome,
+             net=boards.signed(net).replace("-", "−"))

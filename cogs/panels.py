@@ -8,7 +8,12 @@ the hand ready). Buttons — at most 25, five to a row, sized for a phone:
 a "亮倒 mode" showing only the tiles whose discard allows 亮倒 (and a Back button): two taps, no clutter.
 Costly moves ask once ("confirm mode"): picking the 亮倒 tile shows the hand it reveals and its waits; a tile that
 wins for another seat's 亮倒 hand (胡口牌, from the private view's public facts) is a red ⚠ button, and pressing
-it says what it costs (包胡) unless the player turned that question off.
+it says what it costs (包胡) unless the player turned that question off. A tile a 亮倒 hand may 直杠 (the fourth of its
+revealed triplet) is marked the same way and asks once with the 直杠 money.
+
+Every prompt opens with one line of the table (who discarded what, the wall, each 亮倒 seat's waits), waits show how
+many of each are still unseen to the player ("听 4p(2) 7p(3)"), a 摸切 button discards the drawn tile, and an
+auto-pass toggle (kept per player and server) passes every claim but a win at once.
 
 Every button's custom id names the table, hand and step (cogs/buttons.py), so a press on an old panel is
 refused by the service as stale.
@@ -22,12 +27,12 @@ from typing import TypedDict
 
 import discord
 
-from cogs.board import footer, meld_text, timestamp, verb_text
+from cogs.board import footer, meld_text, seat_name, timestamp, verb_text
 from cogs.buttons import NO_ARG, ActButton, ActId, act_arg
 from cogs.emoji import TileFormatter
 from kwx.engine.tiles import Tile
 from kwx.present.i18n import tr
-from kwx.table.views import ActionChoice, PrivateView
+from kwx.table.views import ActionChoice, PrivateView, PublicView
 
 NORMAL, LIANGDAO, CONFIRM = "normal", "liangdao", "confirm"
 MAX_BUTTONS = 25
@@ -35,19 +40,51 @@ PER_ROW = 5
 READY_HINTS = 5  # at most this many "discard X → waiting on Y" lines
 
 
-def panel_key(view: PrivateView) -> str:
+def panel_key(view: PrivateView, auto_pass: bool = False) -> str:
     """A stable digest of everything the panel shows (to skip sending what the player already sees)."""
     parts = (view.table_id, view.hand_no, view.step, view.concealed, view.drawn, view.melds, view.choices,
-             view.deadline, view.waits, view.claim_tile, view.liangdao, view.autoplay, sorted(view.danger))
+             view.deadline, view.waits, view.claim_tile, view.liangdao, view.autoplay, sorted(view.danger),
+             view.last_discard, view.wall_remaining, sorted(view.unseen.items()), sorted(view.kong_feed), auto_pass)
     return hashlib.sha1(repr(parts).encode()).hexdigest()[:16]
+
+
+def waits_text(tiles: Sequence[Tile], view: PrivateView, fmt: TileFormatter) -> str:
+    """Waits with how many of each the player has not seen yet: 4p(2) 7p(3)."""
+    return " ".join(f"{fmt.tile(w)}({view.unseen[w]})" if w in view.unseen else fmt.tile(w) for w in tiles)
+
+
+def context_line(view: PrivateView, board: PublicView | None, lang: str, fmt: TileFormatter) -> str:
+    """What a player needs of the table to decide, without switching to the channel: who discarded what (or
+    added to a kong), the wall, each 亮倒 seat's waits."""
+    parts: list[str] = []
+
+    def name(seat: int) -> str:
+        if seat == view.seat:
+            return tr("panel.you", lang)
+        return seat_name(board, seat, lang) if board is not None else "?"
+
+    if view.claim_tile is not None and board is not None and board.claim_kind == "bugang" \
+            and board.turn_seat is not None:
+        parts.append(tr("event.bugang", lang, player=name(board.turn_seat), tile=fmt.tile(view.claim_tile)))
+    elif view.last_discard is not None:
+        seat, tile = view.last_discard
+        parts.append(tr("event.discard", lang, player=name(seat), tile=fmt.tile(tile)))
+    parts.append(tr("panel.context_wall", lang, count=view.wall_remaining))
+    if board is not None and board.hand_no == view.hand_no:
+        for s in board.seats:
+            if s.liangdao and s.seat != view.seat:
+                parts.append(tr("panel.context_declared", lang, player=name(s.seat), tiles=fmt.tiles(s.waits)))
+    return " · ".join(parts)
 
 
 def _verbs(view: PrivateView) -> set[str]:
     return {c.verb for c in view.choices}
 
 
-def confirm_text(view: PrivateView, choice: ActionChoice, lang: str, fmt: TileFormatter) -> str:
-    """The question before a costly move: 亮倒 (what is revealed, the waits) and feeding a 亮倒 hand (包胡)."""
+def confirm_text(view: PrivateView, choice: ActionChoice, lang: str, fmt: TileFormatter,
+                 board: PublicView | None = None) -> str:
+    """The question before a costly move: 亮倒 (what is revealed, the waits), feeding a 亮倒 hand (包胡) and
+    discarding the fourth tile of a 亮倒 hand's revealed triplet (its 直杠 money)."""
     tile = choice.tile
     assert tile is not None
     parts: list[str] = []
@@ -58,7 +95,16 @@ def confirm_text(view: PrivateView, choice: ActionChoice, lang: str, fmt: TileFo
                        waits=fmt.tiles(view.discard_waits.get(tile, ()))))
     if tile in view.danger:
         parts.append(tr("panel.confirm_discard", lang, tile=fmt.tile(tile), cost=_cost(view, lang)))
+    elif tile in view.kong_feed:
+        seat, cost = view.kong_feed[tile]
+        who = seat_name(board, seat, lang) if board is not None else "?"
+        parts.append(tr("panel.confirm_kong", lang, tile=fmt.tile(tile), player=who, cost=cost))
     return "\n".join(parts)
+
+
+def asks_before(view: PrivateView, tile: Tile) -> bool:
+    """A discard the panel asks about first: it feeds a 亮倒 hand's win or its 直杠."""
+    return tile in view.danger or tile in view.kong_feed
 
 
 def _cost(view: PrivateView, lang: str) -> str:
@@ -66,8 +112,11 @@ def _cost(view: PrivateView, lang: str) -> str:
 
 
 def panel_embed(view: PrivateView, lang: str, fmt: TileFormatter, *, mode: str = NORMAL,
-                piao_max: int = 0, confirm: ActionChoice | None = None) -> discord.Embed:
+                piao_max: int = 0, confirm: ActionChoice | None = None, board: PublicView | None = None,
+                auto_pass: bool = False) -> discord.Embed:
     lines: list[str] = []
+    if view.choices and "piao" not in _verbs(view) and view.concealed:
+        lines.append(context_line(view, board, lang, fmt))
     hand = fmt.tiles(view.concealed) if view.concealed else ""
     if view.drawn is not None:
         hand = f"{hand}　{tr('board.you_drew', lang, tile=fmt.tile(view.drawn))}"
@@ -76,29 +125,44 @@ def panel_embed(view: PrivateView, lang: str, fmt: TileFormatter, *, mode: str =
     if view.melds:
         lines.append(f"{tr('board.melds', lang)} {meld_text(view.melds, fmt)}")
     if view.liangdao:
-        lines.append(f"{tr('term.liangdao', lang)} · {tr('board.waits', lang, tiles=fmt.tiles(view.waits))}")
+        lines.append(f"{tr('term.liangdao', lang)} · {tr('board.waits', lang, tiles=waits_text(view.waits, view, fmt))}")
     elif view.waits:
-        lines.append(tr("board.waits", lang, tiles=fmt.tiles(view.waits)))
+        lines.append(tr("board.waits", lang, tiles=waits_text(view.waits, view, fmt)))
     prompt = _prompt(view, lang, fmt, mode, piao_max)
     if prompt:
         due = timestamp(view.deadline)
         lines.append(f"**{prompt}**" + (f" · {tr('board.deadline', lang, time=due)}" if due else ""))
     if mode == NORMAL and view.discard_waits and "discard" in _verbs(view):
-        hints = sorted(view.discard_waits.items(), key=lambda kv: -len(kv[1]))[:READY_HINTS]
-        lines += [tr("panel.ready_discard", lang, tile=fmt.tile(tile), waits=fmt.tiles(ws))
-                  + (f" **{tr('panel.hint_danger', lang)}**" if tile in view.danger else "") for tile, ws in hints]
+        # the discards that leave the most live waits first
+        hints = sorted(view.discard_waits.items(),
+                       key=lambda kv: (-sum(view.unseen.get(w, 4) for w in kv[1]), -len(kv[1])))[:READY_HINTS]
+        lines += [tr("panel.ready_discard", lang, tile=fmt.tile(tile), waits=waits_text(ws, view, fmt))
+                  + _hint_mark(view, tile, lang) for tile, ws in hints]
     held = set(view.concealed) | ({view.drawn} if view.drawn is not None else set())
     danger = sorted(x for x in view.danger if x in held)
     if mode == NORMAL and danger and "discard" in _verbs(view):
         lines.append(f"{tr('panel.danger', lang, tiles=fmt.tiles(danger))} {_cost(view, lang)}")
+    kong_feed = sorted(x for x in view.kong_feed if x in held and x not in view.danger)
+    if mode == NORMAL and kong_feed and "discard" in _verbs(view):
+        lines.append(tr("panel.kong_feed", lang, tiles=fmt.tiles(kong_feed)))
     if mode == CONFIRM and confirm is not None:
-        lines.append(f"**{confirm_text(view, confirm, lang, fmt)}**")
+        lines.append(f"**{confirm_text(view, confirm, lang, fmt, board)}**")
     if view.autoplay:
         lines.append(tr("panel.autoplay", lang))
+    elif auto_pass and view.choices:
+        lines.append(tr("panel.auto_pass_told", lang))
     embed = discord.Embed(title=tr("panel.title", lang, hand=view.hand_no), description="\n".join(lines) or "\u200b",
                           colour=discord.Colour.dark_teal() if view.choices else discord.Colour.dark_grey())
     embed.set_footer(text=footer(view.table_id, view.hand_no, lang))
     return embed
+
+
+def _hint_mark(view: PrivateView, tile: Tile, lang: str) -> str:
+    if tile in view.danger:
+        return f" **{tr('panel.hint_danger', lang)}**"
+    if tile in view.kong_feed:
+        return f" **{tr('panel.hint_kong', lang)}**"
+    return ""
 
 
 def _prompt(view: PrivateView, lang: str, fmt: TileFormatter, mode: str, piao_max: int) -> str | None:
@@ -130,7 +194,8 @@ def _tile_button(view: PrivateView, verb: str, tile: Tile, fmt: TileFormatter, *
 
 
 def panel_buttons(view: PrivateView, lang: str, fmt: TileFormatter, *, mode: str = NORMAL, piao_max: int = 0,
-                  disabled: bool = False, confirm: ActionChoice | None = None) -> discord.ui.View | None:
+                  disabled: bool = False, confirm: ActionChoice | None = None,
+                  auto_pass: bool = False) -> discord.ui.View | None:
     """The panel's buttons, or None when nothing is asked of the player."""
     if not view.choices:
         return None
@@ -165,9 +230,14 @@ def panel_buttons(view: PrivateView, lang: str, fmt: TileFormatter, *, mode: str
         for tile in sorted({c.tile for c in view.choices if c.verb == "discard" and c.tile is not None}):
             style = discord.ButtonStyle.primary if tile == view.drawn else discord.ButtonStyle.secondary
             label = None
-            if tile in view.danger:  # 胡口牌: red and flagged
+            if asks_before(view, tile):  # 胡口牌 or a 直杠 for a 亮倒 hand: red and flagged
                 style, label = discord.ButtonStyle.danger, "⚠"
             tiles_row.append(_tile_button(view, "discard", tile, fmt, label=label, style=style, disabled=disabled))
+        drawn = view.drawn
+        if drawn is not None and ActionChoice("discard", drawn) in view.choices:  # 摸切
+            style = discord.ButtonStyle.danger if asks_before(view, drawn) else discord.ButtonStyle.secondary
+            actions.append(ActButton(act("mq", act_arg(drawn)), label=tr("action.moqie", lang), style=style,
+                                     disabled=disabled))
         if "hu" in verbs:
             label = tr("action.zimo" if view.claim_tile is None else "action.hu", lang)
             actions.append(ActButton(act("hu"), label=label, style=discord.ButtonStyle.success, disabled=disabled))
@@ -187,6 +257,9 @@ def panel_buttons(view: PrivateView, lang: str, fmt: TileFormatter, *, mode: str
                                      disabled=disabled))
         if "pass" in verbs:
             actions.append(ActButton(act("pass"), label=tr("action.pass", lang), disabled=disabled))
+        actions.append(ActButton(act("ap"), label=tr("panel.auto_pass_on" if auto_pass else "panel.auto_pass_off", lang),
+                                 style=discord.ButtonStyle.success if auto_pass else discord.ButtonStyle.secondary,
+                                 disabled=disabled))
     return _layout(tiles_row, actions)
 
 
@@ -208,14 +281,19 @@ def _layout(tiles: Sequence[ActButton], actions: Sequence[ActButton]) -> discord
 class PanelMessage(TypedDict, total=False):
     """A private panel as keyword arguments for send / edit (`view=None` removes old buttons, on an edit)."""
 
-    content: str
+    content: str | None  # None on an edit removes old text (a panel that had collapsed to its end line)
     embed: discord.Embed
     view: discord.ui.View | None
 
 
 def panel_message(view: PrivateView, lang: str, fmt: TileFormatter, *, mode: str = NORMAL, piao_max: int = 0,
-                  disabled: bool = False, confirm: ActionChoice | None = None) -> PanelMessage:
+                  disabled: bool = False, confirm: ActionChoice | None = None, board: PublicView | None = None,
+                  auto_pass: bool = False) -> PanelMessage:
     """Keyword arguments for send / edit: the embed and the buttons (view=None removes old buttons). `mode`
-    CONFIRM with `confirm` asks before that move (亮倒, or a discard that feeds a 亮倒 hand)."""
-    return {"embed": panel_embed(view, lang, fmt, mode=mode, piao_max=piao_max, confirm=confirm),
-            "view": panel_buttons(view, lang, fmt, mode=mode, piao_max=piao_max, disabled=disabled, confirm=confirm)}
+    CONFIRM with `confirm` asks before that move (亮倒, or a discard that feeds a 亮倒 hand). `board`: the table's
+    public view, for the context line (names, 亮倒 waits); `auto_pass`: the player's toggle."""
+    return {"content": None,
+            "embed": panel_embed(view, lang, fmt, mode=mode, piao_max=piao_max, confirm=confirm, board=board,
+                                 auto_pass=auto_pass),
+            "view": panel_buttons(view, lang, fmt, mode=mode, piao_max=piao_max, disabled=disabled, confirm=confirm,
+                                  auto_pass=auto_pass)}

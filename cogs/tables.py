@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import discord
@@ -31,17 +32,17 @@ from discord import app_commands
 from discord.ext import commands
 
 from cogs import board as boards
-from cogs.buttons import CONFIRMED_VERBS, MODE_VERBS, ActId, release
+from cogs.buttons import AUTO_PASS, CONFIRMED_VERBS, MODE_VERBS, MOQIE, ActId, release
 from cogs.forwarding import forward_press
 from cogs.group import KwxGroupCog, text
 from cogs.inputs import DISCORD_INT_LIMIT
 from cogs.operations import safe_defer, safe_respond, safe_update_message
-from cogs.panels import CONFIRM, LIANGDAO, NORMAL, PanelMessage, panel_message
+from cogs.panels import CONFIRM, LIANGDAO, NORMAL, PanelMessage, asks_before
 from cogs.permissions import missing_permissions, missing_text
 from kwx.engine.ai import AI_LEVELS
 from kwx.engine.rules import PRESETS, RulesError, RuleSet
 from kwx.present.i18n import LANGUAGES, catalog, tr
-from kwx.store.settings import CONFIRM_DANGER
+from kwx.store.settings import AUTO_PASS_CLAIMS, CONFIRM_DANGER
 from kwx.table.defaults import table_defaults
 from kwx.table.errors import TableError
 from kwx.table.views import ActionChoice, PlayerRef
@@ -158,7 +159,8 @@ class Tables(KwxGroupCog, name="Tables"):
             await self.refuse(interaction, err, table_id)
             return
         lang = self.lang(interaction, table_id)
-        message = panel_message(view, lang, rt.tiles, piao_max=rt.frontend.piao_max(table_id))
+        await rt.frontend.auto_pass(rt.frontend.table_guild(table_id), pid)  # the toggle as the panel shows it
+        message = rt.frontend.panel(view, lang)
         if rt.frontend.dms_closed(pid):
             message["content"] = tr("error.dms_closed_self", lang, button=tr("action.my_hand", lang))
         if await safe_respond(interaction, ephemeral=True, **_send_kwargs(message)):
@@ -347,20 +349,24 @@ class Tables(KwxGroupCog, name="Tables"):
             await self.refuse(interaction, "hand_over", act.table)
             return
         lang = self.lang(interaction, act.table)
-        piao_max = rt.frontend.piao_max(act.table)
         await self.back_from_autoplay(act.table, pid)  # any press of one's own panel ends 托管
+        if act.verb == MOQIE:  # 摸切: the drawn tile's discard, asked about like any other
+            act = replace(act, verb="discard")
+        if act.verb == AUTO_PASS:
+            await self.toggle_auto_pass(interaction, act, pid, lang)
+            return
         if act.verb in MODE_VERBS:  # 亮倒 picks / back: only the panel changes
             view = rt.service.private_view(act.table, pid)
             if view.step != act.step or not view.choices:
                 await self.refuse(interaction, TableError("stale", "that decision has passed"), act.table)
                 return
             mode = LIANGDAO if act.verb == "ld" else NORMAL
-            message = panel_message(view, lang, rt.tiles, mode=mode, piao_max=piao_max)
+            message = rt.frontend.panel(view, lang, mode=mode)
             await safe_update_message(interaction, **message)
             release(message["view"])
             return
         if act.verb in ("discard", "liangdao") and act.tile is not None and await self.ask_first(
-                interaction, act, pid, lang, piao_max):
+                interaction, act, pid, lang):
             return
         verb = CONFIRMED_VERBS.get(act.verb, act.verb)
         if act.verb == "dnc":  # "discard, don't ask again"
@@ -381,15 +387,38 @@ class Tables(KwxGroupCog, name="Tables"):
             except TableError:  # the table closed with this action
                 await safe_update_message(interaction, view=None)
                 return
-            message = panel_message(view, lang, rt.tiles, piao_max=piao_max)
+            message = rt.frontend.panel(view, lang)
             if await safe_update_message(interaction, **message):
                 rt.frontend.shown_by_interaction(interaction, view, live=bool(view.choices))
             release(message["view"])
 
-    async def ask_first(self, interaction: discord.Interaction, act: ActId, pid: str, lang: str,
-                        piao_max: int) -> bool:
-        """Before a costly move the panel asks once: 亮倒 (the hand it reveals, its waits) and a discard that
-        feeds another seat's 亮倒 hand (包胡), unless the player turned that question off. True when it asked."""
+    async def toggle_auto_pass(self, interaction: discord.Interaction, act: ActId, pid: str, lang: str) -> None:
+        """The auto-pass toggle: kept per player and server; turned on during a claim offer that holds no win,
+        it passes that one too."""
+        rt = self.rt
+        guild = rt.frontend.table_guild(act.table)
+        if guild is None:
+            await self.refuse(interaction, "generic", act.table)
+            return
+        on = not await rt.frontend.auto_pass(guild, pid)
+        await rt.store.set_player_setting(guild, pid, AUTO_PASS_CLAIMS, "on" if on else None)
+        rt.frontend.auto_pass_set(guild, pid, on)
+        async with rt.frontend.pressing(act.table, pid):
+            view = rt.service.private_view(act.table, pid)
+            verbs = {c.verb for c in view.choices}
+            if on and view.step == act.step and view.claim_tile is not None and "pass" in verbs and "hu" not in verbs:
+                with contextlib.suppress(TableError):  # the window closed meanwhile
+                    await rt.service.act(act.table, pid, "pass", step=act.step)
+                view = rt.service.private_view(act.table, pid)
+            message = rt.frontend.panel(view, lang)
+            if await safe_update_message(interaction, **message):
+                rt.frontend.shown_by_interaction(interaction, view, live=bool(view.choices))
+            release(message["view"])
+
+    async def ask_first(self, interaction: discord.Interaction, act: ActId, pid: str, lang: str) -> bool:
+        """Before a costly move the panel asks once: 亮倒 (the hand it reveals, its waits), a discard that feeds
+        another seat's 亮倒 hand (包胡) and one it may 直杠 (its cost), unless the player turned that question
+        off. True when it asked."""
         rt = self.rt
         try:
             view = rt.service.private_view(act.table, pid)
@@ -398,13 +427,12 @@ class Tables(KwxGroupCog, name="Tables"):
         if view.step != act.step or ActionChoice(act.verb, act.tile) not in view.choices:
             return False
         if act.verb == "discard":
-            if act.tile not in view.danger:
+            if not asks_before(view, act.tile):
                 return False
             guild = rt.frontend.table_guild(act.table)
             if guild is not None and await rt.store.player_setting(str(guild), pid, CONFIRM_DANGER) == "off":
                 return False
-        message = panel_message(view, lang, rt.tiles, mode=CONFIRM, piao_max=piao_max,
-                                confirm=ActionChoice(act.verb, act.tile))
+        message = rt.frontend.panel(view, lang, mode=CONFIRM, confirm=ActionChoice(act.verb, act.tile))
         await safe_update_message(interaction, **message)
         release(message["view"])
         return True

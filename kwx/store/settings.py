@@ -33,6 +33,7 @@ class MessageRef:
 
 
 CONFIRM_DANGER = "confirm_danger"  # a player setting: "off" turns the question before feeding a 亮倒 hand off
+AUTO_PASS_CLAIMS = "auto_pass"  # a player setting: "on" passes every claim offer but a win at once
 
 
 class SettingsMixin(StoreBase):

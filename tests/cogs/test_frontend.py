@@ -83,18 +83,43 @@ async def test_an_edit_that_waits_for_the_global_limit_shows_what_changed_meanwh
         await stop_kit(kit)
 
 
-async def test_a_new_prompt_goes_out_before_the_old_panel_is_greyed(tmp_path) -> None:
-    from dataclasses import replace
-
+async def test_one_panel_a_hand_edited_through_the_token_of_her_last_press(tmp_path) -> None:
+    """Steady play costs the bot's token one DM a hand: her press is answered by updating the panel, and her next
+    prompts edit that same panel through the press's interaction token (exempt from the global limit)."""
     kit = await start_kit(tmp_path, names=("alice",))
     try:
-        _, old, latest, seat = await alice_asked(kit)
-        frontend = kit.rt.frontend
+        _, panel, _, _ = await alice_asked(kit)
         mark = kit.fake.log.mark()
-        await frontend.hand_changed(seat.player, replace(latest, step=latest.step + 1), prompt=True)  # asked anew
+        for _ in range(3):  # three of her turns
+            await kit.play_turn(kit.alice, kit.live_panel(kit.alice))
+            while kit.live_panel(kit.alice) is None and not kit.results():
+                await kit.settle()
+            if kit.results():
+                break
+        assert [m.id for m in kit.dm_messages(kit.alice)] == [panel.id]  # one panel, edited in place
+        edits = [r for r in kit.fake.log.since(mark) if r.message_id == panel.id and r.kind == "edit"]
+        assert edits and all(r.interaction_id is not None for r in edits)  # each through a press's token
+        assert not [r for r in kit.fake.log.since(mark) if r.kind in ("dm", "send") and r.user_id == kit.alice.id]
+    finally:
+        await stop_kit(kit)
+
+
+async def test_an_expired_token_falls_back_to_the_bots_own_edit(tmp_path) -> None:
+    kit = await start_kit(tmp_path, names=("alice",))
+    try:
+        from dataclasses import replace
+
+        table, panel, asked, seat = await alice_asked(kit)
+        frontend = kit.rt.frontend
+        out = await kit.press(kit.alice, panel, "discard", kit.acts(panel)[0][1])
+        await kit.settle()
+        kit.fake.expire(out.interaction)  # 15 minutes went by
+        mark = kit.fake.log.mark()
+        latest = frontend._panel(table, str(kit.alice.id)).latest
+        await frontend.hand_changed(seat.player, replace(asked, step=latest.step + 1), prompt=True)  # asked anew
         await frontend.idle()
-        dm_calls = [r.kind for r in kit.fake.log.since(mark) if r.user_id == kit.alice.id or r.message_id == old.id]
-        assert dm_calls[:2] == ["dm", "edit"]  # the prompt she waits for first, then the old buttons grey out
-        assert kit.live_panel(kit.alice).id != old.id
+        edits = [r for r in kit.fake.log.since(mark) if r.message_id == panel.id and r.kind == "edit"]
+        assert [r.interaction_id for r in edits] == [None]  # the bot's own edit: the prompt still came
+        assert kit.live_panel(kit.alice).id == panel.id
     finally:
         await stop_kit(kit)

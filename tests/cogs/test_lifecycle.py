@@ -55,9 +55,9 @@ async def test_an_abandoned_table_pauses_after_one_hand_and_resumes_by_its_butto
     assert not kit.service.public_view(table).seats[0].autoplay  # she is back
 
 
-async def test_a_player_who_lets_her_turn_time_out_is_not_pinged_again_until_she_acts(kit: Kit) -> None:
+async def test_a_player_who_lets_her_turn_time_out_keeps_one_panel_for_the_hand(kit: Kit) -> None:
     """Her prompt timed out: the next ones edit that DM (its buttons work; no new DM, no ping). Once she acts
-    again, her next prompt is a new DM as usual."""
+    again, her next prompt edits the same panel too: one DM per hand."""
     table = await seat_table(kit, [kit.alice], ais=2)
     await kit.slash(kit.alice, "kwx start")
     await kit.settle()
@@ -80,7 +80,7 @@ async def test_a_player_who_lets_her_turn_time_out_is_not_pinged_again_until_she
         await kit.settle()
     assert not kit.results()
     dms = kit.fake.log.dms(kit.alice.id)
-    assert len(dms) == 2 and kit.live_panel(kit.alice).id == dms[-1].message_id  # a new DM pings her
+    assert len(dms) == 1 and kit.live_panel(kit.alice).id == deal.message_id  # the hand's one panel, edited
 
 
 async def test_my_hand_ends_autoplay_and_resumes_a_table_paused_for_her(kit: Kit) -> None:

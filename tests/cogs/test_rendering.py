@@ -48,7 +48,8 @@ def test_a_turn_panel_has_one_button_per_distinct_tile_then_the_actions_on_their
     buttons = panel_buttons(view, "zh-CN", EMOJIS)
     acts = _ids(buttons)
     assert [a.arg for a in acts if a.verb == "discard"] == [t.compact for t in sorted(tiles)]
-    assert [a.verb for a in acts if a.verb != "discard"] == ["hu", "gang", "ld"]
+    assert [a.verb for a in acts if a.verb != "discard"] == ["mq", "hu", "gang", "ld", "ap"]
+    assert next(a for a in acts if a.verb == "mq").arg == "9s"  # 摸切 names the drawn tile
     assert all((a.table, a.hand, a.step) == (7, 2, 31) for a in acts)
     rows = [item.row for item in buttons.children]
     assert len(acts) <= 25 and max(rows) <= 4
@@ -68,7 +69,7 @@ def test_a_claim_panel_and_the_text_fallback_when_there_are_no_emojis() -> None:
                     choices=(ActionChoice("hu"), ActionChoice("gang"), ActionChoice("peng"), ActionChoice("pass")))
     buttons = panel_buttons(view, "zh-CN", TileFormatter())
     assert [(b.item.label, b.act.verb) for b in buttons.children] == [  # type: ignore[attr-defined]
-        ("胡", "hu"), ("杠", "gang"), ("碰", "peng"), ("过", "pass")]
+        ("胡", "hu"), ("杠", "gang"), ("碰", "peng"), ("过", "pass"), ("自动过：关", "ap")]
     text = panel_embed(view, "zh-CN", TileFormatter()).description
     assert "1筒：你可以胡、杠、碰" in text and "1筒 1筒 2筒" in text
     assert panel_buttons(_private(), "zh-CN", EMOJIS) is None  # nothing asked: no buttons

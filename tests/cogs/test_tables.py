@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from tests.cogs.kit import ACT, Kit, seat_table, start_kit, stop_kit
+from tests.cogs.kit import Kit, seat_table, start_kit, stop_kit
 
 EMOJI_TILE = re.compile(r"<:kwx_([1-9][psz])_[0-9a-f]+:\d+>")
 
@@ -98,12 +98,13 @@ async def test_a_full_hand_between_three_humans_pressing_their_dm_buttons(tmp_pa
             assert result.payload["attachments"][0]["filename"].startswith("hand-1-")
             assert result.embeds[0].image.url.startswith("attachment://hand-1-")
             assert kit.fake.log.last("send", message_id=result.id).files[0].data.startswith(b"\x89PNG")
-        # every player was prompted by new DMs, and at most the newest one has live buttons
+        # every player had one DM panel for the hand, edited in place, that now says how the hand ended
         for member in kit.members:
-            dms = kit.dm_messages(member)
-            assert len(dms) >= 3
-            live = [m for m in dms if any(not c.disabled and ACT.fullmatch(c.custom_id or "") for c in m.components)]
-            assert live == []  # the hand is over
+            (dm,) = kit.dm_messages(member)
+            assert len(kit.fake.log.of("edit", message_id=dm.id)) >= 3
+            assert not dm.components and not dm.embeds  # the hand is over: one line, no buttons
+            assert dm.content.startswith(f"牌桌 {table} · 第 1 局 · 本局结束：") and result.id and \
+                f"/{result.id})" in dm.content
     finally:
         await stop_kit(kit)
 
