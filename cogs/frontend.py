@@ -12,11 +12,12 @@ only record what changed and wake a worker; the workers talk to Discord:
   time whatever the concealed tiles, the edit's timing tells nothing. The lobby message becomes the board of
   hand 1; hands 2+ get a new message (after the previous result), so the board stays at the bottom.
 - one worker per (table, player) for the private panel: one DM per player per hand, edited in place. The hand's
-  first panel (the 漂 choice or the deal) is a new DM, so Discord notifies the player; every later prompt edits
-  it, buttons and all, and between prompts it shows the hand without buttons. A press is answered by editing
-  the panel as the interaction's response, and the panel's next edits go through that interaction's token
-  (15 minutes): neither counts toward the bot's global limit, so steady play costs one request per player per
-  hand. When the result is posted, each player's panel of that hand collapses to one line: who won, how, the
+  first panel (the 漂 choice or the deal) is a new message, so Discord notifies the player; every later prompt
+  edits it, buttons and all, and between prompts it shows the hand without buttons. A press is answered by
+  editing the panel as the interaction's response, the panel's next edits go through that interaction's token
+  (15 minutes), and the next hand's panel is posted as a followup of the player's last press while its token
+  lives: none of these counts toward the bot's global limit, so steady play costs the bot's token nothing in
+  DMs. When the result is posted, each player's panel of that hand collapses to one line: who won, how, the
   player's net, and a link to the result. A claim offer that holds no win is passed at once for a player who
   turned auto-pass on. A refused DM (DMs closed) is said once in the channel; the player then uses the board's
   "My hand" button, whose ephemeral panel is kept up to date here for as long as its interaction token lives.
@@ -55,8 +56,10 @@ from cogs.operations import (
     last_failure,
     message_gone,
     safe_edit,
+    safe_edit_followup,
     safe_edit_original,
     safe_fetch_user,
+    safe_followup,
     safe_send_channel,
     safe_send_dm,
     transient,
@@ -109,6 +112,10 @@ class Shown:
     dealt: bool  # it shows tiles (not just the 漂 choice)
     view: PrivateView | None = None
     ended: bool = False  # collapsed to the hand's one-line end
+    # The interaction whose token may edit this message (exempt from the global limit, for 15 minutes): a press
+    # answered by updating it (its @original), or the press whose followup posted it (`followup`).
+    token: discord.Interaction | None = None
+    followup: bool = False
 
     def data(self) -> dict[str, Any]:
         return {"hand": self.hand, "step": self.step, "key": self.key, "live": self.live, "dealt": self.dealt,
@@ -124,8 +131,7 @@ class _Panel:
     dirty: bool = False
     hold: int = 0  # button presses in flight: their interaction answers update the panel themselves
     dm: Shown | None = None  # the panel of the current hand
-    token: discord.Interaction | None = None  # the latest press answered by updating `dm` (its token edits it)
-    past: dict[int, tuple[Shown, discord.Interaction | None]] = field(default_factory=dict)  # earlier hands' panels
+    past: dict[int, Shown] = field(default_factory=dict)  # earlier hands' panels, until their end line is shown
     endings: dict[int, str] = field(default_factory=dict)  # hand -> its one-line end, not yet shown
     eph: discord.Interaction | None = None  # the latest ephemeral panel (My hand), while its token lives
     eph_shown: Shown | None = None
@@ -354,10 +360,9 @@ class DiscordFrontEnd:
         if interaction.guild_id is None and message is not None:  # a DM panel
             old = p.dm
             if old is not None and old.message_id != message.id and not old.ended:
-                p.past[old.hand] = (old, p.token)  # pressed on an earlier hand's panel, kept for its end line
+                p.past[old.hand] = old  # pressed on an earlier hand's panel: that one is kept for its end line
             p.dm = Shown(interaction.channel_id or 0, message.id, view.hand_no, view.step, self.panel_key(view), live,
-                         bool(view.concealed), view)
-            p.token = interaction
+                         bool(view.concealed), view, token=interaction)
             self._remember_dm(p)
             self._dm_owner[p.dm.channel_id] = p.player_id
             self._dm_channel[p.player_id] = p.dm.channel_id
@@ -761,30 +766,32 @@ class DiscordFrontEnd:
     async def _end_dm(self, p: _Panel, hand: int, line: str) -> None:
         """Collapse the hand's panel to its end line (no embed, no buttons)."""
         if p.dm is not None and p.dm.hand == hand:
-            shown, token = p.dm, p.token
+            shown = p.dm
         elif hand in p.past:
-            shown, token = p.past.pop(hand)
+            shown = p.past.pop(hand)
         else:
             return  # no panel of that hand (DMs closed, or a restart lost it)
         if shown.ended:
             return
-        if await self._edit_dm(p, shown, token, urgent=False, content=line, embeds=[], view=None):
+        if await self._edit_dm(shown, urgent=False, content=line, embeds=[], view=None):
             shown.ended = True
             shown.live = False
             if shown is p.dm:
                 self._remember_dm(p)
 
-    async def _edit_dm(self, p: _Panel, shown: Shown, token: discord.Interaction | None, *, urgent: bool,
-                       **message: Any) -> bool:
-        """Edit a panel: through the token of the press that last updated it while that lives (exempt from the
+    async def _edit_dm(self, shown: Shown, *, urgent: bool, **message: Any) -> bool:
+        """Edit a panel: through the token of the interaction that may edit it while that lives (exempt from the
         global limit), else with the bot's token."""
-        if token is not None and token.message is not None and token.message.id == shown.message_id \
-                and discord.utils.utcnow() < token.created_at + TOKEN_LIFETIME:
+        token = shown.token
+        if token is not None and _alive(token):
             self.stats.dm_token_edits += 1
-            if await safe_edit_original(token, **message) is not None:
+            if shown.followup:
+                edited = await safe_edit_followup(token, shown.message_id, **message)
+            else:
+                edited = await safe_edit_original(token, **message)
+            if edited is not None:
                 return True
-            if p.token is token:
-                p.token = None  # expired or refused: the bot's token from now on
+            shown.token = None  # expired or refused: the bot's token from now on
         self.stats.dm_edits += 1
         return await safe_edit(self._dm_message(shown), urgent=urgent, **message) is not None
 
@@ -799,11 +806,14 @@ class DiscordFrontEnd:
             if not choices and not view.concealed:
                 return  # nothing of this hand to show yet
             # The hand's one new DM (Discord notifies the player); the previous hand's panel waits for its end line.
+            # Posted as a followup of the player's last press while its token lives (exempt from the global limit;
+            # the same token then edits it), else by the bot.
             message = self.panel(view, lang)
-            await self._send_dm(tc, p, view, key, message)
+            token = shown.token if shown is not None and shown.token is not None and _alive(shown.token) else None
+            if token is None or not await self._followup_dm(p, view, key, message, token):
+                await self._send_dm(tc, p, view, key, message)
             if shown is not None and p.dm is not shown and not shown.ended:
-                p.past[shown.hand] = (shown, p.token)
-                p.token = None
+                p.past[shown.hand] = shown
                 for old in [h for h in p.past if h < view.hand_no - HANDS_KEPT]:
                     p.past.pop(old, None)
             return
@@ -815,7 +825,7 @@ class DiscordFrontEnd:
             return  # between prompts the panel keeps the hand the player's last press showed
         # The same panel, edited: the next prompt (buttons and all), or the hand without buttons when nothing is asked.
         message = self.panel(view, lang)
-        edited = await self._edit_dm(p, shown, p.token, urgent=choices, **message)
+        edited = await self._edit_dm(shown, urgent=choices, **message)
         release(message["view"])
         if not edited:
             p.dm = None  # the DM is gone or Discord would not edit it: the next change sends a new one
@@ -825,6 +835,21 @@ class DiscordFrontEnd:
             return
         p.dm = replace(shown, step=view.step, key=key, live=choices, dealt=bool(view.concealed), view=view)
         self._remember_dm(p)
+
+    async def _followup_dm(self, p: _Panel, view: PrivateView, key: str, message: PanelMessage,
+                           token: discord.Interaction) -> bool:
+        """The hand's panel as a followup of the player's last press. False when Discord would not take it."""
+        kwargs = {k: v for k, v in message.items() if k != "content" and not (k == "view" and v is None)}
+        self.stats.dm_token_edits += 1
+        sent = await safe_followup(token, **kwargs)
+        release(message["view"])
+        if sent is None:
+            return False
+        channel_id = token.channel_id or 0
+        p.dm = Shown(channel_id, sent.id, view.hand_no, view.step, key, bool(view.choices), bool(view.concealed),
+                     view, token=token, followup=True)
+        self._remember_dm(p)
+        return True
 
     async def _send_dm(self, tc: _Table, p: _Panel, view: PrivateView, key: str, message: PanelMessage) -> None:
         sent = None
@@ -868,7 +893,7 @@ class DiscordFrontEnd:
 
     async def _disable_dm(self, p: _Panel, shown: Shown) -> None:
         """Take the buttons off a panel (its table closed)."""
-        await self._edit_dm(p, shown, p.token, urgent=False, view=None)
+        await self._edit_dm(shown, urgent=False, view=None)
         shown.live = False
 
     def _dms_refused(self, tc: _Table, player_id: str) -> None:
@@ -898,6 +923,11 @@ class DiscordFrontEnd:
             p.eph = p.eph_shown = None
             return
         p.eph_shown = replace(shown, step=view.step, key=key, live=bool(view.choices), view=view)
+
+
+def _alive(token: discord.Interaction) -> bool:
+    """Whether an interaction's token may still edit and follow up (with a margin)."""
+    return discord.utils.utcnow() < token.created_at + TOKEN_LIFETIME
 
 
 def _claim_without_win(view: PrivateView) -> bool:

@@ -250,6 +250,17 @@ async def safe_followup(interaction: discord.Interaction, **kwargs: Any) -> disc
     )
 
 
+async def safe_edit_followup(interaction: discord.Interaction, message_id: int,
+                             **kwargs: Any) -> discord.WebhookMessage | None:
+    """Edit a followup message of the interaction through its token (exempt from the global limit)."""
+    return await _call(
+        lambda: interaction.followup.edit_message(message_id, **kwargs),
+        "edit followup %s of interaction %s",
+        message_id,
+        interaction.id,
+    )
+
+
 async def safe_update_message(interaction: discord.Interaction, **kwargs: Any) -> bool:
     """Edit the message whose button was pressed, as the interaction's response (e.g. disable the buttons).
     Falls back to editing the original response when the interaction was already answered."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from tests.cogs.kit import alice_asked, seat_table, start_kit, stop_kit
+from tests.cogs.kit import alice_asked, alice_played_a_hand, seat_table, start_kit, stop_kit
 
 
 async def test_a_burst_of_changes_is_one_edit_and_the_last_state_is_shown(tmp_path) -> None:
@@ -121,5 +121,19 @@ async def test_an_expired_token_falls_back_to_the_bots_own_edit(tmp_path) -> Non
         edits = [r for r in kit.fake.log.since(mark) if r.message_id == panel.id and r.kind == "edit"]
         assert [r.interaction_id for r in edits] == [None]  # the bot's own edit: the prompt still came
         assert kit.live_panel(kit.alice).id == panel.id
+    finally:
+        await stop_kit(kit)
+
+
+async def test_the_next_hands_panel_follows_up_her_last_press_and_the_last_one_ends_in_one_line(tmp_path) -> None:
+    kit = await start_kit(tmp_path, names=("alice",))
+    try:
+        table = await alice_played_a_hand(kit)
+        while kit.live_panel(kit.alice) is None:
+            await kit.settle()
+        first, second = kit.dm_messages(kit.alice)
+        assert first.content.startswith(f"牌桌 {table} · 第 1 局 · 本局结束：") and not first.components
+        assert kit.live_panel(kit.alice).id == second.id and second.embeds[0].title == "你的手牌 · 第 2 局"
+        assert [r.kind for r in kit.fake.log.of(("dm", "followup"), user_id=kit.alice.id)] == ["dm", "followup"]
     finally:
         await stop_kit(kit)
