@@ -21,17 +21,21 @@ _EPSILON = 1e-9
 
 
 DISCORD_GLOBAL_LIMIT = 50  # requests per second per bot token (interaction callbacks exempt)
+# Calls that took their tokens apart may reach Discord closer together than they took them: a loaded event loop
+# renders a few boards, then sends them at once. The budget leaves this many requests a second for that.
+SEND_MARGIN = 5
 
 
 def discord_budget(rate: float, limit: int = DISCORD_GLOBAL_LIMIT) -> tuple[int, int]:
-    """The (burst, reserve) that keep `rate` calls/s under `limit` in any one second: a full bucket
-    (`limit - rate` tokens) plus a second's refill (`rate`) is exactly `limit`; non-urgent calls leave two
-    fifths of the burst to urgent ones. A burst as large as the rate would allow nearly twice the limit in one
-    second, which is what Discord answers with global 429s. Every budget of the bot token uses this rule (one
-    process's GlobalRateLimiter, a cluster's shared bucket)."""
-    if not 0 < rate < limit - 1:
-        raise ValueError(f"rate must be in (0, {limit - 1}), not {rate}")
-    burst = int(limit - rate)
+    """The (burst, reserve) that keep `rate` calls/s under `limit` in any one second with SEND_MARGIN to spare:
+    a full bucket (`limit - SEND_MARGIN - rate` tokens) plus a second's refill (`rate`) is `limit - SEND_MARGIN`;
+    non-urgent calls leave two fifths of the burst to urgent ones. A burst as large as the rate would allow
+    nearly twice the limit in one second, which is what Discord answers with global 429s. Every budget of the
+    bot token uses this rule (one process's GlobalRateLimiter, a cluster's shared bucket)."""
+    ceiling = limit - SEND_MARGIN
+    if not 0 < rate < ceiling - 1:
+        raise ValueError(f"rate must be in (0, {ceiling - 1}), not {rate}")
+    burst = int(ceiling - rate)
     return burst, burst * 2 // 5
 
 

@@ -27,7 +27,8 @@ on `kwx_ack_<node>` so the receiver knows the press landed (NOTIFY itself is fir
 
 The bucket is one row: each grant is one UPDATE (tokens refill at `rate` per second up to `burst`, by the
 database's clock) that takes a token only when one is there, so all processes together make at most
-`burst + rate` calls in any second (cogs.ratelimit.discord_budget picks `burst` so that this is Discord's 50).
+`burst + rate` calls in any second (cogs.ratelimit.discord_budget picks `burst` so that this is Discord's 50
+less a margin).
 """
 
 from __future__ import annotations

@@ -239,10 +239,11 @@ class Renderer:
         row = Text()
         codes = Text(style="dim")
         width = 4  # 5筒 and Red (an English dragon) take three columns: one more keeps tiles apart
-        danger = getattr(view, "danger", {})
+        # 胡口牌 (wins for a 亮倒 hand) and the fourth of a 亮倒 hand's revealed triplet (its 直杠): marked alike
+        danger = set(getattr(view, "danger", {})) | set(getattr(view, "kong_feed", {}))
         for x in tiles:
             label = tile_text(x, lang)
-            if x in danger:  # 胡口牌: wins for a 亮倒 hand
+            if x in danger:
                 label.stylize("reverse underline")
             row.append_text(label)
             row.append(" " * (width - cell_len(label.plain)))

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from cogs import operations as ops
-from cogs.ratelimit import DISCORD_GLOBAL_LIMIT, GlobalRateLimiter
+from cogs.ratelimit import DISCORD_GLOBAL_LIMIT, SEND_MARGIN, GlobalRateLimiter
 from tests.cogs.fakes import World, make_world
 from tests.cogs.kit import start_kit, stop_kit
 
@@ -111,8 +111,8 @@ async def test_the_bots_bucket_never_passes_discords_50_in_any_second() -> None:
     assert limiter.acquired == 300
     for i, start in enumerate(times):
         inside = sum(1 for t in times[i:] if t < start + 1.0)
-        assert inside <= DISCORD_GLOBAL_LIMIT, (start, inside)
-    assert (limiter.burst, limiter.rate) == (10, 40.0)
+        assert inside <= DISCORD_GLOBAL_LIMIT - SEND_MARGIN, (start, inside)
+    assert (limiter.burst, limiter.rate) == (5, 40.0)
     with pytest.raises(ValueError):
         GlobalRateLimiter.for_discord(50.0)
 
@@ -237,10 +237,10 @@ async def test_with_a_limiter_board_edits_wait_but_prompts_and_interactions_do_n
 
 
 async def test_the_bot_installs_the_limiter_it_is_given(tmp_path: Path) -> None:
-    kit = await start_kit(tmp_path, rate_limit=45)
+    kit = await start_kit(tmp_path, rate_limit=42)
     try:
-        assert isinstance(ops._rate_limiter, GlobalRateLimiter) and ops._rate_limiter.rate == 45
-        assert ops._rate_limiter.burst + ops._rate_limiter.rate <= DISCORD_GLOBAL_LIMIT
+        assert isinstance(ops._rate_limiter, GlobalRateLimiter) and ops._rate_limiter.rate == 42
+        assert ops._rate_limiter.burst + ops._rate_limiter.rate <= DISCORD_GLOBAL_LIMIT - SEND_MARGIN
     finally:
         await stop_kit(kit)
     kit = await start_kit(tmp_path, db_name="other.sqlite3")
