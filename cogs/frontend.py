@@ -854,17 +854,19 @@ class DiscordFrontEnd:
     async def _send_dm(self, tc: _Table, p: _Panel, view: PrivateView, key: str, message: PanelMessage) -> None:
         sent = None
         message.pop("content", None)
+        # The deal paced: a hand dealt with nothing asked of this player yet leaves the reserve to those asked
+        urgent = bool(view.choices)
         known = self._dm_channel.get(p.player_id)
         if known is not None:  # a DM channel we used before: one call, no user lookup, no "open DM" call
             self.stats.dm_sends += 1
             channel = self.bot.get_partial_messageable(known, type=discord.ChannelType.private)
-            sent = await safe_send_channel(channel, **message)
+            sent = await safe_send_channel(channel, urgent=urgent, **message)
         else:
             uid = int(p.player_id)
             user = self.bot.get_user(uid) or await safe_fetch_user(self.bot, uid)
             if user is not None:
                 self.stats.dm_sends += 1
-                sent = await safe_send_dm(user, **message)
+                sent = await safe_send_dm(user, urgent=urgent, **message)
         release(message["view"])
         if sent is None and not dms_closed(last_failure()):
             # Not the player's settings (a 5xx or a timeout, already retried; another refusal): no "DMs closed"

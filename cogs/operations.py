@@ -133,9 +133,11 @@ async def _call(action: Callable[[], Awaitable[T]], what: str, *args: Any) -> T 
 
 
 # -- channels and DMs -------------------------------------------------------------------------------------
-async def safe_send_channel(channel: discord.abc.Messageable, **kwargs: Any) -> discord.Message | None:
-    """Post in a channel (or thread). None when the bot may not post there or the channel is gone."""
-    await wait_for_limit(urgent=True)
+async def safe_send_channel(channel: discord.abc.Messageable, *, urgent: bool = True,
+                            **kwargs: Any) -> discord.Message | None:
+    """Post in a channel (or thread). None when the bot may not post there or the channel is gone. `urgent`
+    False: nobody waits on it (a dealt hand with nothing asked yet), it leaves the reserve to those who do."""
+    await wait_for_limit(urgent=urgent)
     cid = getattr(channel, "id", channel)
     if _retryable(kwargs):
         return await _call(lambda: _retrying(lambda: channel.send(**kwargs), "send to channel %s", cid),
@@ -143,14 +145,15 @@ async def safe_send_channel(channel: discord.abc.Messageable, **kwargs: Any) -> 
     return await _call(lambda: channel.send(**kwargs), "send to channel %s", cid)
 
 
-async def safe_send_dm(user: discord.User | discord.Member, **kwargs: Any) -> discord.Message | None:
+async def safe_send_dm(user: discord.User | discord.Member, *, urgent: bool = True,
+                       **kwargs: Any) -> discord.Message | None:
     """DM a player. None when their DMs are closed (Forbidden 50007/50278: `dms_closed(last_failure())`) or the
     send failed for another reason (a 5xx or a timeout is retried first).
 
     Closed DMs are normal, not an error: they are logged at INFO."""
     if getattr(user, "dm_channel", None) is None:
-        await wait_for_limit(urgent=True)  # the first DM opens the DM channel: a request of its own
-    await wait_for_limit(urgent=True)
+        await wait_for_limit(urgent=urgent)  # the first DM opens the DM channel: a request of its own
+    await wait_for_limit(urgent=urgent)
     _last_failure.set(None)
     try:
         if _retryable(kwargs):
