@@ -20,7 +20,7 @@ from typing import Any, TypeVar
 import aiohttp
 import discord
 
-from cogs.ratelimit import RateLimiter
+from cogs.ratelimit import GlobalRateLimiter, RateLimiter
 from cogs.telemetry import COUNTS
 
 logger = logging.getLogger(__name__)
@@ -95,12 +95,19 @@ def _retryable(kwargs: dict[str, Any]) -> bool:
 # The bot-wide limiter for calls that count toward Discord's global rate limit; None = no limiting (tests and
 # benchmarks). Interaction responses, followups and original-response edits do not count and are never limited.
 _rate_limiter: RateLimiter | None = None
+# Opening a DM channel (POST /users/@me/channels) has a bucket of its own at Discord, 10 a second for the whole
+# bot: at the first deal of many tables the opens are paced under it, each taking its global token just before it
+# goes (a call that waited in discord.py behind that bucket's 429 had taken its token long before, and the calls
+# released together drew global 429s).
+DM_OPENS_PER_SECOND = 8.0
+_dm_opens: GlobalRateLimiter | None = None
 
 
 def set_rate_limiter(limiter: RateLimiter | None) -> None:
     """Install (or, with None, remove) the limiter every non-interaction REST call waits on."""
-    global _rate_limiter
+    global _rate_limiter, _dm_opens
     _rate_limiter = limiter
+    _dm_opens = None if limiter is None else GlobalRateLimiter(DM_OPENS_PER_SECOND, burst=2, reserve=0)
 
 
 def rate_limit_tokens() -> float | None:
@@ -151,11 +158,16 @@ async def safe_send_dm(user: discord.User | discord.Member, *, urgent: bool = Tr
     send failed for another reason (a 5xx or a timeout is retried first).
 
     Closed DMs are normal, not an error: they are logged at INFO."""
-    if getattr(user, "dm_channel", None) is None:
-        await wait_for_limit(urgent=urgent)  # the first DM opens the DM channel: a request of its own
-    await wait_for_limit(urgent=urgent)
     _last_failure.set(None)
     try:
+        if getattr(user, "dm_channel", None) is None:  # the first DM opens the DM channel: a request of its own
+            if _dm_opens is not None:
+                await _dm_opens.acquire(True)
+            await wait_for_limit(urgent=urgent)
+            create_dm = getattr(user, "create_dm", None)  # a User or a Member (the abc does not name it)
+            if create_dm is not None:
+                await create_dm()
+        await wait_for_limit(urgent=urgent)
         if _retryable(kwargs):
             return await _retrying(lambda: user.send(**kwargs), "DM user %s", user.id)
         return await user.send(**kwargs)

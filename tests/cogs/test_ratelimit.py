@@ -262,3 +262,17 @@ async def test_a_first_dm_takes_a_token_for_opening_the_dm_channel_too(world: Wo
     assert limiter.acquired == 2  # open the DM channel, then send
     assert await asyncio.wait_for(ops.safe_send_dm(alice, content="轮到你了"), 1) is not None
     assert limiter.acquired == 3  # the channel is open now: one request
+
+
+async def test_first_dms_to_many_players_open_their_channels_under_discords_own_bucket(world: World) -> None:
+    """Opening a DM channel has a bucket of its own at Discord (10 a second for the bot): the first deal of many
+    tables opens them paced, so none is refused and nothing waits behind a 429 holding its global token."""
+    ops.set_rate_limiter(GlobalRateLimiter.for_discord(40.0))
+    players = [world.fake.add_member(world.guild, name=f"p{i}") for i in range(14)]
+    opened: list[float] = []
+    world.fake.on_exchange(lambda ex: opened.append(time.monotonic())
+                           if ex.route == "POST /users/@me/channels" else None)
+    sent = await asyncio.wait_for(asyncio.gather(*(ops.safe_send_dm(p, content="发牌") for p in players)), 10)
+    assert all(m is not None for m in sent) and len(opened) == 14
+    assert not world.fake.log.refused()  # no 429 from the DM-channel bucket
+    assert max(sum(1 for t in opened if s <= t < s + 1.0) for s in opened) <= 10
