@@ -98,6 +98,7 @@ class Bench:
         self.press_times: list[tuple[int, int | None, float, float]] = []  # table, board step then, start, answered
         self.guilds: dict[int, Any] = {}  # server number -> guild
         self.refused = 0  # tables a server would not open
+        self.last_token: dict[int, str] = {}  # player -> the token of their latest press
         self.board_arrivals: dict[int, list[tuple[int, float]]] = defaultdict(list)  # table -> (step, time)
         self.actions: dict[int, int] = defaultdict(int)
         self.rng = random.Random(args.seed)
@@ -234,7 +235,12 @@ class Bench:
             start = time.perf_counter()
             out = await self.fake.press(member, message, custom_id, raise_errors=False, timeout=30)
             self.press_times.append((table, shown, start, time.perf_counter()))
-            self.fake.model.interactions.pop(out.interaction.token, None)  # the harness keeps no history
+            # The harness keeps no history, but a player's latest press stays: the bot edits their panel through
+            # its token (and posts the next hand's panel as its followup), as Discord allows for 15 minutes.
+            previous = self.last_token.get(member.id)
+            if previous is not None:
+                self.fake.model.interactions.pop(previous, None)
+            self.last_token[member.id] = out.interaction.token
 
     # -- results ---------------------------------------------------------------------------------------------
     def latencies(self) -> list[float]:
