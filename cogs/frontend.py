@@ -786,10 +786,10 @@ class DiscordFrontEnd:
         if token is not None and _alive(token):
             self.stats.dm_token_edits += 1
             if shown.followup:
-                edited = await safe_edit_followup(token, shown.message_id, **message)
+                edited = await safe_edit_followup(token, shown.message_id, **message) is not None
             else:
-                edited = await safe_edit_original(token, **message)
-            if edited is not None:
+                edited = await safe_edit_original(token, **message) is not None
+            if edited:
                 return True
             shown.token = None  # expired or refused: the bot's token from now on
         self.stats.dm_edits += 1

@@ -427,7 +427,7 @@ class Tables(KwxGroupCog, name="Tables"):
         if view.step != act.step or ActionChoice(act.verb, act.tile) not in view.choices:
             return False
         if act.verb == "discard":
-            if not asks_before(view, act.tile):
+            if act.tile is None or not asks_before(view, act.tile):
                 return False
             guild = rt.frontend.table_guild(act.table)
             if guild is not None and await rt.store.player_setting(str(guild), pid, CONFIRM_DANGER) == "off":
