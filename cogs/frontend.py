@@ -240,7 +240,7 @@ class DiscordFrontEnd:
         """The cog changed the toggle (and wrote it to the store)."""
         self._auto_pass[(guild, player_id)] = on
 
-    def panel(self, view: PrivateView, lang: str, **options: Any) -> dict[str, Any]:
+    def panel(self, view: PrivateView, lang: str, **options: Any) -> PanelMessage:
         """The panel's message for `view`, with what the front end knows of the table: its board (for the context
         line) and the player's auto-pass toggle."""
         tc = self._tables.get(view.table_id)
