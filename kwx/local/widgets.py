@@ -127,7 +127,8 @@ class ResultScreen(ModalScreen[None]):
         if event.key in ("up", "down", "pageup", "pagedown", "home", "end"):
             return
         event.stop()
-        self.dismiss()
+        if self.is_active:  # keys typed together arrive in one batch: only the first closes it
+            self.dismiss()
 
 
 class TooSmallScreen(ModalScreen[None]):
@@ -166,6 +167,8 @@ class ConfirmScreen(ModalScreen[bool]):
 
     def on_key(self, event: events.Key) -> None:
         event.stop()
+        if not self.is_active:  # answered by an earlier key of the same batch
+            return
         if event.key in ("y", "enter"):
             self.dismiss(True)
         elif event.key in ("n", "escape", "q"):

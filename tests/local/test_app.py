@@ -6,10 +6,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from textual import events
+
 from kwx.engine.tiles import Tile, parse_tiles
 from kwx.local.app import KwxApp
 from kwx.local.tables import YOU_ID
-from kwx.local.widgets import ResultScreen, RulesScreen
+from kwx.local.widgets import ConfirmScreen, ResultScreen, RulesScreen
 from kwx.table.views import MeldView, PaymentView, ResultView, RevealedHand, WinnerView
 from tests.local.test_plain import AI1, AI2, YOU, board
 
@@ -323,4 +325,30 @@ async def test_log_lines_wrap_again_when_the_log_moves_beside_the_seats(tmp_path
         assert width < 60
         assert all(strip.cell_length <= width for strip in log.lines), [s.text for s in log.lines]
         assert "Waiting on 7p and a little more" in " ".join(strip.text.strip() for strip in log.lines)
+        await app.shutdown()
+
+
+async def test_two_keys_at_once_close_the_result_and_the_confirmation_once(tmp_path) -> None:
+    """Keys typed fast (a tile name and Enter meant for the command line) reach a result or a question in one
+    batch: the first closes it, the rest must not close the game screen under it (that stopped the game)."""
+    app = make_app(tmp_path, seed="result")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: app.fe is not None and app.fe.board is not None)
+        game = app.screen
+        result = ResultView(
+            table_id=app.table_id, hand_no=1, outcome="draw", winners=(), payments=(), net=(0, 0, 0),
+            scores=(0, 0, 0), hands=(), next_dealer=0)
+        await app.fe.hand_finished(result, board(table_id=app.table_id, phase="finished"))
+        await until(pilot, lambda: isinstance(app.screen, ResultScreen))
+        for key in ("5", "s", "enter"):
+            app.screen.post_message(events.Key(key, None))
+        await until(pilot, lambda: app.screen is game)
+        answers: list[bool | None] = []
+        app.push_screen(ConfirmScreen("?", "en"), callback=answers.append)
+        await pilot.pause(0.05)
+        for key in ("y", "enter"):
+            app.screen.post_message(events.Key(key, None))
+        await until(pilot, lambda: answers == [True] and app.screen is game)
+        await pilot.pause(0.05)
+        assert app.screen is game and answers == [True]
         await app.shutdown()
