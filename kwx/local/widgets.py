@@ -41,20 +41,27 @@ class GameLog(RichLog):
         super().__init__(**kw)
         self._written: deque[Any] = deque(maxlen=self.max_lines or 1000)
         self._wrapped_at = 0  # the width the lines were last wrapped at
+        self._shown_height = 0  # the height it had before this resize
 
     def write(self, content: Any, *args: Any, **kw: Any) -> Self:
         self._written.append(content)
         return super().write(content, *args, **kw)
 
     def on_resize(self, event: events.Resize) -> None:
+        # a log that showed its newest line keeps showing it when it gets shorter (a warning under the hand
+        # takes its lines): the newest lines are the ones the player has to read
+        followed = self.auto_scroll and self.scroll_offset.y >= len(self.lines) - self._shown_height
+        self._shown_height = event.size.height
         width = event.size.width
         if not self._size_known or width == self._wrapped_at:
             self._wrapped_at = width  # the first size: RichLog renders what waited for it
-            return
-        self._wrapped_at = width
-        super().clear()
-        for content in self._written:
-            super().write(content)
+        else:
+            self._wrapped_at = width
+            super().clear()
+            for content in self._written:
+                super().write(content)
+        if followed:
+            self.scroll_end(animate=False, immediate=False, x_axis=False)
 
     def clear(self) -> Self:
         self._written.clear()

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from textual import events
+from textual.widgets import Static
 
 from kwx.engine.tiles import Tile, parse_tiles
 from kwx.local.app import KwxApp
@@ -351,4 +352,23 @@ async def test_two_keys_at_once_close_the_result_and_the_confirmation_once(tmp_p
         await until(pilot, lambda: answers == [True] and app.screen is game)
         await pilot.pause(0.05)
         assert app.screen is game and answers == [True]
+        await app.shutdown()
+
+
+
+async def test_the_log_keeps_its_newest_line_in_sight_when_it_gets_shorter(tmp_path) -> None:
+    """A warning under the hand (胡口牌, a 亮倒 hint) takes lines from the log: what was just written (the next
+    hand's header, a 亮倒) must stay in sight, not slip below the log's fold."""
+    app = make_app(tmp_path, seed="result")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: app.fe is not None and app.fe.board is not None)
+        log = app.query_one("#log")
+        for n in range(30):
+            app.log_line(f"line {n} of the log")
+        await pilot.pause(0.1)
+        assert "line 29 of the log" in screen_text(app)
+        app.query_one("#info", Static).update("a warning\nthat takes\nthree lines")
+        await pilot.pause(0.1)
+        assert log.scroll_offset.y == log.max_scroll_y
+        assert "line 29 of the log" in screen_text(app)
         await app.shutdown()
