@@ -137,3 +137,14 @@ async def test_stepping_through_the_page_in_a_browser(tmp_path):
         assert await page.js("document.getElementById('go-next').disabled") is True
         await page.shot(tmp_path / "end.png")
     assert (tmp_path / "end.png").stat().st_size > 10_000
+
+
+def test_a_laid_down_seat_says_so_in_the_pages_language():
+    """Beside a laid-down seat's name the page says what the text and the picture say ("已亮倒，听 6条 9条"),
+    not the notation's codes ("6s 9s")."""
+    done = next(r for r in (reviewed(f"page{n}") for n in range(40))
+                if any(view.declared for f in r.frames for view in f.seats))
+    data = page_data(review_page(done, NAMES, "zh-CN", hand_id=7))
+    shown = {str(s["waits"]) for f in data["frames"] for s in f["seats"] if s["waits"]}
+    assert shown and all(w.startswith("已亮倒，听 ") for w in shown)
+    assert not any(re.search(r"\b[1-9][psz]\b", w) for w in shown)

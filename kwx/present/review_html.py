@@ -52,7 +52,8 @@ def review_page(review: Review, names: Sequence[str], lang: str, *, hand_id: int
                        "drawn": view.drawn.compact if view.drawn is not None else None,
                        "melds": [[m.tile.compact] * m.size for m in view.melds],
                        "pond": [[x.compact, claimed] for x, claimed in view.discards],
-                       "waits": [x.compact for x in view.waits] if view.declared else None}
+                       # worded as the text and the picture word it, in the page's language
+                       "waits": tr("review.declared", lang, waits=words.tiles(view.waits)) if view.declared else None}
                       for view in frame.seats],
             "go": {move: review.step(k, move) for move in MOVES},
             "big": bool((d := review.decision_at(k)) is not None and d.big and d.counted),
@@ -130,7 +131,7 @@ nav button:disabled {{ opacity: .4; cursor: default; }}
       box.className = "seat"; box.dataset.seat = i;
       name.className = "name" + (f.to_act.indexOf(i) >= 0 ? " acting" : "");
       name.textContent = (f.to_act.indexOf(i) >= 0 ? "▶ " : "") + data.names[i] + (i === data.dealer ? "{dealer}" : "");
-      if (s.waits) {{ var w = document.createElement("span"); w.className = "waits"; w.textContent = s.waits.join(" ");
+      if (s.waits) {{ var w = document.createElement("span"); w.className = "waits"; w.textContent = s.waits;
         name.appendChild(w); }}
       box.appendChild(name);
       var hand = document.createElement("div"); hand.className = "row hand";
