@@ -19,6 +19,8 @@ from kwx.present.review_text import ReviewText
 
 
 class ReviewApp(App[None]):
+    # Textual's palette offers only its own English commands (themes, screenshots), nothing of the review's
+    ENABLE_COMMAND_PALETTE = False
     CSS = """
     #title { text-style: bold; padding: 0 1; }
     #summary { padding: 0 1 1 1; color: $text-muted; }

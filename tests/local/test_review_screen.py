@@ -22,3 +22,16 @@ async def test_keys_step_through_the_hand_and_jump_to_decisions_and_mistakes():
         await pilot.press("end")
         assert app.at == len(done.frames) - 1 and "End:" in str(step.render())
         assert "[b]Bob" in str(step.render())  # a name is shown as it is, never as markup
+
+
+async def test_the_screen_speaks_only_the_reviews_language():
+    """A Chinese review shows no English of Textual's own (its footer offered "^p palette": themes and
+    screenshots, nothing of the review's)."""
+    app = ReviewApp(reviewed("screen0"), ["Ann", "Bob", "Cy"], "zh-CN", hand_id=4)
+    async with app.run_test(size=(110, 40)) as pilot:
+        await pilot.pause(0.05)
+        text = "\n".join(strip.text for strip in app.screen._compositor.render_strips())
+        assert "第 1/" in text and "palette" not in text.lower()
+        await pilot.press("ctrl+p")
+        await pilot.pause(0.05)
+        assert app.screen is app.screen_stack[0]  # no English command palette opened over it
