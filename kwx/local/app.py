@@ -224,6 +224,8 @@ class KwxApp(App[int]):
         result = last(self.table_id) if resumed and last is not None else None
         if result is not None:  # between hands: the hand that ended, not its board as if live
             await fe.hand_finished(result, self.service.public_view(self.table_id))
+        elif resumed:  # a hand in play: its header, with the commitment its seed will be checked against
+            self.log_line(fe.header(self.service.public_view(self.table_id)))
         self.ready.set()
         self.redraw(hand=True)
 

@@ -250,6 +250,24 @@ async def test_the_commitment_shows_from_the_deal_and_the_seed_stays_in_the_log(
         await app.shutdown()
 
 
+
+async def test_a_hand_resumed_in_play_shows_its_commitment(tmp_path) -> None:
+    """The line mode prints the hand's header (with its commitment) when it resumes a hand; the game screen
+    only said "Resuming table 1, hand 1", so a resumed hand never showed what its seed is checked against."""
+    app = make_app(tmp_path, seed="proof", service_factory=quick_service)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(pilot, lambda: app.ready.is_set() and app.fe.board is not None and app.fe.board.seed_ref)
+        ref = app.fe.board.seed_ref.removeprefix("sha256:")
+        await app.shutdown()
+    again = make_app(tmp_path, seed="proof", service_factory=quick_service)
+    async with again.run_test(size=(120, 40)) as pilot:
+        await until(pilot, lambda: again.ready.is_set())
+        await pilot.pause(0.1)
+        log = "\n".join(strip.text for strip in again.base.query_one("#log").lines)
+        assert "Resuming table" in log and f"commitment {ref[:12]}" in log
+        await again.shutdown()
+
+
 def long_result(table_id: int) -> ResultView:
     """A result longer than an 80×24 dialog: a big win, every hand shown, many payments."""
     return ResultView(
