@@ -74,9 +74,10 @@ def load(args: argparse.Namespace) -> ReviewSource:
     try:
         if args.hand.isdigit():
             return asyncio.run(_from_ledger(args))
+        text = read_text(args.hand, "action log")  # first: a mistyped hand id is named as no such file
         if not args.seed:
             raise CliError("an exported action log needs --seed (the seed its result post revealed)")
-        log = load_json_text(read_text(args.hand, "action log"), "action log")
+        log = load_json_text(text, "action log")
         return load_exported_hand(log, args.seed)
     except ReviewRefused as exc:
         raise CliError(str(exc)) from None

@@ -65,6 +65,14 @@ def test_a_log_that_does_not_check_out_is_reported_not_reviewed(exported, tmp_pa
     assert "--seed" in capsys.readouterr().err
 
 
+
+def test_a_mistyped_hand_is_named_as_what_it_is_not(tmp_path, capsys):
+    """`review 12a` (a typo for a hand id) is neither a hand nor a file: say that, not that a log needs --seed."""
+    assert main(["review", str(tmp_path / "12a"), "--plain"]) == 2
+    err = capsys.readouterr().err
+    assert "cannot read" in err and "12a" in err and "--seed" not in err
+
+
 def test_a_picture_and_a_page(exported, tmp_path, capsys):
     path, log = exported
     png, page = tmp_path / "end.png", tmp_path / "hand.html"
