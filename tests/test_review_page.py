@@ -37,6 +37,8 @@ def test_the_page_needs_no_network_and_carries_every_step():
     page = review_page(done, NAMES, "en", hand_id=7)
     assert not re.search(r"(src|href)\s*=\s*[\"']?(https?:)?//", page) and "url(http" not in page
     assert "Bob <b>" not in page.split("<script")[0]  # a name is text, never markup
+    chinese = review_page(done, NAMES, "zh-CN", hand_id=7).split("<script")[0]
+    assert "<code>strong</code>" in chinese and "`" not in chinese  # the catalog's code spans set, not raw
     data = page_data(page)
     assert len(data["frames"]) == len(done.frames)
     assert data["frames"][-1]["end"] and data["frames"][0]["go"]["last"] == len(done.frames) - 1

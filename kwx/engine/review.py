@@ -32,6 +32,9 @@ from kwx.engine.rules import RuleSet
 from kwx.engine.tiles import Tile
 
 BIG_MISTAKE = 0.5  # a decision strong rates this many points (base × fan) below its own is a big mistake
+# Strong values two actions the same to this much: the review prints values to 0.01, so a choice it rates within
+# half of that is as good as its own (discarding one of two equally useless tiles agrees with it).
+TIE = 0.005
 FORBIDDEN = NEVER / 2  # a loss past this is strong's rule against feeding a declared hand, not an estimate
 DISCARDING = ("discard", "liangdao")
 # who made an action, as the table's event log records it
@@ -125,7 +128,10 @@ class Decision:
 
     @property
     def agrees(self) -> bool:
-        return self.taken == self.ai.action
+        """The action taken is strong's, or one strong values the same (a tie is not a mistake)."""
+        if self.taken == self.ai.action:
+            return True
+        return self.ai.value is not None and self.taken_value is not None and self.ai.value - self.taken_value < TIE
 
     @property
     def loss(self) -> float | None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import html
 import json
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -22,6 +23,11 @@ from kwx.present.review_text import ReviewText
 
 TILE_PX = 64  # inlined tile height: the page shows them at 40 px and less
 MOVES = ("first", "prev", "next", "last", "mine", "mistake")
+
+
+def _with_code(line: str) -> str:
+    """A catalog line, escaped, its `code` spans (a command, the AI's name) set as code as Discord shows them."""
+    return re.sub(r"`([^`]*)`", r"<code>\1</code>", html.escape(line))
 
 
 def _tile_css() -> str:
@@ -66,7 +72,7 @@ def review_page(review: Review, names: Sequence[str], lang: str, *, hand_id: int
               "last": tr("review.button.last", lang) + " ▶|", "mine": tr("review.button.mine", lang),
               "mistake": tr("review.button.mistake", lang)}
     buttons = "".join(f'<button id="go-{m}" data-move="{m}">{html.escape(labels[m])}</button>' for m in MOVES)
-    summary = "".join(f"<li>{html.escape(line)}</li>" for line in words.summary_lines())
+    summary = "".join(f"<li>{_with_code(line)}</li>" for line in words.summary_lines())
     lang_tag = "en" if words.lang == "en" else "zh-CN"
     return _PAGE.format(lang=lang_tag, title=html.escape(words.title()), summary=summary, buttons=buttons,
                         tiles=_tile_css(), data=_script_json(data), dealer=html.escape(tr("review.dealer_mark", lang)))

@@ -147,7 +147,7 @@ def load_exported_hand(data: Any, seed: str) -> ReviewSource:
     try:
         hand_seed = check_reveal(seed, ref)
     except ValueError as exc:
-        raise ReviewRefused("commitment", f"the seed does not match the log's commitment {ref or '(none)'}: {exc}",
+        raise ReviewRefused("commitment", f"{exc} (the log's commitment: {ref or 'none'})",
                             hand=data.get("hand_id")) from None
     if data.get("dice") is not None and list(data["dice"]) != list(dice_from_seed(hand_seed)):
         raise ReviewRefused("mismatch", "the dice in the log are not the ones this seed gives",

@@ -157,3 +157,17 @@ def test_a_log_that_does_not_end_as_recorded_is_not_reviewed():
     with pytest.raises(ReplayMismatch) as illegal:
         review(HandLog(log.rules, 0, other, actions=log.actions, net=log.net), 0)
     assert illegal.value.code == "illegal"
+
+
+def test_a_discard_strong_values_the_same_as_its_own_agrees_with_it():
+    """Two equally useless tiles: discarding the other one is not a mistake, and is not counted as one."""
+    from kwx.engine.ai_strong import Valued
+    from kwx.engine.review import Decision
+    from kwx.engine.tiles import Tile
+
+    strong, other, worse = (Action(0, "discard", t) for t in (Tile.RED, Tile.WHITE, Tile.P5))
+    options = (Valued(strong, 1.97), Valued(other, 1.97), Valued(worse, 1.2))
+    tie = Decision(frame=1, seat=0, taken=other, by="player", options=options, taken_value=1.97)
+    assert tie.agrees and tie.loss == 0.0 and not tie.big
+    mistake = Decision(frame=1, seat=0, taken=worse, by="player", options=options, taken_value=1.2)
+    assert not mistake.agrees and mistake.loss == pytest.approx(0.77) and mistake.big
