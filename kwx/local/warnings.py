@@ -1,5 +1,6 @@
 """Warnings before costly moves at the terminal (both modes): 胡口牌 (tiles that win for a declared 亮倒 hand,
-from the private view's public facts) and what feeding one costs, and the preview before declaring 亮倒.
+from the private view's public facts) and what feeding one costs, a discard a 亮倒 hand may 直杠 and its cost, and
+the preview before declaring 亮倒.
 
 `CONFIRM_SETTING` is the per-player setting (the store's guild settings, keyed by player) that turns the
 confirmation before discarding a 胡口牌 off; 亮倒 always asks once.
@@ -69,6 +70,11 @@ def warning(fe: Renderer, view: PrivateView, choice: ActionChoice, *, confirm_da
         players = join_names([fe.name(s) for s in feeds(view, tile)], fe.lang)
         parts.append(f"[bold red]⚠ {say('confirm_discard', fe.lang, tile=tile_markup(tile, fe.lang), players=players)}"
                      f"[/] {cost_text(view, fe.lang)}")
+    elif choice.verb == "discard" and tile is not None and tile in view.kong_feed and confirm_danger:
+        # The fourth tile of a 亮倒 seat's revealed triplet: 直杠 money and a free draw for that seat.
+        seat, cost = view.kong_feed[tile]
+        said = say("confirm_kong", fe.lang, tile=tile_markup(tile, fe.lang), player=fe.name(seat), cost=cost)
+        parts.append(f"[bold red]⚠ {said}[/]")
     return "\n".join(parts) if parts else None
 
 

@@ -116,3 +116,14 @@ async def test_a_closed_table_shows_its_sitting() -> None:
     text = console.export_text()
     assert "The table closed after 5 hands" in text and "+12" in text and "-12" in text
     assert "Biggest hand: hand 3, You won 16" in text
+
+
+async def test_discarding_the_fourth_tile_of_a_declared_triplet_asks_once_with_its_cost() -> None:
+    """A 亮倒 seat's revealed triplet of 5p: discarding the fourth pays its 直杠 and gives it a free draw."""
+    table, service, console = table_for(my_turn(kong_feed={Tile.P5: (2, 2)}), lang="en")
+    await table.handle_line("5p")
+    assert service.acts == []
+    shown = console.export_text()
+    assert "Discarding 5p lets 电脑2 (laid down) kong it: you pay 2" in shown and "Type y" in shown
+    await table.handle_line("y")
+    assert service.acts == [("discard", Tile.P5, 7)]
