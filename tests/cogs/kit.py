@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -80,6 +80,19 @@ class Kit:
                 return
             last = len(self.fake.log)
         raise AssertionError("the table never settled")
+
+    async def until(self, condition: Callable[[], object], *, rounds: int = 50) -> None:
+        """Settle until `condition()` holds; fail after `rounds` settles instead of waiting for ever."""
+        for _ in range(rounds):
+            if condition():
+                return
+            await self.settle()
+        assert condition(), f"still not so after {rounds} settles"
+
+    async def until_asked(self, member: discord.abc.User) -> Any:
+        """Settle until `member` has a live DM panel (a decision to make); return it."""
+        await self.until(lambda: self.live_panel(member) is not None)
+        return self.live_panel(member)
 
     @staticmethod
     def reply(out: Outcome) -> str:
@@ -279,8 +292,7 @@ async def alice_asked(kit: Kit) -> tuple[int, StoredMessage, Any, Any]:
     private view as the front end holds it, her seat on the board)."""
     table = await seat_table(kit, [kit.alice], ais=2)
     await kit.slash(kit.alice, "kwx start")
-    while kit.live_panel(kit.alice) is None:
-        await kit.settle()
+    await kit.until_asked(kit.alice)
     latest = kit.rt.frontend._panel(table, str(kit.alice.id)).latest
     seat = next(s for s in kit.rt.service.public_view(table).seats if s.player.player_id == str(kit.alice.id))
     return table, kit.live_panel(kit.alice), latest, seat

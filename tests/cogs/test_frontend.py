@@ -42,8 +42,7 @@ async def test_a_deleted_board_is_posted_again(tmp_path) -> None:
         await kit.slash(kit.alice, "kwx start")
         board = kit.board(1)
         kit.fake.delete_message(board.id)  # a moderator removed it
-        while kit.live_panel(kit.alice) is None:
-            await kit.settle()
+        await kit.until_asked(kit.alice)
         await kit.play_smart(kit.alice, kit.live_panel(kit.alice))
         again = kit.board(1)
         assert again.id != board.id and again.embeds[0].title.startswith("第 1 局")

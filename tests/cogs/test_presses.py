@@ -112,8 +112,7 @@ async def test_a_press_after_the_hand_ended_is_refused(tmp_path) -> None:
     kit = await start_kit(tmp_path, between_hands=60.0)
     try:
         table = await _started(kit, [kit.alice], ais=2)
-        while kit.live_panel(kit.alice) is None:
-            await kit.settle()
+        await kit.until_asked(kit.alice)
         opened = await kit.slash(kit.alice, "kwx hand")  # an ephemeral panel with this prompt's buttons
         old = kit.fake.message(opened.first("response").message_id)
         newer = await kit.slash(kit.alice, "kwx hand")  # a newer one: the bot keeps only that one up to date

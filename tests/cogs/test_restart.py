@@ -43,8 +43,7 @@ async def test_a_restart_after_a_prompt_changed_while_down_sends_it_again(tmp_pa
     try:
         table = await seat_table(kit, kit.members, ais=2)
         await kit.slash(kit.alice, "kwx start")
-        while kit.live_panel(kit.alice) is None:
-            await kit.settle()
+        await kit.until_asked(kit.alice)
         old_prompt = kit.live_panel(kit.alice)
         # forget where alice's panel is (as if the bot died before it could remember it)
         kit.rt.frontend._refs.clear()

@@ -71,8 +71,7 @@ async def test_a_player_steps_through_their_last_hand_privately(kit: Kit, monkey
 async def test_a_hand_in_play_cannot_be_reviewed(kit: Kit, monkeypatch):
     table = await seat_table(kit, [kit.alice], ais=2)
     await kit.slash(kit.alice, "kwx start")
-    while kit.live_panel(kit.alice) is None:
-        await kit.settle()
+    await kit.until_asked(kit.alice)
     no_manage_server(monkeypatch)
     out = await kit.slash(kit.alice, "kwx review")
     reply = answer(out)

@@ -4,10 +4,22 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Awaitable
+from typing import Any
 
-from kwx.table import PlayerRef, TableService
+import pytest
+
+from kwx.table import PlayerRef, TableError, TableService
 from tests.table.conftest import GUILD
 from tests.table.fakes import RecordingFrontEnd
+
+
+async def refused(code: str, call: Awaitable[Any]) -> TableError:
+    """Await `call`, which must be refused with `code`: a call that is accepted fails the test."""
+    with pytest.raises(TableError) as info:
+        await call
+    assert info.value.code == code, info.value
+    return info.value
 
 
 async def table_with(svc: TableService, host: PlayerRef, *, ais: int = 2, level: str = "standard",

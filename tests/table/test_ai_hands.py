@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from collections import Counter
 
+import pytest
+
 from kwx.engine.rules import RuleSet
 from kwx.engine.seeds import ai_piao, first_dealer, hand_seed
 from kwx.table.succession import HandSetup, new_table_state, upcoming
@@ -177,9 +179,6 @@ async def test_stopping_mid_hand_abandons_it(make_service, frontend, store):
     assert frontend.notices("lobby.stopped")
     assert await store.hand_id(table, 1) is None and (await store.balances(GUILD)).hands == 0
     assert await store.unfinished_tables() == [] and svc.tables() == []
-    try:
+    with pytest.raises(TableError) as closed:
         svc.public_view(table)
-    except TableError as exc:
-        assert exc.code == "closed"
-    else:
-        raise AssertionError("a closed table still answers")
+    assert closed.value.code == "closed"

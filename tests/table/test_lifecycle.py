@@ -11,7 +11,7 @@ from kwx.store import Store
 from kwx.table import PlayerRef, TableError, TableService
 from tests.table.conftest import ANN, BOB, CY, GUILD
 from tests.table.fakes import RecordingFrontEnd
-from tests.table.helpers import finished_hands, table_with, wait_prompt
+from tests.table.helpers import finished_hands, refused, table_with, wait_prompt
 
 
 async def until(svc: TableService, clock, condition, *, step: float = 31.0, rounds: int = 400) -> None:
@@ -53,24 +53,14 @@ async def test_a_hand_nobody_played_is_the_last_one(make_service, frontend, cloc
     await svc.flush()
     assert svc.public_view(table).hand_no == 1 and await store.hand_numbers(table) == [1]
     assert len(await store.load_events(table)) == events
-    try:
-        await svc.act(table, ANN.player_id, "discard", "5p")
-    except TableError as exc:
-        assert exc.code == "paused"
-    else:
-        raise AssertionError("a paused table took a move")
+    await refused("paused", svc.act(table, ANN.player_id, "discard", "5p"))
 
 
 async def test_resume_plays_on_and_the_resumer_is_back(make_service, frontend, clock, store):
     svc, table = await abandoned(make_service, frontend, clock)
     assert svc.public_view(table).seats[0].autoplay  # she timed out into 托管
-    for who, code in ((BOB.player_id, "not_seated"), ("ai:standard:1", "not_seated")):
-        try:
-            await svc.resume(table, who)
-        except TableError as exc:
-            assert exc.code == code
-        else:
-            raise AssertionError(f"{who} resumed")
+    for who in (BOB.player_id, "ai:standard:1"):
+        await refused("not_seated", svc.resume(table, who))
     await svc.resume(table, ANN.player_id)
     await svc.flush()
     assert svc.public_view(table).paused is None and not svc.public_view(table).seats[0].autoplay
@@ -79,10 +69,7 @@ async def test_resume_plays_on_and_the_resumer_is_back(make_service, frontend, c
     await svc.tick()
     view = await wait_prompt(frontend, svc, table, ANN.player_id)
     assert view.hand_no == 2 and view.deadline is not None
-    try:
-        await svc.resume(table, ANN.player_id)
-    except TableError as exc:
-        assert exc.code == "not_paused"
+    await refused("not_paused", svc.resume(table, ANN.player_id))
 
 
 async def test_back_from_autoplay_resumes(make_service, frontend, clock):
@@ -167,10 +154,7 @@ async def test_leave_takes_effect_at_the_end_of_the_hand(make_service, frontend,
     board = svc.public_view(table)  # the pause is written before the result goes out
     assert board.paused == "seat_empty"
     assert await store.hand_numbers(table) == [1]  # the hand he left was played out and paid
-    try:
-        await svc.resume(table, ANN.player_id)
-    except TableError as exc:
-        assert exc.code == "seat_empty"
+    await refused("seat_empty", svc.resume(table, ANN.player_id))
     live = svc._table(table)
     seat_player = live.player_ids.index(BOB.player_id)
     live.state.reads.by_player[seat_player] = FeedRecord(3, 4.0)  # the AI had seen Bob throw declared waits
@@ -200,19 +184,9 @@ async def test_caps(make_service):
     svc = make_service()
     for i in range(2):
         await svc.open_table(GUILD, f"a{i}", ANN, max_open=3, max_hosted=2)
-    try:
-        await svc.open_table(GUILD, "a3", ANN, max_open=3, max_hosted=2)
-    except TableError as exc:
-        assert exc.code == "too_many_hosted"
-    else:
-        raise AssertionError("a third hosted table")
+    await refused("too_many_hosted", svc.open_table(GUILD, "a3", ANN, max_open=3, max_hosted=2))
     await svc.open_table(GUILD, "b1", BOB, max_open=3, max_hosted=2)
-    try:
-        await svc.open_table(GUILD, "c1", CY, max_open=3, max_hosted=2)
-    except TableError as exc:
-        assert exc.code == "too_many_tables"
-    else:
-        raise AssertionError("a fourth table in the server")
+    await refused("too_many_tables", svc.open_table(GUILD, "c1", CY, max_open=3, max_hosted=2))
     await svc.open_table("other", "c1", CY, max_open=3, max_hosted=2)  # another server has its own cap
 
 

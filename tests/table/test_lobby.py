@@ -3,18 +3,10 @@ one table per channel, and a lobby that survives a restart."""
 
 from __future__ import annotations
 
-import pytest
-
 from kwx.engine.rules import RuleSet
-from kwx.table import PlayerRef, TableError
+from kwx.table import PlayerRef
 from tests.table.conftest import ANN, BOB, CY, DEE, GUILD
-
-
-async def refused(code: str, call) -> TableError:
-    with pytest.raises(TableError) as info:
-        await call
-    assert info.value.code == code, info.value
-    return info.value
+from tests.table.helpers import refused
 
 
 async def test_open_join_leave_and_the_board_follows(make_service, frontend, store):

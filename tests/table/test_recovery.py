@@ -60,11 +60,13 @@ async def test_restart_mid_hand_gives_the_same_table(store, frontend, db_path, c
             return bool(fe2.results(table)) or (view.step > after and bool(view.choices))
 
         step = 0
-        while True:
+        for _ in range(200):  # one of her decisions a round; a hand has far fewer
             await fe2.wait_for(lambda after=step: asked_or_over(after))
             if fe2.results(table):
                 break
             step = await play_own_moves(second, fe2, table, ANN.player_id, 1)
+        else:
+            raise AssertionError("the hand never ended")
         await finished_hands(fe2, table, 1)
         assert await store2.hand_id(table, 1) is not None
         sheet = await store2.balances(GUILD)

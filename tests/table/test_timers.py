@@ -6,7 +6,7 @@ from __future__ import annotations
 from kwx.engine.tiles import Tile
 from kwx.table import TableError
 from tests.table.conftest import ANN
-from tests.table.helpers import finished_hands, table_with, wait_prompt
+from tests.table.helpers import finished_hands, refused, table_with, wait_prompt
 from tests.table.test_actions import AI_DEALS_7Z
 
 
@@ -54,10 +54,13 @@ async def test_timeouts_then_autoplay_then_back(make_service, frontend, script, 
         choice = next(c for c in view.choices if c.verb in ("discard", "pass"))
         try:
             await svc.act(table, ANN.player_id, choice.verb, choice.tile, step=view.step)
-            break
         except TableError as exc:
             assert exc.code in ("stale", "not_your_turn")
             after = view.step
+        else:
+            break
+    else:
+        raise AssertionError("the AI beat her to five decisions in a row")
     await svc.flush()
     assert notice_keys(frontend)[-1] == "event.autoplay_off"
     assert not svc.public_view(table).seats[0].autoplay
@@ -103,23 +106,14 @@ async def test_piao_timeout_picks_zero(make_service, frontend, clock):
 
 async def test_piao_choice(make_service, frontend):
     from kwx.engine.rules import RuleSet
-    from kwx.table import TableError
 
     svc = make_service(ai_delay=0)
     table = await table_with(svc, ANN, seed="piao", rules=RuleSet.preset("shiyan"))
     await svc.start_game(table, by=ANN.player_id)
     view = await wait_prompt(frontend, svc, table, ANN.player_id)
     for bad in (4, -1, None):
-        try:
-            await svc.act(table, ANN.player_id, "piao", amount=bad, step=view.step)
-        except TableError as exc:
-            assert exc.code == "illegal"
-        else:
-            raise AssertionError(f"piao {bad} accepted")
-    try:
-        await svc.act(table, ANN.player_id, "discard", "1p", step=view.step)
-    except TableError as exc:
-        assert exc.code == "illegal"
+        await refused("illegal", svc.act(table, ANN.player_id, "piao", amount=bad, step=view.step))
+    await refused("illegal", svc.act(table, ANN.player_id, "discard", "1p", step=view.step))
     await svc.act(table, ANN.player_id, "piao", amount=2, step=view.step)
     await frontend.wait_for(lambda: svc.public_view(table).phase != "piao")
     assert svc.public_view(table).seats[0].piao == 2
