@@ -203,14 +203,17 @@ class KwxBot(commands.Bot):
             await languages.load()
             tiles = TileFormatter()
             claim_pause = CLAIM_PAUSE if self.claim_pause is None else self.claim_pause
+
+            async def channel_lost(table_id: int) -> None:  # the front end can no longer post there
+                await service.pause(table_id, "channel_lost")
+
             frontend = DiscordFrontEnd(self, store, tiles=tiles, languages=languages,
                                        board_interval=self.board_interval, ai_board_interval=self.ai_board_interval,
-                                       board_settle=claim_pause + 0.1 if claim_pause > 0 else 0.0)
+                                       board_settle=claim_pause + 0.1 if claim_pause > 0 else 0.0,
+                                       channel_lost=channel_lost)
             service = TableService(store, frontend, ai_delay=self.ai_delay, between_hands=self.between_hands,
                                    claim_pause=claim_pause, clock=self.table_clock or time.time,
                                    store_retry=RetryPolicy(give_up_after=self.settings.store_retry_seconds))
-            frontend.service = service
-
             async def pass_claim(table_id: int, player_id: str, step: int) -> None:  # a player's auto-pass
                 await service.act(table_id, player_id, "pass", step=step)
 

@@ -92,6 +92,12 @@ class WorkerFrontEnd:
             with contextlib.suppress(TableError):  # closed meanwhile
                 await self.service.stop(result.table_id, "bench-host", force=True)
 
+    async def table_paused(self, view: Any, reason: str) -> None:
+        pass
+
+    async def table_closed(self, summary: Any) -> None:
+        pass
+
 
 async def worker(args: argparse.Namespace) -> None:
     guilds = set(args.guilds.split(","))

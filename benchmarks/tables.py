@@ -74,6 +74,12 @@ class CountingFrontEnd:
             if self.stopped == self.tables:
                 self.done.set()
 
+    async def table_paused(self, view: Any, reason: str) -> None:
+        pass
+
+    async def table_closed(self, summary: Any) -> None:
+        pass
+
 
 def _percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)

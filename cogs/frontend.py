@@ -69,6 +69,7 @@ from cogs.panels import PanelMessage, panel_key, panel_message
 from kwx.present.i18n import tr
 from kwx.store import NotFound, Store
 from kwx.store.settings import AUTO_PASS_CLAIMS, MessageRef
+from kwx.table.errors import TableError
 from kwx.table.views import PlayerRef, PrivateView, PublicView, ResultView, TableSummary
 
 logger = logging.getLogger(__name__)
@@ -167,7 +168,8 @@ class _Table:
 class DiscordFrontEnd:
     def __init__(self, bot: discord.Client, store: Store, *, tiles: TileFormatter, languages: Languages,
                  board_interval: float = 3.0, ai_board_interval: float = 3.0, board_settle: float = 0.0,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic,
+                 channel_lost: Callable[[int], Awaitable[object]] | None = None) -> None:
         self.bot = bot
         self.store = store
         self.tiles = tiles
@@ -176,10 +178,12 @@ class DiscordFrontEnd:
         self.ai_board_interval = ai_board_interval
         self.board_settle = board_settle
         self.clock = clock
-        self.service: Any = None  # the TableService, set once built (hosts, spectators, 漂 limits)
         # (table, player, step) -> pass that claim: how an auto-pass is made (set by the bot to the service's act)
         self.pass_claim: Callable[[int, str, int], Awaitable[object]] | None = None
         self._auto_pass: dict[tuple[str, str], bool] = {}  # (server, player) -> the player's auto-pass toggle
+        # Asks the table service to pause a table whose channel is gone (the service's `pause`). With pass_claim,
+        # all the front end asks of the service; it holds no handle on it: what it shows is in the views.
+        self.channel_lost = channel_lost
         self.stats = FrontEndStats()
         self._tables: dict[int, _Table] = {}
         self._panels: dict[tuple[int, str], _Panel] = {}
@@ -247,7 +251,7 @@ class DiscordFrontEnd:
         board = tc.views.get(view.hand_no) if tc is not None else None
         guild = tc.guild if tc is not None else None
         on = self._auto_pass.get((guild, view.player_id), False) if guild is not None else False
-        return panel_message(view, lang, self.tiles, piao_max=self.piao_max(view.table_id), board=board,
+        return panel_message(view, lang, self.tiles, piao_max=view.piao_max, board=board,
                              auto_pass=on, **options)
 
     def panel_key(self, view: PrivateView) -> str:
@@ -281,7 +285,7 @@ class DiscordFrontEnd:
         if reason == "channel_lost" and not tc.host_told:
             tc.host_told = True
             await self._locate(tc)
-            host = self._service_call("host", tc.id, None)
+            host = view.host.player_id if view.host is not None else None
             lang = self._lang(tc)
             where = f"<#{tc.channel}>" if tc.channel else "?"
             await self._dm_player(host, content=tr("dm.channel_lost", lang, table=tc.id, channel=where))
@@ -328,13 +332,14 @@ class DiscordFrontEnd:
         tc.queue.clear()
         tc.marked.clear()
         logger.warning("table %s: its channel %s is gone or closed to the bot; pausing it", tc.id, tc.channel)
-        if self.service is not None and not tc.closed:
-            asyncio.get_running_loop().create_task(self._pause_lost(tc.id))
+        if self.channel_lost is not None and not tc.closed:
+            asyncio.get_running_loop().create_task(self._pause_lost(self.channel_lost, tc.id))
 
-    async def _pause_lost(self, table_id: int) -> None:
+    @staticmethod
+    async def _pause_lost(pause: Callable[[int], Awaitable[object]], table_id: int) -> None:
         try:
-            await self.service.pause(table_id, "channel_lost")
-        except Exception:  # closed meanwhile
+            await pause(table_id)
+        except TableError:  # closed meanwhile
             logger.info("table %s: not paused after its channel was lost", table_id, exc_info=True)
 
     # == what the cogs tell the front end =================================================================
@@ -505,18 +510,6 @@ class DiscordFrontEnd:
         guild_id = int(tc.guild) if tc.guild and tc.guild.isdigit() else None
         return self.bot.get_partial_messageable(tc.channel, guild_id=guild_id)
 
-    def _service_call(self, name: str, table_id: int, default: Any) -> Any:
-        if self.service is None:
-            return default
-        try:
-            return getattr(self.service, name)(table_id)
-        except Exception:  # the table closed meanwhile: render without it
-            return default
-
-    def piao_max(self, table_id: int) -> int:
-        rules = self._service_call("rules", table_id, None)
-        return int(getattr(rules, "piao", 0) or 0)
-
     # == the channel worker ===============================================================================
     async def _run_table(self, tc: _Table) -> None:
         await self._locate(tc)
@@ -624,12 +617,10 @@ class DiscordFrontEnd:
     def _board_message(self, tc: _Table, view: PublicView, lang: str) -> dict[str, Any]:
         lines = boards.render_lines(tc.lines.get(view.hand_no, ()), view, lang, self.tiles)
         if view.phase == "lobby" and view.hand_no == 0:
-            host_id = self._service_call("host", tc.id, None)
             seated = {s.player.player_id: s.player for s in view.seats}
-            rules = self._service_call("rules", tc.id, None)
-            embed = boards.lobby_embed(view, lang, lines, host=seated.get(host_id),
-                                       spectators=self._service_call("spectators", tc.id, []),
-                                       capacity=4 if getattr(rules, "rotation", False) else 3)
+            host = seated.get(view.host.player_id) if view.host is not None else None
+            embed = boards.lobby_embed(view, lang, lines, host=host, spectators=list(view.spectators),
+                                       capacity=view.capacity)
             return {"embeds": [embed], "view": boards.lobby_buttons(tc.id, lang)}
         if view.phase == "closed" and view.hand_no == 0:
             embed = boards.lobby_embed(view, lang, lines)

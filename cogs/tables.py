@@ -41,10 +41,10 @@ from cogs.panels import CONFIRM, LIANGDAO, NORMAL, PanelMessage, asks_before
 from cogs.permissions import missing_permissions, missing_text
 from kwx.engine.ai import AI_LEVELS
 from kwx.engine.rules import PRESETS, RulesError, RuleSet
-from kwx.present.i18n import LANGUAGES, catalog, tr
+from kwx.present.i18n import LANGUAGES, tr
 from kwx.store.settings import AUTO_PASS_CLAIMS, CONFIRM_DANGER
 from kwx.table.defaults import table_defaults
-from kwx.table.errors import TableError
+from kwx.table.errors import TableError, refusal_text
 from kwx.table.views import ActionChoice, PlayerRef
 
 if TYPE_CHECKING:
@@ -53,15 +53,11 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 LANGUAGE_NAMES = {"zh-CN": "简体中文", "en": "English"}
-DETAILED_ERRORS = frozenset({"illegal", "bad_tile"})  # the service's words say exactly what was wrong
 
 
 def error_text(err: TableError, lang: str) -> str:
-    key = f"error.{err.code}"
-    base = tr(key, lang) if catalog().template(key, lang) is not None else tr("error.generic", lang)
-    if err.code in DETAILED_ERRORS and lang == "en" and err.message:
-        return f"{base} ({err.message})"
-    return base
+    """A refusal as its catalog code says it (kwx.table.errors.refusal_text), in the player's language."""
+    return refusal_text(err, lang)
 
 
 def _send_kwargs(message: PanelMessage) -> dict[str, Any]:

@@ -24,7 +24,7 @@ from kwx.local.tables import LOCAL_GUILD, find_local_table, finished_hands, only
 from kwx.present.i18n import pattern_name
 from kwx.store import Store
 from kwx.table.service import TableService
-from kwx.table.views import PlayerRef, PrivateView, PublicView, ResultView
+from kwx.table.views import PlayerRef, PrivateView, PublicView, ResultView, TableSummary
 
 AUTOPLAY_CHANNEL = "autoplay"
 # The host is the first AI player: a table closes when its last human leaves, so an all-AI table is opened by one.
@@ -90,6 +90,13 @@ class AutoplayFrontEnd:
             self.done.set()
 
     async def notice(self, table_id: int, key: str, **fmt: object) -> None:
+        self._poke()
+
+    async def table_paused(self, view: PublicView, reason: str) -> None:
+        self.board = view
+        self._poke()
+
+    async def table_closed(self, summary: TableSummary) -> None:
         self._poke()
 
 

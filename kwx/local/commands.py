@@ -5,10 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from kwx.engine.tiles import Tile, TileError, excerpt
-from kwx.local.text import catalog_text, read_tile, say, tile_markup, tile_or_none, tiles_markup, verb_label
+from kwx.local.text import read_tile, say, tile_markup, tile_or_none, tiles_markup, verb_label
 from kwx.present.i18n import error_text as mistake_text
 from kwx.present.i18n import resolve_lang, tr
-from kwx.table.errors import TableError
+from kwx.table.errors import TableError, refusal_text
 from kwx.table.views import ActionChoice, PrivateView
 
 
@@ -170,11 +170,5 @@ def resolve_command(cmd: Command, view: PrivateView | None, lang: str) -> Action
 
 
 def error_text(exc: TableError, lang: str) -> str:
-    """A service refusal in the console's language: the catalog's error.<code>, else the service's words.
-    In English `illegal` and `bad_tile` keep the service's own words, which say exactly what was wrong; the
-    service speaks only English, so a Chinese console shows the catalog's words (one language at a time)."""
-    if exc.code not in ("illegal", "bad_tile") or resolve_lang(lang) != "en":
-        text = catalog_text(f"error.{exc.code}", lang)
-        if text:
-            return text
-    return exc.message
+    """A service refusal in the console's language, from the catalog (kwx.table.errors.refusal_text)."""
+    return refusal_text(exc, lang)

@@ -138,9 +138,7 @@ class Lifecycle:
         self._send(t, self._frontend.board_changed, public_view(t))
         for key, fmt in applied.notices:
             self._send(t, self._frontend.notice, t.id, key, **fmt)
-        paused = getattr(self._frontend, "table_paused", None)  # optional in the FrontEnd port
-        if paused is not None:
-            self._send(t, paused, public_view(t), reason)
+        self._send(t, self._frontend.table_paused, public_view(t), reason)
         self._arm(t)
 
     async def _resume(self, t: LiveTable, by: str) -> None:

@@ -3,13 +3,17 @@
 The terminal table (`kwx/local/`) and the Discord cogs (`cogs/`) implement `FrontEnd`. The service calls
 these after the action that caused them is durable in the store. Calls may be frequent (every action at an
 AI table); a front end coalesces what it must (Discord edits the board at most about once a second).
+
+The port is one-way: the service calls the front end, never the reverse. Everything a front end shows is in
+the views (the host, spectators, the 漂 maximum …), so it needs no handle on the service; what it asks of a
+table (a press, a command, "this channel is gone") it asks through the service's public methods.
 """
 
 from __future__ import annotations
 
 from typing import Protocol
 
-from kwx.table.views import PlayerRef, PrivateView, PublicView, ResultView
+from kwx.table.views import PlayerRef, PrivateView, PublicView, ResultView, TableSummary
 
 
 class FrontEnd(Protocol):
@@ -28,3 +32,11 @@ class FrontEnd(Protocol):
 
     async def notice(self, table_id: int, key: str, **fmt: object) -> None:
         """A short public notice by string-catalog key (a seat timed out and entered 托管, a player left …)."""
+
+    async def table_paused(self, view: PublicView, reason: str) -> None:
+        """The table paused (`view.paused` is `reason`, kwx.table.live.PAUSE_REASONS or "store"): nothing is
+        played until someone resumes it. Its notice has been sent already."""
+
+    async def table_closed(self, summary: TableSummary) -> None:
+        """The table closed after a game was played (`summary.reason`, kwx.table.live.CLOSE_REASONS): who won
+        what here, and the fewest transfers that settle it."""

@@ -322,6 +322,7 @@ class TableService(Lifecycle, HeldBoard):
             if player_id in t.spectators and not t.in_lobby(player_id):
                 spectators = {k: v for k, v in t.spectators.items() if k != player_id}
                 await self._save_lobby(t, t.lobby, spectators)
+                self._show_lobby(t)
                 return
             if t.status != LOBBY:
                 await self._leave_game(t, player_id)
@@ -368,6 +369,7 @@ class TableService(Lifecycle, HeldBoard):
                 raise TableError("already_seated", "you have a seat at this table")
             if player.player_id not in t.spectators:
                 await self._save_lobby(t, t.lobby, {**t.spectators, player.player_id: player})
+                self._show_lobby(t)
 
     def spectators(self, table_id: int) -> list[PlayerRef]:
         """Who watches the table (front ends decide who gets the board)."""
@@ -426,14 +428,15 @@ class TableService(Lifecycle, HeldBoard):
             self._check_step(t, seat, step)
             if verb == "piao":
                 if t.status != PIAO:
-                    raise TableError("illegal", "there is no 漂 to choose now")
+                    raise TableError("illegal", "there is no 漂 to choose now", reason="no_piao")
                 maximum = t.rules.piao or 0
                 if not isinstance(amount, int) or isinstance(amount, bool) or not 0 <= amount <= maximum:
-                    raise TableError("illegal", f"漂 is a whole number from 0 to {maximum}")
+                    raise TableError("illegal", f"漂 is a whole number from 0 to {maximum}", reason="piao_range",
+                                     max=maximum)
                 await self._apply_piao(t, seat, amount, "player", received)
             else:
                 if t.status == PIAO:
-                    raise TableError("illegal", "choose your 漂 first")
+                    raise TableError("illegal", "choose your 漂 first", reason="piao_first")
                 self._check_shown(t)
                 action = self._validate(t, seat, verb, tile)
                 await self._apply_action(t, action, "player", received)
@@ -576,9 +579,10 @@ class TableService(Lifecycle, HeldBoard):
         same_verb = sorted({a.tile for a in legal if a.verb == verb and a.tile is not None})
         if same_verb:
             if parsed is None:
-                raise TableError("bad_tile", f"{verb} needs a tile: one of {' '.join(map(str, same_verb))}")
+                raise TableError("bad_tile", f"{verb} needs a tile: one of {' '.join(map(str, same_verb))}",
+                                 reason="choose", tiles=tuple(same_verb))
             raise TableError("bad_tile", f"you cannot {verb} {parsed} now; you may {verb} "
-                                         f"{' '.join(map(str, same_verb))}")
+                                         f"{' '.join(map(str, same_verb))}", reason="choose", tiles=tuple(same_verb))
         try:
             hand.clone().apply(action)
         except IllegalAction as exc:
@@ -685,9 +689,8 @@ class TableService(Lifecycle, HeldBoard):
         _cancel(t)
         self._flush_held(t, everything=True)
         self._show(t, applied)
-        closed = getattr(self._frontend, "table_closed", None)  # optional in the FrontEnd port
-        if closed is not None and t.state is not None:  # a game was played: its summary
-            self._send(t, closed, self._summary(t, reason))
+        if t.state is not None:  # a game was played: its summary
+            self._send(t, self._frontend.table_closed, self._summary(t, reason))
         self._tables.pop(t.id, None)
         self._closed.add(t.id)
         if t.outbox is not None:

@@ -125,7 +125,8 @@ def public_view(t: LiveTable, last_events: Iterable[dict[str, Any]] = ()) -> Pub
                       wall_remaining=wall, turn_seat=turn_seat, claim_tile=claim_tile, deadline=deadline,
                       base=base, rules_name=t.rules.preset_name, last_events=tuple(last_events),
                       waiting_player=waiting, paused=t.paused, claim_kind=claim_kind,
-                      seed_ref=t.seed_ref if hand is not None else None)
+                      seed_ref=t.seed_ref if hand is not None else None, host=t.players.get(t.host),
+                      spectators=tuple(t.spectators.values()), capacity=t.capacity, piao_max=t.rules.piao or 0)
 
 
 def public_events(events: Iterable[Any]) -> list[dict[str, Any]]:
@@ -166,7 +167,7 @@ def private_view(t: LiveTable, seat: int) -> PrivateView:
     timed_out = pid in t.missed_turn and not autoplay
     if hand is None:
         return PrivateView(t.id, t.hand_no, step, seat, pid, (), None, (), offered, deadline,
-                           autoplay=autoplay, timed_out=timed_out)
+                           autoplay=autoplay, timed_out=timed_out, piao_max=t.rules.piao or 0)
     counts = list(hand.counts(seat))
     drawn = hand.drawn if hand.turn == seat else None
     if drawn is not None:
@@ -198,7 +199,7 @@ def private_view(t: LiveTable, seat: int) -> PrivateView:
         liangdao=declared, autoplay=autoplay, timed_out=timed_out, danger=danger,
         last_discard=_last_discard(hand), wall_remaining=hand.wall_remaining,
         unseen=_unseen(hand, seat, shown_waits) if shown_waits else {},
-        kong_feed=_kong_feed(t, hand, seat) if offered and hand.phase == TURN else {})
+        kong_feed=_kong_feed(t, hand, seat) if offered and hand.phase == TURN else {}, piao_max=t.rules.piao or 0)
 
 
 def _last_discard(hand: HandState) -> tuple[int, Tile] | None:

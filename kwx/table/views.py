@@ -69,6 +69,10 @@ class PublicView:
     paused: str | None = None  # why the table is paused (kwx.table.live.PAUSE_REASONS), None while it plays
     claim_kind: str | None = None  # phase claim: "discard" (X 打出 T) or "bugang" (X 补杠 T)
     seed_ref: str | None = None  # the commitment to this hand's seed (revealed in its ResultView)
+    host: PlayerRef | None = None  # who may start, stop and add AI players
+    spectators: tuple[PlayerRef, ...] = ()  # who watches (front ends decide who gets the board)
+    capacity: int = 3  # seats the game needs: 3, or 4 with rotation
+    piao_max: int = 0  # the largest 漂 a seat may pick (rules.piao; 0: no 漂 at this table)
 
 
 @dataclass(frozen=True)
@@ -111,6 +115,7 @@ class PrivateView:
     unseen: dict[Tile, int] = field(default_factory=dict)  # per wait tile shown: copies this seat has not seen
     # A tile whose discard another seat's 亮倒 hand may 直杠 (its revealed triplet): (that seat, what it costs).
     kong_feed: dict[Tile, tuple[int, int]] = field(default_factory=dict)
+    piao_max: int = 0  # a 漂 choice offers 0 … piao_max
 
     @property
     def baohu_risk(self) -> bool:

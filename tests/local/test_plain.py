@@ -241,7 +241,12 @@ async def test_a_service_refusal_is_shown_translated_and_the_loop_goes_on() -> N
     assert "stale" in output(console).lower()
     service.refuse = TableError("illegal", "you may not discard 5p now (forbid_feeding)")
     await table.handle_line("5p")
-    assert "forbid_feeding" in output(console)
+    text = output(console)  # the catalog's words for the code: the service's English is for the logs
+    assert "You can't do that now." in text and "forbid_feeding" not in text
+    service.refuse = TableError("bad_tile", "you cannot discard 9s now; you may discard 5p", reason="choose",
+                                tiles=(Tile.P5,))
+    await table.handle_line("5p")
+    assert "Not that tile: you may use 5 Dots." in output(console)
 
 
 async def test_quit_and_end_of_input_leave_the_loop() -> None:

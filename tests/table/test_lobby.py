@@ -61,7 +61,7 @@ async def test_rotation_needs_four(make_service):
     await refused("need_players", svc.start_game(table, by=ANN.player_id))
     await svc.join(table, DEE)
     await refused("table_full", svc.join(table, CY))
-    assert svc.public_view(table).waiting_player == DEE
+    assert svc.public_view(table).waiting_player == DEE and svc.public_view(table).capacity == 4
 
 
 async def test_spectators_and_host_handover(make_service, frontend):
@@ -69,10 +69,15 @@ async def test_spectators_and_host_handover(make_service, frontend):
     table = await svc.open_table(GUILD, "c1", ANN)
     await svc.spectate(table, CY)
     assert svc.spectators(table) == [CY]
+    await svc.flush()  # the board a front end gets says who watches and who hosts: it asks nothing else
+    board = frontend.boards(table)[-1]
+    assert board.spectators == (CY,) and board.host == ANN and board.capacity == 3 and board.piao_max == 0
     await svc.join(table, CY)  # a spectator may take a seat
     assert svc.spectators(table) == []
     await svc.leave(table, ANN.player_id)
     assert svc.host(table) == CY.player_id
+    await svc.flush()
+    assert frontend.boards(table)[-1].host == CY and frontend.boards(table)[-1].spectators == ()
     await svc.add_ai(table, by=CY.player_id)
     await svc.leave(table, CY.player_id)  # the last human leaves: the table closes
     await refused("closed", svc.join(table, BOB))

@@ -95,7 +95,9 @@ async def test_piao_timeout_picks_zero(make_service, frontend, clock):
     await svc.start_game(table, by=ANN.player_id)
     view = await wait_prompt(frontend, svc, table, ANN.player_id)
     assert [c.verb for c in view.choices] == ["piao"] and view.deadline == clock.now + 20
-    assert svc.public_view(table).phase == "piao"
+    maximum = RuleSet.preset("shiyan").piao
+    assert maximum and view.piao_max == maximum  # the panel offers 0 … max from its own view
+    assert svc.public_view(table).phase == "piao" and svc.public_view(table).piao_max == maximum
     clock.advance(21)
     await svc.tick()
     await svc.flush()
