@@ -150,7 +150,7 @@ class Bench:
             await original(view)
 
         rt.frontend.board_changed = board_changed  # type: ignore[method-assign]
-        rt.service._frontend = rt.frontend
+        rt.service.context.frontend = rt.frontend
 
     def guild(self, n: int) -> Any:
         """The server of table `n`: TABLES_PER_SERVER tables to a server."""

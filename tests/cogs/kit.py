@@ -75,7 +75,7 @@ class Kit:
             await self.service.flush()
             await self.rt.frontend.idle()
             await asyncio.sleep(0.001)
-            busy = bool(self.service._tasks) or not self.service._ai_queue.empty()
+            busy = self.service.busy
             if len(self.fake.log) == last and not busy:
                 return
             last = len(self.fake.log)
@@ -177,7 +177,7 @@ class Kit:
 
     def ai_choice(self, member: discord.abc.User, table_id: int) -> tuple[str, str]:
         """(verb, arg) the standard AI would play in this member's seat now (the test player's brain)."""
-        live = self.service._tables[table_id]
+        live = self.service.context.tables[table_id]
         seat = live.seat_of(str(member.id))
         if live.status == "piao":
             return "piao", "1"

@@ -52,21 +52,21 @@ async def test_pressing_a_danger_tile_asks_first_and_dont_ask_again_is_remembere
         await kit.settle()
         dealer = next(m for m in kit.members if kit.live_panel(m) is not None)
         panel = kit.live_panel(dealer)
-        table = next(iter(kit.service._tables))
+        table = next(iter(kit.service.context.tables))
         real = kit.service.private_view
         held = real(table, str(dealer.id))
         tile = held.drawn or held.concealed[-1]
         kit.service.private_view = lambda t, p: replace(real(t, p), danger={tile: (1,)})  # as if seat 1 laid down
-        seq = kit.service._tables[table].seq
+        seq = kit.service.context.tables[table].seq
         await kit.press(dealer, panel, "discard", tile.compact)
         await kit.settle()
-        assert kit.service._tables[table].seq == seq  # nothing played yet
+        assert kit.service.context.tables[table].seq == seq  # nothing played yet
         asked = kit.fake.message(panel.id)
         assert {v for v, _, _ in kit.acts(asked)} == {"dok", "dnc", "back"}
         assert "包胡" in asked.embeds[0].description
         await kit.press(dealer, asked, "dnc")  # discard, and don't ask again
         await kit.settle()
-        assert kit.service._tables[table].seq == seq + 1
+        assert kit.service.context.tables[table].seq == seq + 1
         assert await kit.rt.store.player_setting(kit.rt.frontend.table_guild(table), str(dealer.id),
                                                  CONFIRM_DANGER) == "off"
     finally:

@@ -40,7 +40,7 @@ def ignored(caplog: pytest.LogCaptureFixture, custom_id: str) -> bool:
 
 
 def table_state(kit: Kit, table: int) -> tuple[int, int]:
-    live = kit.service._tables[table]
+    live = kit.service.context.tables[table]
     return live.step, live.seq
 
 

@@ -14,7 +14,7 @@ from tests.table.conftest import FakeClock
 @pytest.fixture
 async def kit(tmp_path) -> Kit:
     k = await start_kit(tmp_path)
-    k.service._clock = k.clock = FakeClock()  # the table timers run on a clock the test moves
+    k.service.context.clock = k.clock = FakeClock()  # the table timers run on a clock the test moves
     yield k
     await stop_kit(k)
 
@@ -61,7 +61,7 @@ async def test_a_player_who_lets_her_turn_time_out_keeps_one_panel_for_the_hand(
     table = await seat_table(kit, [kit.alice], ais=2)
     await kit.slash(kit.alice, "kwx start")
     await kit.settle()
-    live = kit.service._tables[table]
+    live = kit.service.context.tables[table]
     alice = str(kit.alice.id)
     (deal,) = kit.fake.log.dms(kit.alice.id)
     for _ in range(20):  # her first prompt times out
@@ -91,7 +91,7 @@ async def test_my_hand_ends_autoplay_and_resumes_a_table_paused_for_her(kit: Kit
     table = await seat_table(kit, [kit.alice], ais=2)
     await kit.slash(kit.alice, "kwx start")
     await until_paused(kit, table)
-    seat = kit.service._tables[table].seat_of(str(kit.alice.id))
+    seat = kit.service.context.tables[table].seat_of(str(kit.alice.id))
     assert kit.service.public_view(table).seats[seat].autoplay
     await kit.slash(kit.alice, "kwx hand")
     view = kit.service.public_view(table)
@@ -125,7 +125,7 @@ async def test_a_seated_player_leaves_at_the_end_of_the_hand_and_someone_takes_t
     view = kit.service.public_view(table)
     assert view.paused is None
     assert str(kit.carol.id) in {s.player.player_id for s in view.seats} | {
-        p.player_id for p in kit.service._tables[table].players.values() if p.player_id == str(kit.carol.id)}
+        p.player_id for p in kit.service.context.tables[table].players.values() if p.player_id == str(kit.carol.id)}
 
 
 async def test_tables_lists_them_and_stop_takes_an_id(kit: Kit, monkeypatch) -> None:

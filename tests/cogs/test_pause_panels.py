@@ -22,7 +22,7 @@ async def kit(tmp_path, monkeypatch) -> Kit:
     monkeypatch.setattr("kwx.table.live.wall_from_seed", lambda seed: list(wall))
     monkeypatch.setattr("kwx.table.succession.first_dealer", lambda seed, players=3: 0)
     k = await start_kit(tmp_path, claim_pause=PAUSE)
-    k.service._clock = k.clock = FakeClock()  # the pause runs on a clock the test moves
+    k.service.context.clock = k.clock = FakeClock()  # the pause runs on a clock the test moves
     yield k
     await stop_kit(k)
 

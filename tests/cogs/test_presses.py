@@ -8,7 +8,7 @@ from tests.cogs.kit import ACT, Kit, seat_table, start_kit, stop_kit
 
 
 def _table_state(kit: Kit, table: int) -> tuple[int, int]:
-    live = kit.service._tables[table]
+    live = kit.service.context.tables[table]
     return live.step, live.seq
 
 
@@ -52,7 +52,7 @@ async def test_a_double_press_acts_once_and_the_second_is_told_it_is_stale(tmp_p
         dealer = next(m for m in kit.members if kit.live_panel(m) is not None)
         prompt = kit.live_panel(dealer)
         tile = next(a for v, a, _ in kit.acts(prompt) if v == "discard")
-        cid = f"kwx:act:{table}:1:{kit.service._tables[table].step}:discard:{tile}"
+        cid = f"kwx:act:{table}:1:{kit.service.context.tables[table].step}:discard:{tile}"
         before = _table_state(kit, table)
         first, second = await asyncio.gather(kit.fake.press(dealer, prompt, cid), kit.fake.press(dealer, prompt, cid))
         await kit.settle()

@@ -97,7 +97,7 @@ class Audit:
                 self.leaks.append(f"tiles in a message that names no hand: {text[:200]}")
             return
         table, hand_no = int(found[1]), int(found[2])
-        live = self.kit.service._tables.get(table)
+        live = self.kit.service.context.tables.get(table)
         if live is None or live.hand is None or live.hand_no != hand_no or live.hand.finished:
             return  # that hand is over: every hand has been revealed
         hand = live.hand
@@ -185,7 +185,7 @@ async def test_the_audit_catches_a_leak(tmp_path, monkeypatch) -> None:
 
         def leaky(view, lang, fmt, lines):  # a bug: the board shows seat 1's concealed hand
             embeds = real(view, lang, fmt, lines)
-            hand = kit.service._tables[table].hand
+            hand = kit.service.context.tables[table].hand
             if hand is not None and not hand.finished:
                 embeds[0].add_field(name="oops", value=fmt.tiles(hand.concealed(1)))
             return embeds

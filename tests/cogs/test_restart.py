@@ -19,11 +19,11 @@ async def test_a_restarted_bot_edits_the_same_board_and_the_old_prompt_still_wor
         board_id = kit.board(1).id
         waiting = next(m for m in kit.members if kit.live_panel(m) is not None)
         prompt = kit.live_panel(waiting)
-        step = kit.service._tables[table].step
+        step = kit.service.context.tables[table].step
 
         kit = await restart(kit)
         await kit.settle()
-        assert kit.service._tables[table].step == step  # the same hand at the same step, from the event log
+        assert kit.service.context.tables[table].step == step  # the same hand at the same step, from the event log
         sends = kit.fake.log.of("send")
         assert sends == []  # no new board, no new post
         # the board, edited in place; the prompt too, in place: its decision has a full fresh deadline
@@ -31,7 +31,7 @@ async def test_a_restarted_bot_edits_the_same_board_and_the_old_prompt_still_wor
         assert kit.fake.log.of("dm") == []  # the prompt was unchanged: nobody is pinged again
         assert kit.live_panel(waiting).id == prompt.id  # … and its buttons still work on the new bot
         await kit.play_smart(waiting, kit.fake.message(prompt.id))
-        assert kit.service._tables[table].step > step
+        assert kit.service.context.tables[table].step > step
         await kit.play_hand(kit.members)
         assert kit.results() and kit.board(1).id == board_id
     finally:

@@ -79,7 +79,7 @@ async def test_a_full_hand_between_three_humans_pressing_their_dm_buttons(tmp_pa
         assert len(kit.fake.log.of("edit", message_id=board.id)) >= presses // 2
         final = board.embeds[0]
         assert final.description.startswith("本局结束")
-        hand = kit.service._tables[table].hand
+        hand = kit.service.context.tables[table].hand
         for seat in range(3):  # each seat's discards, in order, as the engine has them
             lines = final.fields[seat].value.splitlines()
             shown = next(line for line in lines if line.startswith("弃牌"))
@@ -135,7 +135,7 @@ async def test_hand_command_shows_the_panel_privately_and_its_buttons_act(kit: K
     tile = next(a for v, a, _ in acts if v == "discard")
     pressed = await kit.press(dealer, ephemeral, "discard", tile)
     assert pressed.first("edit").message_id == ephemeral.id  # the answer replaced the panel in place
-    assert kit.service.public_view(table).seats[kit.service._tables[table].seat_of(str(dealer.id))].discards
+    assert kit.service.public_view(table).seats[kit.service.context.tables[table].seat_of(str(dealer.id))].discards
 
 
 async def test_stop_needs_the_host_or_a_manager_and_closes_the_board(kit: Kit, monkeypatch) -> None:
@@ -210,5 +210,5 @@ async def test_new_takes_the_server_defaults_for_what_it_is_not_given(kit: Kit) 
     await kit.slash(kit.alice, "kwx new", base=2)
     lobby = kit.table_messages()[0]
     assert "(xiangyang-capped) · 底 2" in lobby.embeds[0].description  # the server's rules, the given base
-    table = kit.service._tables[kit.service.table_in_channel(guild, str(kit.channel.id))]
+    table = kit.service.context.tables[kit.service.table_in_channel(guild, str(kit.channel.id))]
     assert table.turn_seconds == 45

@@ -20,7 +20,7 @@ async def until(svc: TableService, clock, condition, *, step: float = 31.0, roun
         for _ in range(50):  # let the AI play out what it can
             await svc.flush()
             await asyncio.sleep(0.002)
-            if not svc._tasks and svc._ai_queue.empty():
+            if not svc.busy:
                 break
         if condition():
             return
@@ -155,7 +155,7 @@ async def test_leave_takes_effect_at_the_end_of_the_hand(make_service, frontend,
     assert board.paused == "seat_empty"
     assert await store.hand_numbers(table) == [1]  # the hand he left was played out and paid
     await refused("seat_empty", svc.resume(table, ANN.player_id))
-    live = svc._table(table)
+    live = svc.live_table(table)
     seat_player = live.player_ids.index(BOB.player_id)
     live.state.reads.by_player[seat_player] = FeedRecord(3, 4.0)  # the AI had seen Bob throw declared waits
     await svc.join(table, CY)  # Cy takes the seat: the table plays on with her

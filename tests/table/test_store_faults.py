@@ -340,8 +340,8 @@ async def test_a_press_that_committed_before_the_outage_is_not_asked_again(make_
     await svc.start_game(table, by=ANN.player_id)
     view = svc.private_view(table, ANN.player_id)
     tile = next(c.tile for c in view.choices if c.verb == "discard")
-    flaky = FlakyStore(svc._store, Fault(1, transient_error(backend), landed=True))
-    svc._store = svc.journal._store = flaky  # type: ignore[assignment]  # from now on, the store fails
+    flaky = FlakyStore(svc.context.store, Fault(1, transient_error(backend), landed=True))
+    svc.context.store = svc.journal._store = flaky  # type: ignore[assignment]  # from now on, the store fails
 
     with pytest.raises(TableError) as refused:
         await svc.act(table, ANN.player_id, "discard", tile, step=view.step)
@@ -392,8 +392,8 @@ async def test_the_result_of_a_hand_is_told_when_the_pause_after_it_cannot_be_wr
     for the store instead. Ann resumes it, so nobody is missing: the next hand is dealt."""
     script(*WINNING_DEAL, dealer=0)
     svc = make_service(store_retry=QUICK, between_hands=0)
-    flaky = FlakyStore(svc._store, Fault(0, transient_error(backend), first="event:pause"))
-    svc._store = svc.journal._store = flaky  # type: ignore[assignment]
+    flaky = FlakyStore(svc.context.store, Fault(0, transient_error(backend), first="event:pause"))
+    svc.context.store = svc.journal._store = flaky  # type: ignore[assignment]
     table = await svc.open_table(GUILD, "c1", ANN)
     await svc.add_ai(table, by=ANN.player_id)
     await svc.add_ai(table, by=ANN.player_id)

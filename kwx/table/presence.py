@@ -1,34 +1,59 @@
-"""Presence, leaving and the end of a table's life, for TableService: pause and resume, leaving a
-running game and taking a left seat, closing (idle, channel gone, empty, a demo's hand limit) and the summary
-of a sitting, caps, listings, and the fresh deadlines of a restart.
+"""Presence: who is at a table, and the end of a table's life.
+
+Pause and resume (a hand nobody played, a seat left empty, a lost channel, a store that failed), leaving a
+running game and taking a left seat, what the end of a hand decides (the ledger, then a pause or a close),
+closing (stopped, idle, channel gone, empty, a demo's hand limit) and the summary of a sitting, the listings
+of open tables, and the fresh deadlines of a restart.
+
+- A hand in which a human was asked to decide but no human made a move of their own is the last one: the
+  table pauses ("nobody") and makes no move and writes nothing until a seated player resumes it; a paused
+  table closes after `idle_close_minutes`. A table with no human seat (a demo) closes after `demo_hands`
+  hands (None: no limit). Pause and resume are event-log records, so a restart keeps a table paused.
+- Leaving a started game takes effect at the end of the hand in play (the AI plays the seat until then);
+  the table then pauses until someone takes the seat, and closes when no human is left.
+- Closing tells the front end the table's summary: hands, each player's net here, the biggest hand, the
+  fewest transfers that settle this table.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from collections.abc import Callable, Collection
 
 import kwx.table.oplog as oplog
 from kwx.store import settle_up
+from kwx.table.context import TableContext, check_open
+from kwx.table.delivery import Delivery
+from kwx.table.durable import StoreFailed
 from kwx.table.errors import SavingFailed, TableError
 from kwx.table.live import STORE_PAUSE, Applied, LiveTable
 from kwx.table.phases import BETWEEN, CLOSED, LOBBY, PIAO, PLAYING
+from kwx.table.scheduler import Scheduler
 from kwx.table.viewbuild import public_view, result_view
 from kwx.table.views import PlayerRef, TableInfo, TableSummary, TransferView
+from kwx.table.writer import DurableWriter
 
 logger = logging.getLogger(__name__)
 
 
-class Lifecycle:
-    """TableService's presence and end-of-life methods (a mixin: `self` is the service)."""
+class Presence:
+    def __init__(self, ctx: TableContext, delivery: Delivery, writer: DurableWriter, scheduler: Scheduler, *,
+                 demo_hands: int | None) -> None:
+        self._ctx = ctx
+        self._delivery = delivery
+        self._writer = writer
+        self._scheduler = scheduler
+        self.demo_hands = demo_hands
 
+    # == what players and front ends ask =================================================================
     async def pause(self, table_id: int, reason: str) -> bool:
         """Pause a table (e.g. "channel_lost" from a front end that can no longer post there): no move, no
         timeout and no write until `resume`; it closes after `idle_close_minutes`. False when it was already
         paused (or is in its lobby, where nothing is played)."""
-        t = self._table(table_id)
+        t = self._ctx.table(table_id)
         async with t.lock:
-            self._check_open(t)
+            check_open(t)
             if t.paused is not None or t.status == LOBBY:
                 return False
             await self._pause(t, reason)
@@ -37,47 +62,48 @@ class Lifecycle:
     async def resume(self, table_id: int, by: str, *, force: bool = False) -> None:
         """A seated player (or the host; anyone with `force`) resumes a paused table: an open decision gets a
         full fresh deadline, a player of theirs in 托管 is back. Refused while a left seat is empty."""
-        t = self._table(table_id)
+        t = self._ctx.table(table_id)
         async with t.lock:
-            self._check_open(t)
+            check_open(t)
             if t.paused is None:
                 raise TableError("not_paused", "the table is not paused")
             if not force and by != t.host and by not in t.humans_seated():
                 raise TableError("not_seated", "only a player of this table can resume it")
             if t.vacant:
                 raise TableError("seat_empty", "a seat is empty: someone must /kwx join (or the host adds an AI)")
-            await self._resume(t, by)
-            self._arm(t)
+            await self.resume_locked(t, by)
+            self._scheduler.arm(t)
 
     async def close_where(self, guild: str, channel: str | None = None, *, reason: str = "channel_gone") -> list[int]:
         """Close at once every open table of the guild (or of one channel/thread of it): the channel, thread or
         server went away. A hand in play is abandoned as `stop` abandons it. Returns the ids closed."""
         closed: list[int] = []
-        for t in list(self._tables.values()):
+        for t in list(self._ctx.tables.values()):
             if t.guild != guild or (channel is not None and t.channel != channel):
                 continue
             async with t.lock:
-                if t.status == CLOSED or t.id not in self._tables:
+                if t.status == CLOSED or t.id not in self._ctx.tables:
                     continue
                 try:
-                    await self._close(t, "", reason=reason)
+                    await self.close(t, "", reason=reason)
                 except SavingFailed:  # logged: that table stays, paused
                     continue
                 closed.append(t.id)
         return closed
 
+    # == listings ========================================================================================
     def table_infos(self, guild: str | None = None) -> list[TableInfo]:
         """The open tables (of one guild), oldest first: for listing and finding them by id."""
-        return [self._info(t) for t in sorted(self._tables.values(), key=lambda x: x.id)
+        return [self._info(t) for t in sorted(self._ctx.tables.values(), key=lambda x: x.id)
                 if t.status != CLOSED and (guild is None or t.guild == guild)]
 
     def tables_in(self, guilds: Collection[str]) -> list[int]:
         """The ids of the open tables of these guilds run here (cheap: nothing is summed up)."""
-        return sorted(t.id for t in self._tables.values() if t.status != CLOSED and t.guild in guilds)
+        return sorted(t.id for t in self._ctx.tables.values() if t.status != CLOSED and t.guild in guilds)
 
     def table_of(self, table_id: int) -> TableInfo | None:
         """One open table's listing line (None when there is no such open table)."""
-        t = self._tables.get(table_id)
+        t = self._ctx.tables.get(table_id)
         if t is None or t.status == CLOSED:
             return None
         return self._info(t)
@@ -87,74 +113,47 @@ class Lifecycle:
         return TableInfo(t.id, t.guild, t.channel, t.players.get(t.host),
                          tuple(t.players[x] for x in ids if x not in t.vacant),
                          "paused" if t.paused else t.status, t.paused, t.hands_done, t.last_human_at,
-                         self._summary(t, "open"))
+                         summary(t, "open"))
 
-    def _check_caps(self, guild: str, host: str, max_open: int | None, max_hosted: int | None) -> None:
-        open_tables = [t for t in self._tables.values() if t.status != CLOSED]
-        if max_open is not None and sum(t.guild == guild for t in open_tables) >= max_open:
-            raise TableError("too_many_tables", f"this server has {max_open} open tables, its limit: "
-                                                "stop one first (/kwx tables lists them)")
-        if max_hosted is not None and sum(t.host == host for t in open_tables) >= max_hosted:
-            raise TableError("too_many_hosted", f"you host {max_hosted} open tables, the limit: stop one first")
-
-    @staticmethod
-    def _new_ai(t: LiveTable, level: str) -> PlayerRef:
-        taken = {pid.rsplit(":", 1)[-1] for pid in t.players if pid.startswith("ai:")}
-        n = next(i for i in range(1, 100) if str(i) not in taken)
-        return PlayerRef(f"ai:{level}:{n}", f"AI {n}", level)
-
-    def _idle_due(self, t: LiveTable) -> float:
-        return (t.paused_at or self._clock()) + self.idle_close_minutes * 60
-
-    def _fresh_deadlines(self, t: LiveTable) -> bool:
+    # == a restart =======================================================================================
+    def fresh_deadlines(self, t: LiveTable) -> bool:
         """On start-up: the open decision waits a full turn/claim/漂 time from now (the downtime is nobody's
         timeout). In memory only; True when a decision was open."""
+        now = self._ctx.clock()
         if t.paused is not None:
-            t.paused_at = max(t.paused_at or 0.0, self._clock())  # the downtime does not count as idle either
+            t.paused_at = max(t.paused_at or 0.0, now)  # the downtime does not count as idle either
             return False
         if t.status in (PIAO, PLAYING) and t.wait_started is not None:
-            t.wait_started = self._clock()
+            t.wait_started = now
             t.window += 1
             return True
         return False
 
+    # == pause and resume (with the table's lock held) ===================================================
     async def _pause(self, t: LiveTable, reason: str, *, before: Callable[[], None] | None = None) -> None:
         """`before`: a call to queue once the pause is written, ahead of what shows it (a hand's result)."""
-        applied = await self._commit(t, "pause", {"reason": reason, "at": self._clock()})
+        applied = await self._writer.commit(t, "pause", {"reason": reason, "at": self._ctx.clock()})
         oplog.paused(t, reason)
         if before is not None:
             before()
-        self._tell_paused(t, applied, reason)
+        self._delivery.tell_paused(t, applied, reason)
+        self._scheduler.arm(t)
 
-    def _pause_for_store(self, t: LiveTable) -> None:
-        """A store write failed for good (logged): the table pauses — no move, no timer — until a player
-        resumes it (which tries again) or the service restarts. Nothing is written: the store failed."""
-        if t.paused is not None or t.status not in (PIAO, PLAYING, BETWEEN):
-            return
-        self.stats.store_pauses += 1
-        self._tell_paused(t, t.store_paused(self._clock()), STORE_PAUSE)
-
-    def _tell_paused(self, t: LiveTable, applied: Applied, reason: str) -> None:
-        self._send(t, self._frontend.board_changed, public_view(t))
-        for key, fmt in applied.notices:
-            self._send(t, self._frontend.notice, t.id, key, **fmt)
-        self._send(t, self._frontend.table_paused, public_view(t), reason)
-        self._arm(t)
-
-    async def _resume(self, t: LiveTable, by: str) -> None:
+    async def resume_locked(self, t: LiveTable, by: str) -> None:
+        """Resume `t`, paused: a store pause first catches up with the log and finishes what failed."""
         if t.paused == STORE_PAUSE:  # never written: the log knows nothing of this pause
             await self._catch_up(t)
             if t.paused == STORE_PAUSE:
-                self._show(t, t.store_resumed(by, self._clock()))
+                self._delivery.show(t, t.store_resumed(by, self._ctx.clock()))
                 await self._carry_on(t)
                 if t.paused == STORE_PAUSE:
                     raise SavingFailed("saving failed again: the table is paused")
                 return
             if t.paused is None:  # a record that landed resumed the table itself, or closed it
                 return
-        applied = await self._commit(t, "resume", {"by": by, "at": self._clock()})
+        applied = await self._writer.commit(t, "resume", {"by": by, "at": self._ctx.clock()})
         oplog.resumed(t, by)
-        self._show(t, applied)
+        self._delivery.show(t, applied)
 
     async def _carry_on(self, t: LiveTable) -> None:
         """After a pause for the store: what the write that failed was part of, done now. Between hands, the
@@ -162,18 +161,18 @@ class Lifecycle:
         players); in the 漂 phase with every pick made, the deal."""
         if t.status == BETWEEN:
             if not t.ledger_done:
-                await self._end_hand(t, present=True)
+                await self.end_hand(t, present=True)
             else:
                 await self._after_hand(t, present=True)
         elif t.status == PIAO and len(t.piao_picks) == 3:
-            await self._deal(t)
+            await self.deal(t)
 
     async def _catch_up(self, t: LiveTable) -> None:
         """Apply the records the log holds beyond those applied here: a write reported failed may have
         committed (a connection lost as it committed). Refused, the table still paused, while the store
         cannot be read."""
         try:
-            rows = await self._store.load_events(t.id, after_seq=t.seq)
+            rows = await self._ctx.store.load_events(t.id, after_seq=t.seq)
         except Exception as exc:
             logger.warning("table %s: cannot read its event log to resume (%r)", t.id, exc)
             raise SavingFailed("the store cannot be read: the table stays paused") from exc
@@ -183,20 +182,25 @@ class Lifecycle:
             if row.kind == "stop":  # the table was being closed: it is
                 await self._stopped(t, applied, row.payload.get("reason", "stopped"))
                 return
-            self._show(t, applied)
+            self._delivery.show(t, applied)
 
-    async def _end_hand(self, t: LiveTable, *, resumed: bool = False, present: bool = False) -> None:
+    # == the end of a hand ===============================================================================
+    async def deal(self, t: LiveTable) -> None:
+        """Every 漂 is picked: the deal."""
+        self._delivery.show(t, await self._writer.commit(t, "hand_start", t.deal_record(self._ctx.clock())))
+
+    async def end_hand(self, t: LiveTable, *, resumed: bool = False, present: bool = False) -> None:
         """A finished hand: to the ledger (unless it is there), then what the end of a hand decides
         (`_after_hand`) is written before the result goes out, so a front end told the result finds the table
         paused or closed. After a restart the result is told only when this wrote the hand."""
         tell = None
         if not t.ledger_done:
-            written = await self._write_hand(t)
+            written = await self._writer.write_hand(t)
             if written or (written is not None and not resumed):
                 views = (result_view(t), public_view(t))
 
                 def tell() -> None:
-                    self._send(t, self._frontend.hand_finished, *views)
+                    self._delivery.send(t, self._ctx.frontend.hand_finished, *views)
         await self._after_hand(t, tell, present=present)
 
     async def _after_hand(self, t: LiveTable, tell_result: Callable[[], None] | None = None, *,
@@ -218,7 +222,7 @@ class Lifecycle:
             if pause is not None:
                 await self._pause(t, pause, before=tell_result)
             elif close is not None:
-                await self._close(t, "", reason=close, before=tell_result)
+                await self.close(t, "", reason=close, before=tell_result)
             elif tell_result is not None:
                 tell_result()
         except SavingFailed:
@@ -226,56 +230,90 @@ class Lifecycle:
                 tell_result()
             raise
 
-    async def _leave_game(self, t: LiveTable, player_id: str) -> None:
+    # == seats ===========================================================================================
+    async def leave_game(self, t: LiveTable, player_id: str) -> None:
+        """A seated player leaves a started game: at the end of the hand in play, or now between hands."""
         if player_id not in t.player_ids or player_id in t.vacant:
             raise TableError("not_seated", "you are not at this table")
         if player_id in t.leaving:
             return
-        applied = await self._commit(t, "leave", {"player_id": player_id, "at": self._clock()})
+        applied = await self._writer.commit(t, "leave", {"player_id": player_id, "at": self._ctx.clock()})
         oplog.leaving(t, player_id)
-        self._show(t, applied)
+        self._delivery.show(t, applied)
         if t.status == BETWEEN:  # no hand in play: the seat is empty now
             if not t.humans_seated():
-                await self._close(t, "", reason="empty")
+                await self.close(t, "", reason="empty")
                 return
             if t.paused != "seat_empty":
                 await self._pause(t, "seat_empty")
-        self._arm(t)
+        self._scheduler.arm(t)
 
-    async def _take_seat(self, t: LiveTable, player: PlayerRef) -> PlayerRef:
+    async def take_seat(self, t: LiveTable, player: PlayerRef) -> PlayerRef:
         """`player` takes the first empty seat; with none left empty, a table paused for it plays on."""
         if player.player_id in t.player_ids and player.player_id not in t.vacant:
             raise TableError("already_seated", "you already have a seat at this table")
         old = player.player_id if player.player_id in t.vacant else t.vacant[0]
-        applied = await self._commit(t, "seat", {"replaces": old, "at": self._clock(), "player": {
+        applied = await self._writer.commit(t, "seat", {"replaces": old, "at": self._ctx.clock(), "player": {
             "player_id": player.player_id, "name": player.name, "ai_level": player.ai_level}})
         oplog.seated(t, player.player_id, old)
-        self._show(t, applied)
+        self._delivery.show(t, applied)
         if not t.vacant and t.paused == "seat_empty":
-            await self._resume(t, player.player_id)
-        self._arm(t)
+            await self.resume_locked(t, player.player_id)
+        self._scheduler.arm(t)
         return player
 
-    async def _idle_close(self, table_id: int, paused_at: float | None) -> None:
-        t = self._tables.get(table_id)
+    # == closing =========================================================================================
+    async def idle_close(self, table_id: int, paused_at: float | None) -> None:
+        """A table paused since `paused_at` closes once it has been idle `idle_close_minutes`."""
+        t = self._ctx.tables.get(table_id)
         if t is None:
             return
         async with t.lock:
             if t.paused is None or t.paused_at != paused_at or t.status == CLOSED:
                 return
-            if self._clock() < self._idle_due(t):  # the timer ran early by the injected clock
-                self._arm(t)
+            if self._ctx.clock() < self._scheduler.idle_due(t):  # the timer ran early by the injected clock
+                self._scheduler.arm(t)
                 return
-            await self._close(t, "", reason="idle")
+            await self.close(t, "", reason="idle")
 
-    def _summary(self, t: LiveTable, reason: str) -> TableSummary:
-        ids = [x for x in t.summary_players() if x in t.players]
-        nets = {x: t.scores[x] for x in ids}
-        transfers = tuple(TransferView(t.players[x.from_player], t.players[x.to_player], x.amount)
-                          for x in settle_up({k: v for k, v in nets.items() if v}))
-        biggest = None
-        if t.biggest is not None:
-            amount, pid, hand_no = t.biggest
-            biggest = (hand_no, t.players[pid], amount)
-        return TableSummary(t.id, t.guild, t.channel, t.players.get(t.host), t.hands_done,
-                            tuple((t.players[x], nets[x]) for x in ids), biggest, transfers, reason)
+    async def close(self, t: LiveTable, by: str, *, reason: str = "stopped",
+                    before: Callable[[], None] | None = None) -> None:
+        """`before`: a call to queue once the close is written, ahead of what shows it (a hand's result). A
+        finished hand goes to the ledger first: a table whose ledger write fails stays open (paused)."""
+        if t.status == BETWEEN and not t.ledger_done and await self._writer.write_hand(t) is None:
+            raise SavingFailed("saving failed: the table is paused")
+        applied = await self._writer.commit(t, "stop", {"by": by, "at": self._ctx.clock(), "reason": reason})
+        await self._stopped(t, applied, reason, before)
+
+    async def _stopped(self, t: LiveTable, applied: Applied, reason: str,
+                       before: Callable[[], None] | None = None) -> None:
+        """The stop is in the log: close the row, stop the timers, tell the front end, forget the table."""
+        ctx = self._ctx
+        with contextlib.suppress(StoreFailed):  # logged; the stop is in the log: the next start closes the row
+            await self._writer.durably(t, "the closing of the table", lambda: ctx.store.close_table(t.id))
+        oplog.closed(t, reason)
+        if before is not None:
+            before()
+        self._scheduler.cancel(t)
+        self._delivery.flush_held(t, everything=True)
+        self._delivery.show(t, applied)
+        if t.state is not None:  # a game was played: its summary
+            self._delivery.send(t, ctx.frontend.table_closed, summary(t, reason))
+        ctx.tables.pop(t.id, None)
+        ctx.closed.add(t.id)
+        if t.outbox is not None:
+            t.outbox.close_soon()
+
+
+def summary(t: LiveTable, reason: str) -> TableSummary:
+    """The sitting so far: hands, each player's net here, the biggest hand, the fewest settling transfers."""
+    ids = [x for x in t.summary_players() if x in t.players]
+    nets = {x: t.scores[x] for x in ids}
+    transfers = tuple(TransferView(t.players[x.from_player], t.players[x.to_player], x.amount)
+                      for x in settle_up({k: v for k, v in nets.items() if v}))
+    biggest = None
+    if t.biggest is not None:
+        amount, pid, hand_no = t.biggest
+        biggest = (hand_no, t.players[pid], amount)
+    return TableSummary(t.id, t.guild, t.channel, t.players.get(t.host), t.hands_done,
+                        tuple((t.players[x], nets[x]) for x in ids), biggest, transfers, reason)

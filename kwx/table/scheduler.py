@@ -1,0 +1,220 @@
+"""The scheduler: each table's timers (its deadline, the next hand, the idle close, the board's hold) and
+the one AI worker.
+
+Timers: one deadline per decision — turn_seconds for a turn and for the 漂 choice, claim_seconds for a claim
+window — as unix times of the injected clock. AI seats (and humans in 托管) are played by one AI worker,
+`ai_delay` seconds after the decision showed (a claim answer within the board's hold). It makes one decision
+at a time and none while `max_in_flight` actions are still being committed: decisions are CPU work on the
+event loop, and every loop turn they take delays the commits in flight.
+
+The scheduler decides when; what happens then is its `Targets`' (play: a deadline's timeout moves, the next
+hand, the AI's moves; presence: the idle close).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable, Coroutine
+from dataclasses import dataclass
+from typing import Any
+
+from kwx.engine.actions import Action
+from kwx.engine.hand import CLAIM, ROB
+from kwx.table.context import TableContext
+from kwx.table.errors import SavingFailed
+from kwx.table.live import LiveTable
+from kwx.table.phases import BETWEEN, CLOSED, LOBBY, PIAO, PLAYING
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass
+class MachineMove:
+    seat: int
+    move: Action | int  # an action, or a 漂 amount
+    by: str  # "ai" (an AI seat) or "auto" (the AI playing for a human in 托管)
+
+
+@dataclass(frozen=True)
+class Targets:
+    """What the timers run (each takes the table id and what it was armed for, and checks it still holds)."""
+
+    deadline: Callable[[int, int], Coroutine[Any, Any, None]]  # (table, window): the timeout moves
+    next_hand: Callable[[int, int], Coroutine[Any, Any, None]]  # (table, step): open the next hand
+    idle_close: Callable[[int, float | None], Coroutine[Any, Any, None]]  # (table, paused at): close it
+    machine_moves: Callable[[LiveTable, int, list[MachineMove], float], Coroutine[Any, Any, None]]  # AI moves
+
+
+class Scheduler:
+    def __init__(self, ctx: TableContext, *, ai_delay: float, between_hands: float, idle_close_minutes: float,
+                 max_in_flight: int) -> None:
+        self._ctx = ctx
+        self.ai_delay = ai_delay
+        self.between_hands = between_hands
+        self.idle_close_minutes = idle_close_minutes
+        self._targets: Targets | None = None
+        self._ai_queue: asyncio.Queue[tuple[int, int]] = asyncio.Queue()
+        self._ai_task: asyncio.Task[None] | None = None
+        self._tasks: set[asyncio.Task[Any]] = set()
+        # Actions received but not yet committed and shown. The AI worker makes no new decision while there
+        # are `max_in_flight` of them: its decisions are CPU work on this event loop, and each one would delay
+        # every commit in flight (a commit needs several loop turns). 1 gives the lowest latency; more lets
+        # the AI think while the database writes (benchmarks/tables.py measures both).
+        self._max_in_flight = max(1, max_in_flight)
+        self._in_flight = 0
+        self._slot_free = asyncio.Event()
+
+    def route(self, targets: Targets) -> None:
+        """Say what the timers run (once, when the service is put together)."""
+        self._targets = targets
+
+    @property
+    def targets(self) -> Targets:
+        assert self._targets is not None, "Scheduler.route was not called"
+        return self._targets
+
+    @property
+    def busy(self) -> bool:
+        """A timer's task runs or an AI decision is queued (tests wait for quiet)."""
+        return bool(self._tasks) or not self._ai_queue.empty()
+
+    # == when ============================================================================================
+    def next_due(self, t: LiveTable) -> float:
+        assert t.finished_at is not None
+        return t.finished_at if t.start_now else t.finished_at + self.between_hands
+
+    def idle_due(self, t: LiveTable) -> float:
+        return (t.paused_at or self._ctx.clock()) + self.idle_close_minutes * 60
+
+    def ai_due(self, t: LiveTable) -> float:
+        """When the AI decides: `ai_delay` after the decision showed; a claim answer within the pause."""
+        opened = t.wait_started if t.wait_started is not None else self._ctx.clock()
+        due = opened + self.ai_delay
+        if t.hold_until is not None and t.hand is not None and t.hand.phase in (CLAIM, ROB):
+            due = min(due, t.hold_until)
+        return due
+
+    # == arming ==========================================================================================
+    def arm(self, t: LiveTable) -> None:
+        """Re-arm the table's timer and AI after a change (call with the lock held)."""
+        self.cancel(t)
+        if not self._ctx.running or t.status in (LOBBY, CLOSED):
+            return
+        clock, targets = self._ctx.clock, self.targets
+        loop = asyncio.get_running_loop()
+        if t.paused is not None:  # no move while paused: only the idle close
+            t.timer = loop.call_later(max(0.0, self.idle_due(t) - clock()), self._spawn_later,
+                                      targets.idle_close, t.id, t.paused_at)
+            return
+        if t.status == BETWEEN:
+            delay = self.next_due(t) - clock()
+            t.timer = loop.call_later(max(0.0, delay), self._spawn_later, targets.next_hand, t.id, t.step)
+            return
+        to_act = t.to_act()
+        if any(t.machine_plays(s) for s in to_act):
+            t.ai_at = self.ai_due(t)
+            delay = t.ai_at - clock()
+            if delay > 0:
+                t.ai_timer = loop.call_later(delay, self.queue_ai, t.id, t.step)
+            else:
+                self.queue_ai(t.id, t.step)
+        deadline = t.deadline
+        if deadline is not None and any(not t.is_ai_seat(s) for s in to_act):
+            t.timer = loop.call_later(max(0.0, deadline - clock()), self._spawn_later, targets.deadline,
+                                      t.id, t.window)
+
+    @staticmethod
+    def cancel(t: LiveTable) -> None:
+        for handle in (t.timer, t.ai_timer):
+            if handle is not None:
+                handle.cancel()
+        t.timer = t.ai_timer = None
+
+    def ai_overdue(self, t: LiveTable) -> None:
+        """Queue the AI's decision now when its timer is due by the injected clock (a test moved it)."""
+        if t.ai_timer is not None and t.ai_at is not None and self._ctx.clock() >= t.ai_at:
+            t.ai_timer.cancel()
+            t.ai_timer = None
+            self.queue_ai(t.id, t.step)
+
+    # == tasks ===========================================================================================
+    def _spawn_later(self, fn: Callable[..., Coroutine[Any, Any, Any]], *args: Any) -> None:
+        self.spawn(fn(*args))
+
+    def spawn(self, coro: Coroutine[Any, Any, Any]) -> None:
+        task = asyncio.get_running_loop().create_task(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._task_done)
+
+    def _task_done(self, task: asyncio.Task[Any]) -> None:
+        self._tasks.discard(task)
+        if task.cancelled() or task.exception() is None:
+            return
+        exc = task.exception()
+        if isinstance(exc, SavingFailed):
+            return  # logged where the write failed; the table is paused
+        self._ctx.stats.errors += 1
+        logger.error("table task failed", exc_info=exc)
+
+    def enter(self) -> None:
+        """An action arrived: it is in flight until `leave`."""
+        self._in_flight += 1
+
+    def leave(self) -> None:
+        self._in_flight -= 1
+        if self._in_flight < self._max_in_flight:
+            self._slot_free.set()
+
+    # == the AI worker ===================================================================================
+    def queue_ai(self, table_id: int, step: int) -> None:
+        if not self._ctx.running:
+            return
+        self._ai_queue.put_nowait((table_id, step))
+        if self._ai_task is None or self._ai_task.done():
+            self._ai_task = asyncio.get_running_loop().create_task(self._ai_worker(), name="kwx-ai")
+
+    async def _ai_worker(self) -> None:
+        """One decision at a time, yielding between them (see the module docstring)."""
+        while True:
+            table_id, step = await self._ai_queue.get()
+            t = self._ctx.tables.get(table_id)
+            if t is None or t.step != step or t.status not in (PIAO, PLAYING) or t.paused is not None:
+                continue
+            try:
+                moves = [MachineMove(*m) for m in t.machine_moves()]
+            except Exception:
+                logger.exception("table %s: the AI failed to choose", table_id)
+                self._ctx.stats.errors += 1
+                continue
+            if moves:
+                self.enter()
+                self.spawn(self._submit(t, t.window, moves, time.perf_counter()))
+            await asyncio.sleep(0)
+            while self._in_flight >= self._max_in_flight:
+                self._slot_free.clear()
+                await self._slot_free.wait()
+
+    async def _submit(self, t: LiveTable, window: int, moves: list[MachineMove], received: float) -> None:
+        try:
+            await self.targets.machine_moves(t, window, moves, received)
+        finally:
+            self.leave()
+
+    async def stop(self) -> None:
+        """Stop every table's timers and the AI worker; let the tasks running finish (5 s at most)."""
+        for t in self._ctx.tables.values():
+            self.cancel(t)
+        if self._ai_task is not None:
+            self._ai_task.cancel()
+            await asyncio.gather(self._ai_task, return_exceptions=True)
+            self._ai_task = None
+        if self._tasks:
+            _, pending = await asyncio.wait(list(self._tasks), timeout=5.0)
+            for task in pending:
+                task.cancel()
+            await asyncio.gather(*pending, return_exceptions=True)
+
+    def forget_in_flight(self) -> None:
+        self._in_flight = 0
