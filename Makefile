@@ -23,7 +23,8 @@ setup: $(STAMP)
 lint: $(STAMP)
 	$(PY) -m ruff check .
 
-# mypy over what [tool.mypy] names in pyproject.toml: kwx, cogs and bot.py (strict for kwx/engine and kwx/store).
+# mypy over what [tool.mypy] names in pyproject.toml: kwx, cogs and bot.py (strict for kwx/engine, kwx/store and
+# kwx/table).
 typecheck: $(STAMP)
 	$(PY) -m mypy
 

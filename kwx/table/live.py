@@ -28,7 +28,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from kwx.engine.actions import Action, Event
+from kwx.engine.actions import Action, Event, Gang, Liangdao, Peng
 from kwx.engine.ai import choose, decide, observe
 from kwx.engine.hand import CLAIM, ROB, TURN, HandResult, HandState
 from kwx.engine.piao import seat_piao
@@ -143,7 +143,7 @@ class LiveTable:
         self.delayed: list[tuple[float, Any, tuple[Any, ...], dict[str, Any]]] = []  # front-end calls, due later
         self.flush_timer: asyncio.TimerHandle | None = None
         self.send_due: float | None = None  # while set, front-end calls go out no earlier than this
-        # The views queued for the board and each player's panel, with when each shows (see kwx/table/held.py):
+        # The views queued for the board and each player's panel, with when each shows (see kwx/table/delivery.py):
         # what the front end shows now, while the pause hides the live state.
         self.told: dict[str, list[tuple[float, Any]]] = {}
 
@@ -264,7 +264,7 @@ class LiveTable:
         handler = getattr(self, f"_on_{kind}", None)
         if handler is None:
             raise ValueError(f"unknown event-log record {kind!r} at table {self.id}")
-        out = handler(payload)
+        out: Applied = handler(payload)
         if not self.held_notices:
             self.shown_autoplay = frozenset(self.autoplay)
         return out
@@ -342,10 +342,11 @@ class LiveTable:
         # caused is announced once the window has closed.
         self._track(self.seating[seat], p.get("by", "player"), p["verb"], out, claim=claim, at=p.get("at"))
         for e in events:
-            kind = e.kind
-            if kind == "peng" or kind == "gang" and e.gang == "zhigang":
+            if isinstance(e, Peng):
                 self.meld_from[e.seat, int(e.tile)] = e.from_seat
-            elif kind == "liangdao":
+            elif isinstance(e, Gang) and e.gang == "zhigang" and e.from_seat is not None:
+                self.meld_from[e.seat, int(e.tile)] = e.from_seat
+            elif isinstance(e, Liangdao):
                 out.liangdao_seats.append(e.seat)
         at = float(p["at"])
         if any(e.kind != "pass" for e in events):  # only hidden claim answers leave the window open
@@ -709,7 +710,7 @@ def _moments(events: Iterable[Event], answered_rob: bool) -> int:
     for e in events:
         if e.kind == "discard" or e.kind == "rob_window":
             n += 1
-        elif e.kind == "gang" and e.gang == "bugang":  # type: ignore[attr-defined]
+        elif isinstance(e, Gang) and e.gang == "bugang":
             if skip:
                 skip = False
             else:

@@ -20,7 +20,7 @@ from typing import Any
 
 from kwx.engine.actions import Action
 from kwx.engine.hand import HandState
-from kwx.engine.reads import FeedReads
+from kwx.engine.reads import FeedReads, FeedRecord
 from kwx.engine.review import HandLog, ReplayMismatch, Review, parse_actions, review
 from kwx.engine.rules import RulesError, RuleSet
 from kwx.engine.seeds import check_reveal, hand_seed, reveal
@@ -107,11 +107,29 @@ async def load_ledger_hand(store: Store, guild: str, hand_id: int, *, viewer: st
                         {"dice": record.get("dice")})
 
 
-def table_reads(rules: RuleSet, table_seed: str, events: Sequence[Any]) -> FeedReads:
+class PlayerFeeds:
+    """What a table learned of its players' feeding, by player id (the engine's reads number players)."""
+
+    def __init__(self) -> None:
+        self.reads = FeedReads()
+        self._numbers: dict[str, int] = {}
+
+    def number(self, player_id: str) -> int:
+        return self._numbers.setdefault(player_id, len(self._numbers))
+
+    def forget(self, player_id: str) -> None:
+        self.reads.forget(self.number(player_id))
+
+    def for_seats(self, seated: Sequence[str]) -> dict[int, FeedRecord]:
+        """seat → the record of the player sitting there, for players with a record."""
+        return self.reads.for_seats([self.number(p) for p in seated])
+
+
+def table_reads(rules: RuleSet, table_seed: str, events: Sequence[Any]) -> PlayerFeeds:
     """What a table learned of its players' feeding in the hands its `events` finished, by player id: as the
     live table's reads (kwx.engine.reads), whose only source is hands with a 亮倒, so only those are replayed. A
     seat taken over starts with nothing known of its new player, as at the table."""
-    reads = FeedReads()
+    reads = PlayerFeeds()
     hand: tuple[dict[str, Any], list[Any]] | None = None
     for e in [*events, None]:
         if e is None or e.kind in ("hand_start", "piao_open", "seat"):
@@ -129,14 +147,14 @@ def table_reads(rules: RuleSet, table_seed: str, events: Sequence[Any]) -> FeedR
     return reads
 
 
-def _learn(reads: FeedReads, rules: RuleSet, table_seed: str, deal: dict[str, Any], actions: list[Any]) -> None:
+def _learn(reads: PlayerFeeds, rules: RuleSet, table_seed: str, deal: dict[str, Any], actions: list[Any]) -> None:
     setup = deal["setup"]
     hand = HandState(rules, int(setup["dealer"]), wall_from_seed(hand_seed(table_seed, int(setup["hand_no"]))),
                      deal["piao"], int(setup.get("base_multiplier", 1)))
     for a in actions:
         hand.apply(Action(int(a["seat"]), a["verb"], parse_tile(a["tile"]) if a.get("tile") else None))
     if hand.finished:  # the table learns from a hand when it is booked
-        reads.learn(hand.events, [str(p) for p in setup["seating"]])
+        reads.reads.learn(hand.events, [reads.number(str(p)) for p in setup["seating"]])
 
 
 def load_exported_hand(data: Any, seed: str) -> ReviewSource:

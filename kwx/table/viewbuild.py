@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from kwx.engine.actions import Discard
+from kwx.engine.actions import Discard, Hu, Reveal
 from kwx.engine.ai import Observation, observe
 from kwx.engine.analysis import Meld, waits
 from kwx.engine.hand import CLAIM, OVER, ROB, TURN, HandState
@@ -93,17 +93,17 @@ def public_view(t: LiveTable, last_events: Iterable[dict[str, Any]] = ()) -> Pub
         dealer = t.setup.dealer if t.setup is not None else -1
         for s, pid in enumerate(ids):
             player = t.players[pid]
-            common = {"score": t.scores[pid], "is_dealer": s == dealer, "autoplay": pid in t.shown_autoplay}
+            score, is_dealer, autoplay = t.scores[pid], s == dealer, pid in t.shown_autoplay
             if hand is None:  # 漂 phase: no tiles yet, picks kept secret until the deal
-                seats.append(SeatView(s, player, concealed_count=0, **common))
+                seats.append(SeatView(s, player, score, concealed_count=0, is_dealer=is_dealer, autoplay=autoplay))
                 continue
             declared = hand.declared(s)
             seats.append(SeatView(
-                s, player, concealed_count=sum(hand.counts(s)), melds=_meld_views(t, hand, s, owner=False),
+                s, player, score, concealed_count=sum(hand.counts(s)), melds=_meld_views(t, hand, s, owner=False),
                 discards=tuple(tile for tile, claimed in hand.discards(s) if not claimed),
                 pond=hand.discards(s), liangdao=declared,
                 revealed=public_concealed(hand, s), waits=tuple(hand.liangdao_waits(s)) if declared else (),
-                piao=hand.piao[s], **common))
+                piao=hand.piao[s], is_dealer=is_dealer, autoplay=autoplay))
         waiting = t.waiting
     turn_seat = claim_tile = claim_kind = None
     if hand is not None and t.status == PLAYING:
@@ -184,7 +184,7 @@ def private_view(t: LiveTable, seat: int) -> PrivateView:
     elif sum(counts) % 3 == 1:
         ready = tuple(waits(counts, melds))
     elif offered and hand.phase == TURN:
-        discard_waits = _discard_waits(counts, melds, (c.tile for c in offered if c.verb == "discard"))
+        discard_waits = _discard_waits(counts, melds, (c.tile for c in offered if c.verb == "discard" and c.tile is not None))
     pending = hand.pending if t.status == PLAYING else None
     danger: dict[Tile, tuple[int, ...]] = {}
     for other in range(3):  # public facts only: a declared 亮倒 hand's waits are shown to everyone
@@ -258,10 +258,10 @@ def result_view(t: LiveTable) -> ResultView:
     winners: list[WinnerView] = []
     hands: tuple[RevealedHand, ...] = ()
     for e in hand.events:
-        if e.kind == "hu":
+        if isinstance(e, Hu):
             winners = [WinnerView(w.seat, player[w.seat], w.fan, tuple(zip(w.patterns, w.multipliers)), e.tile,
                                   e.self_draw, e.from_seat) for w in e.winners]
-        elif e.kind == "reveal":
+        elif isinstance(e, Reveal):
             hands = tuple(RevealedHand(s, tuple(e.hands[s]), _meld_views(t, hand, s, owner=True))
                           for s in range(3))
     payments = tuple(PaymentView(player[p.from_seat], player[p.to_seat], p.amount, p.reason)
