@@ -154,7 +154,7 @@ class KwxBot(commands.Bot):
         self.handle_signals = handle_signals  # SIGTERM/SIGINT close the bot cleanly (the real process only)
         self.ai_delay = ai_delay
         self.between_hands = between_hands
-        self.claim_pause = claim_pause  # None: the service's default (kwx.table.live.CLAIM_PAUSE)
+        self.claim_pause = claim_pause  # None: the service's default (kwx.table.record.CLAIM_PAUSE)
         self.board_interval = board_interval
         self.ai_board_interval = ai_board_interval
         self.upload_emojis = upload_emojis

@@ -21,22 +21,23 @@ and a player sees their next decision (a turn after a claim, the draw after a ko
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, replace
 from typing import Any
 
 from kwx.engine.actions import Action, Event, Liangdao
 from kwx.table.context import TableContext
 from kwx.table.errors import TableError
-from kwx.table.live import Applied, LiveTable
+from kwx.table.live import LiveTable
 from kwx.table.outbox import Outbox
 from kwx.table.phases import BETWEEN, PIAO, PLAYING
+from kwx.table.ports import FrontEndCall
+from kwx.table.record import Applied
 from kwx.table.viewbuild import private_view, public_events, public_view
 from kwx.table.views import PrivateView, PublicView
 
 BOARD = ""  # LiveTable.told's key for the board (a player id is never empty)
 
-Call = Callable[..., Coroutine[Any, Any, None]]  # a FrontEnd method
+Call = FrontEndCall
 Queued = tuple[Call, tuple[Any, ...], dict[str, Any]]  # a front-end call with its arguments
 
 
@@ -150,9 +151,8 @@ class Delivery:
             captured: list[Queued] = []
             self._capturing = captured
             try:
-                with t.showing(hand, t.step + 1):
-                    self.show(t, Applied("action", events=events, new_window=True,
-                                         liangdao_seats=_declared(events)))
+                self.show(t.at_moment(hand, t.step + 1), Applied("action", events=events, new_window=True,
+                                                                 liangdao_seats=_declared(events)))
             finally:
                 self._capturing = None
             moments.append(captured)

@@ -11,28 +11,28 @@ from __future__ import annotations
 import logging
 
 from kwx.store import LedgerHand
-from kwx.table.live import LiveTable
+from kwx.table.record import TableRecord
 
 logger = logging.getLogger("kwx.table.events")
 
 
-def _note(t: LiveTable, text: str, *args: object) -> None:
+def _note(t: TableRecord, text: str, *args: object) -> None:
     logger.info("table %s guild %s: " + text, t.id, t.guild, *args)
 
 
-def opened(t: LiveTable) -> None:
+def opened(t: TableRecord) -> None:
     _note(t, "opened in channel %s by %s (rules %s)", t.channel, t.host, t.rules.preset_name)
 
 
-def started(t: LiveTable) -> None:
+def started(t: TableRecord) -> None:
     _note(t, "game started: %s", ", ".join(p.player_id for p in t.lobby))
 
 
-def rebuilt(t: LiveTable) -> None:
+def rebuilt(t: TableRecord) -> None:
     _note(t, "resumed from its event log at hand %s, step %s (%s)", t.hand_no, t.step, t.paused or t.status)
 
 
-def hand_recorded(t: LiveTable, record: LedgerHand) -> None:
+def hand_recorded(t: TableRecord, record: LedgerHand) -> None:
     winners = ", ".join(f"{s.player_id} {s.fan} fan" for s in record.seats if s.won)
     nets: dict[str, int] = {s.player_id: 0 for s in record.seats}
     for p in record.payments:
@@ -42,21 +42,21 @@ def hand_recorded(t: LiveTable, record: LedgerHand) -> None:
           ", ".join(f"{player} {net:+d}" for player, net in nets.items()))
 
 
-def paused(t: LiveTable, reason: str) -> None:
+def paused(t: TableRecord, reason: str) -> None:
     _note(t, "paused (%s)", reason)
 
 
-def resumed(t: LiveTable, by: str) -> None:
+def resumed(t: TableRecord, by: str) -> None:
     _note(t, "resumed by %s", by)
 
 
-def leaving(t: LiveTable, player_id: str) -> None:
+def leaving(t: TableRecord, player_id: str) -> None:
     _note(t, "%s leaves (their seat empties at the end of the hand in play)", player_id)
 
 
-def seated(t: LiveTable, player_id: str, replaces: str) -> None:
+def seated(t: TableRecord, player_id: str, replaces: str) -> None:
     _note(t, "%s takes the seat %s left", player_id, replaces)
 
 
-def closed(t: LiveTable, reason: str) -> None:
+def closed(t: TableRecord, reason: str) -> None:
     _note(t, "closed (%s) after %s hand(s)", reason, t.hands_done)

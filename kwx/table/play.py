@@ -27,9 +27,10 @@ from kwx.engine.tiles import Tile, TileError
 from kwx.table.context import TableContext, check_open
 from kwx.table.delivery import Delivery
 from kwx.table.errors import TableError
-from kwx.table.live import LiveTable, parse_tile_arg
+from kwx.table.live import LiveTable
 from kwx.table.phases import BETWEEN, LOBBY, PIAO, PLAYING
 from kwx.table.presence import Presence
+from kwx.table.record import parse_tile_arg
 from kwx.table.scheduler import MachineMove, Scheduler
 from kwx.table.writer import DurableWriter
 

@@ -11,9 +11,12 @@ table (a press, a command, "this channel is gone") it asks through the service's
 
 from __future__ import annotations
 
-from typing import Protocol
+from collections.abc import Callable, Coroutine
+from typing import Any, Protocol
 
 from kwx.table.views import PlayerRef, PrivateView, PublicView, ResultView, TableSummary
+
+FrontEndCall = Callable[..., Coroutine[Any, Any, None]]  # one of FrontEnd's methods, bound
 
 
 class FrontEnd(Protocol):
@@ -34,9 +37,9 @@ class FrontEnd(Protocol):
         """A short public notice by string-catalog key (a seat timed out and entered 托管, a player left …)."""
 
     async def table_paused(self, view: PublicView, reason: str) -> None:
-        """The table paused (`view.paused` is `reason`, kwx.table.live.PAUSE_REASONS or "store"): nothing is
+        """The table paused (`view.paused` is `reason`, kwx.table.record.PAUSE_REASONS or "store"): nothing is
         played until someone resumes it. Its notice has been sent already."""
 
     async def table_closed(self, summary: TableSummary) -> None:
-        """The table closed after a game was played (`summary.reason`, kwx.table.live.CLOSE_REASONS): who won
+        """The table closed after a game was played (`summary.reason`, kwx.table.record.CLOSE_REASONS): who won
         what here, and the fewest transfers that settle it."""

@@ -1,18 +1,21 @@
-"""Crash recovery: a LiveTable rebuilt from its tables row and its event log.
+"""Crash recovery: a table rebuilt from its tables row and its event log.
 
 The tables row holds the lobby (seats JSON), the rules, the secret seed and the options (host, timers,
-spectators); the log holds every game record. Replaying the records through `LiveTable.apply` gives the same
-state the table had when the last record was committed: same hand, same step, same 漂 picks and 托管 flags,
-and deadlines computed from the times the records carry, so a deadline that passed while the service was
-down fires as soon as the service re-arms it. What the replay cannot know — whether the ledger got the last
+spectators); the log holds every game record. Replaying the records through `TableRecord.apply` (`replay`, a
+pure function) gives the same state the table had when the last record was committed: same hand, same step,
+same 漂 picks and 托管 flags, and deadlines computed from the times the records carry, so a deadline that
+passed while the service was down fires as soon as the service re-arms it. What the replay cannot know — whether the ledger got the last
 finished hand — the service settles by calling the idempotent `Store.finish_hand` again.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from kwx.engine.rules import RuleSet
 from kwx.store import EventRow, TableRow
-from kwx.table.live import CLAIM_PAUSE, LiveTable
+from kwx.table.live import LiveTable
+from kwx.table.record import CLAIM_PAUSE, TableRecord
 from kwx.table.views import PlayerRef
 
 
@@ -25,10 +28,16 @@ def rebuild(row: TableRow, events: list[EventRow]) -> LiveTable:
                   options.get("host") or (lobby[0].player_id if lobby else ""), lobby, spectators,
                   turn_seconds=options.get("turn_seconds", 30.0), claim_seconds=options.get("claim_seconds", 12.0),
                   claim_pause=options.get("claim_pause", CLAIM_PAUSE), seed_salt=options.get("seed_salt"))
-    for e in events:
-        if e.kind in ("action", "piao") and e.payload.get("step") != t.step:
-            raise ValueError(f"table {row.id}: record {e.seq} was made at step {e.payload.get('step')}, "
-                             f"the replay is at step {t.step}")
-        t.apply(e.kind, e.payload)
-        t.seq = e.seq
+    replay(t, events)
     return t
+
+
+def replay(record: TableRecord, events: Iterable[EventRow]) -> None:
+    """Apply `events` to `record` in order: a pure function of the two (no clock, no I/O). Raises ValueError
+    (or the engine's IllegalAction) on a log that does not fit the record."""
+    for e in events:
+        if e.kind in ("action", "piao") and e.payload.get("step") != record.step:
+            raise ValueError(f"table {record.id}: record {e.seq} was made at step {e.payload.get('step')}, "
+                             f"the replay is at step {record.step}")
+        record.apply(e.kind, e.payload)
+        record.seq = e.seq

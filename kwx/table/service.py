@@ -49,12 +49,13 @@ from kwx.table.delivery import Delivery
 from kwx.table.durable import RetryPolicy
 from kwx.table.errors import SavingFailed, TableError
 from kwx.table.journal import Journal
-from kwx.table.live import CLAIM_PAUSE, Applied, LiveTable
+from kwx.table.live import LiveTable
 from kwx.table.lobby import Lobby
 from kwx.table.phases import BETWEEN, CLOSED, LOBBY, PIAO, PLAYING
 from kwx.table.play import Play
 from kwx.table.ports import FrontEnd
 from kwx.table.presence import Presence
+from kwx.table.record import CLAIM_PAUSE, Applied
 from kwx.table.recovery import rebuild
 from kwx.table.scheduler import Scheduler, Targets
 from kwx.table.viewbuild import result_view
@@ -251,7 +252,7 @@ class TableService:
     async def stop(self, table_id: int, by: str, *, force: bool = False, reason: str = "stopped") -> None:
         """Close the table. `by` must be the host unless `force` (the front end has checked that `by` is a
         manager). A hand in play is abandoned: it never reaches the ledger (its kong money neither).
-        `reason` (kwx.table.live.CLOSE_REASONS) goes into the close summary."""
+        `reason` (kwx.table.record.CLOSE_REASONS) goes into the close summary."""
         await self._lobby.stop(table_id, by, force=force, reason=reason)
 
     # == playing =========================================================================================

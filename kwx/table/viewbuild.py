@@ -34,7 +34,7 @@ from kwx.table.views import (
 )
 
 if TYPE_CHECKING:
-    from kwx.table.live import LiveTable
+    from kwx.table.record import TableRecord
 
 _TILES = tuple(Tile)
 PIAO_CHOICE = ActionChoice("piao")  # the amount goes in act(..., amount=n); 0 … rules.piao
@@ -59,7 +59,7 @@ def public_concealed(hand: HandState, seat: int) -> tuple[Tile, ...]:
     return tuple(_TILES[t] for t in range(NUM_KINDS) for _ in range(counts[t]))
 
 
-def _meld_views(t: LiveTable, hand: HandState, seat: int, *, owner: bool) -> tuple[MeldView, ...]:
+def _meld_views(t: TableRecord, hand: HandState, seat: int, *, owner: bool) -> tuple[MeldView, ...]:
     show_ankong = owner or hand.declared(seat) or hand.phase == OVER
     return tuple(MeldView(m.kind, m.tile if (m.kind != "ankong" or show_ankong) else None,
                           t.meld_from.get((seat, int(m.tile))) if m.kind != "ankong" else None)
@@ -72,7 +72,7 @@ def observation(hand: HandState, seat: int) -> Observation:
 
 
 # -- the board -------------------------------------------------------------------------------------------
-def board_phase(t: LiveTable) -> str:
+def board_phase(t: TableRecord) -> str:
     if t.status == PLAYING and t.hand is not None:
         phase = t.hand.phase
         return "turn" if phase == TURN else "claim" if phase in (CLAIM, ROB) else "finished"
@@ -81,7 +81,7 @@ def board_phase(t: LiveTable) -> str:
     return {LOBBY: "lobby", PIAO: "piao", CLOSED: "closed"}.get(t.status, t.status)
 
 
-def public_view(t: LiveTable, last_events: Iterable[dict[str, Any]] = ()) -> PublicView:
+def public_view(t: TableRecord, last_events: Iterable[dict[str, Any]] = ()) -> PublicView:
     hand = t.hand if t.status in (PLAYING, BETWEEN, CLOSED) else None
     seats: list[SeatView] = []
     if t.status == LOBBY or (t.setup is None and hand is None):
@@ -140,7 +140,7 @@ def public_events(events: Iterable[Any]) -> list[dict[str, Any]]:
 
 
 # -- one seat's hand -------------------------------------------------------------------------------------
-def choices(t: LiveTable, seat: int) -> tuple[ActionChoice, ...]:
+def choices(t: TableRecord, seat: int) -> tuple[ActionChoice, ...]:
     if t.status == PIAO:
         return (PIAO_CHOICE,) if seat not in t.piao_picks else ()
     return tuple(ActionChoice(a.verb, a.tile) for a in t.legal(seat))
@@ -157,7 +157,7 @@ def _discard_waits(counts: list[int], melds: Sequence[Meld], offered: Iterable[T
     return out
 
 
-def private_view(t: LiveTable, seat: int) -> PrivateView:
+def private_view(t: TableRecord, seat: int) -> PrivateView:
     pid = t.seating[seat]
     offered = choices(t, seat)
     step = t.prompt_step.get(seat, t.step) if offered else t.step
@@ -249,7 +249,7 @@ def _kong_feed(t: LiveTable, hand: HandState, seat: int) -> dict[Tile, tuple[int
 
 
 # -- the end of a hand -----------------------------------------------------------------------------------
-def result_view(t: LiveTable) -> ResultView:
+def result_view(t: TableRecord) -> ResultView:
     hand = t.hand
     assert hand is not None and hand.result is not None and t.setup is not None
     result = hand.result

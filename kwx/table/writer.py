@@ -21,8 +21,9 @@ from kwx.table.context import TableContext
 from kwx.table.delivery import Delivery
 from kwx.table.durable import RetryPolicy, StoreFailed, write_durably
 from kwx.table.errors import SavingFailed
-from kwx.table.live import STORE_PAUSE, Applied, LiveTable
+from kwx.table.live import LiveTable
 from kwx.table.phases import BETWEEN, PIAO, PLAYING
+from kwx.table.record import STORE_PAUSE, Applied
 from kwx.table.scheduler import Scheduler
 
 logger = logging.getLogger(__name__)

@@ -19,7 +19,7 @@ DRAWS, BACK = "5p 9p 1p 5p", "9s"
 @pytest.fixture
 async def kit(tmp_path, monkeypatch) -> Kit:
     wall = build_wall(*HANDS, draws=DRAWS, back=BACK)
-    monkeypatch.setattr("kwx.table.live.wall_from_seed", lambda seed: list(wall))
+    monkeypatch.setattr("kwx.table.record.wall_from_seed", lambda seed: list(wall))
     monkeypatch.setattr("kwx.table.succession.first_dealer", lambda seed, players=3: 0)
     k = await start_kit(tmp_path, claim_pause=PAUSE)
     k.service.context.clock = k.clock = FakeClock()  # the pause runs on a clock the test moves

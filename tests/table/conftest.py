@@ -88,7 +88,7 @@ def script(monkeypatch):
 
     def use(dealer_hand: str, second: str, third: str, draws: str = "", back: str = "", dealer: int = 0) -> None:
         wall = build_wall(dealer_hand, second, third, draws, back)
-        monkeypatch.setattr("kwx.table.live.wall_from_seed", lambda seed: list(wall))
+        monkeypatch.setattr("kwx.table.record.wall_from_seed", lambda seed: list(wall))
         monkeypatch.setattr("kwx.table.succession.first_dealer", lambda seed, players=3: dealer)
 
     return use
