@@ -43,8 +43,10 @@ TARGETS: dict[str, Target] = {
                    "HandState._locked_kong_ok", "HandState._locked_zhigang_ok", "HandState._zimo_result",
                    "HandState._discard_win", "_isolated"),
         why="the hand state machine's legal actions and what they call"),
-    # Next, when their scores are worked on: the table's presence/lifecycle module with tests/table, and the
-    # view filter, e.g. "viewbuild": Target("kwx/table/viewbuild.py", ("tests/table",)).
+    "presence": Target("kwx/table/presence.py", ("tests/table",),
+                       why="pausing, resuming, leaving and closing tables, and what the end of a hand decides"),
+    "viewbuild": Target("kwx/table/viewbuild.py", ("tests/table",),
+                        why="the view filter: what the board and each panel show, and what they hide"),
 }
 
 
