@@ -450,10 +450,12 @@ class TableRecord:
 
     def _on_seat(self, p: dict[str, Any]) -> Applied:
         """Someone takes a left seat (a member joins, or the host seats an AI): the new player plays that
-        seat from the next hand on, starting at 0 at this table; the leaver keeps their net in the summary."""
+        seat from the next hand on, starting at 0 at this table; the leaver keeps their net in the summary. A
+        leaver who comes back takes their own seat again, with their net and what the table knew of them."""
         old = p["replaces"]
         new = PlayerRef(p["player"]["player_id"], p["player"]["name"], p["player"].get("ai_level"))
-        if old not in self.vacant or self.status != BETWEEN or new.player_id in self.player_ids:
+        back = new.player_id == old
+        if old not in self.vacant or self.status != BETWEEN or (new.player_id in self.player_ids and not back):
             raise ValueError(f"table {self.id}: bad seat record {p}")
         self.vacant.remove(old)
         self.players[new.player_id] = new
@@ -463,7 +465,8 @@ class TableRecord:
         if host_gone and not new.is_ai:
             self.host = new.player_id
         assert self.state is not None
-        self.state.forget_player(self.player_ids.index(new.player_id))  # a new player: nothing known of them yet
+        if not back:  # a new player: nothing known of them yet
+            self.state.forget_player(self.player_ids.index(new.player_id))
         self.next = upcoming(self.state, self.player_ids, self._seed)
         if not new.is_ai:
             self.last_human_at = float(p["at"])

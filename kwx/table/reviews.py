@@ -142,7 +142,7 @@ def table_reads(rules: RuleSet, table_seed: str, events: Sequence[Any]) -> Playe
             hand = (e.payload, [])
         elif e.kind == "action" and hand is not None:
             hand[1].append(e.payload)
-        elif e.kind == "seat":
+        elif e.kind == "seat" and e.payload["player"]["player_id"] != e.payload["replaces"]:  # not one back
             reads.forget(str(e.payload["player"]["player_id"]))
     return reads
 
