@@ -105,7 +105,7 @@ class Lobby:
             lobby = [p for p in t.lobby if p.player_id != player_id]
             humans = [p for p in lobby if not p.is_ai]
             if not humans:
-                await self._presence.close(t, player_id)
+                await self._presence.close(t, by=player_id)
                 return
             if t.host == player_id:
                 t.host = humans[0].player_id
@@ -167,7 +167,7 @@ class Lobby:
             check_open(t)
             if by != t.host and not force:
                 raise TableError("not_host", "only the host (or a manager) can stop the table")
-            await self._presence.close(t, by, reason=reason)
+            await self._presence.close(t, reason=reason, by=by)
 
     def _check_caps(self, guild: str, host: str, max_open: int | None, max_hosted: int | None) -> None:
         open_tables = [t for t in self._ctx.tables.values() if t.status != CLOSED]

@@ -86,7 +86,7 @@ class Presence:
                 if t.status == CLOSED or t.id not in self._ctx.tables:
                     continue
                 try:
-                    await self.close(t, "", reason=reason)
+                    await self.close(t, reason=reason)
                 except SavingFailed:  # logged: that table stays, paused
                     continue
                 closed.append(t.id)
@@ -223,7 +223,7 @@ class Presence:
             if pause is not None:
                 await self._pause(t, pause, before=tell_result)
             elif close is not None:
-                await self.close(t, "", reason=close, before=tell_result)
+                await self.close(t, reason=close, before=tell_result)
             elif tell_result is not None:
                 tell_result()
         except SavingFailed:
@@ -243,7 +243,7 @@ class Presence:
         self._delivery.show(t, applied)
         if t.status == BETWEEN:  # no hand in play: the seat is empty now
             if not t.humans_seated():
-                await self.close(t, "", reason="empty")
+                await self.close(t, reason="empty")
                 return
             if t.paused != "seat_empty":
                 await self._pause(t, "seat_empty")
@@ -275,12 +275,13 @@ class Presence:
             if self._ctx.clock() < self._scheduler.idle_due(t):  # the timer ran early by the injected clock
                 self._scheduler.arm(t)
                 return
-            await self.close(t, "", reason="idle")
+            await self.close(t, reason="idle")
 
-    async def close(self, t: LiveTable, by: str, *, reason: str = "stopped",
+    async def close(self, t: LiveTable, *, reason: str = "stopped", by: str = "",
                     before: Callable[[], None] | None = None) -> None:
-        """`before`: a call to queue once the close is written, ahead of what shows it (a hand's result). A
-        finished hand goes to the ledger first: a table whose ledger write fails stays open (paused)."""
+        """Close `t` for `reason` (CLOSE_REASONS; "stopped" names who stopped it, `by`). `before`: a call to queue
+        once the close is written, ahead of what shows it (a hand's result). A finished hand goes to the ledger
+        first: a table whose ledger write fails stays open (paused)."""
         if t.status == BETWEEN and not t.ledger_done and await self._writer.write_hand(t) is None:
             raise SavingFailed("saving failed: the table is paused")
         applied = await self._writer.commit(t, "stop", {"by": by, "at": self._ctx.clock(), "reason": reason})

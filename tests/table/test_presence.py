@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 
 from kwx.table import PlayerRef, TableError, TableService
 from kwx.table.recovery import rebuild
@@ -187,3 +188,49 @@ async def test_the_listings_of_open_tables(make_service, frontend, clock):
     assert paused is not None and (paused.status, paused.paused) == ("paused", "channel_lost")
     assert paused.last_human_at is None and paused.summary.reason == "open" and paused.summary.hands == 0
     assert [p.player_id for p in paused.players] == [CY.player_id, "ai:standard:1", "ai:standard:2"]
+
+
+async def test_the_last_human_leaving_during_a_hand_closes_the_table_at_its_end(make_service, frontend, clock,
+                                                                                 store, caplog):
+    caplog.set_level(logging.INFO, logger="kwx.table.events")
+    svc = make_service(clock=clock, between_hands=5)
+    table = await svc.open_table(GUILD, "c1", ANN)
+    await svc.add_ai(table, by=ANN.player_id)
+    await svc.add_ai(table, by=ANN.player_id)
+    await svc.start_game(table, by=ANN.player_id)
+    await svc.leave(table, ANN.player_id)  # the AI plays her seat to the end of the hand, then the table closes
+    await frontend.wait_for(lambda: bool(frontend.of("table_closed")), timeout=30)
+    await svc.flush()
+    (summary,) = [c.args[0] for c in frontend.of("table_closed")]
+    assert summary.reason == "empty" and summary.hands == 1 and summary.host == ANN
+    assert frontend.notices("table.closed.empty") and not frontend.of("table_paused")
+    assert await store.hand_numbers(table) == [1] and table not in svc.tables()  # the hand was paid
+    told = [r.getMessage() for r in caplog.records if r.name == "kwx.table.events"]
+    assert any(f"{ANN.player_id} leaves" in line for line in told)
+
+
+async def test_a_seat_taken_is_in_the_operators_log(make_service, frontend, clock, caplog):
+    svc, table = await between_hands(make_service, frontend, clock, [ANN, BOB], ais=1)
+    caplog.set_level(logging.INFO, logger="kwx.table.events")
+    await svc.leave(table, BOB.player_id)
+    await svc.join(table, CY)
+    told = [r.getMessage() for r in caplog.records if r.name == "kwx.table.events"]
+    assert any(f"{BOB.player_id} leaves" in line for line in told)
+    assert any(f"{CY.player_id} takes the seat {BOB.player_id} left" in line for line in told)
+    info = svc.table_of(table)
+    assert info is not None and info.last_human_at == clock.now and info.hands == 1  # Cy sat down just now
+
+
+async def test_an_idle_timer_that_fires_early_waits_for_its_time(make_service, frontend, clock):
+    """The timers run on the event loop; the idle close checks the table's own clock when one fires."""
+    svc = make_service(clock=clock, idle_close_minutes=0.001)  # 0.06 s
+    table = await svc.open_table(GUILD, "c1", ANN)
+    await svc.add_ai(table, by=ANN.player_id)
+    await svc.add_ai(table, by=ANN.player_id)
+    await svc.start_game(table, by=ANN.player_id)
+    await svc.pause(table, "channel_lost")
+    await asyncio.sleep(0.3)  # the timer fired, but by the table's clock no time has passed
+    assert table in svc.tables() and svc.stats.errors == 0
+    clock.advance(0.06)
+    await frontend.wait_for(lambda: bool(frontend.of("table_closed")), timeout=5)
+    assert table not in svc.tables() and svc.stats.errors == 0
