@@ -16,7 +16,6 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from kwx.engine.actions import Discard, Hu, Reveal
-from kwx.engine.ai import Observation, observe
 from kwx.engine.analysis import Meld, waits
 from kwx.engine.hand import CLAIM, OVER, ROB, TURN, HandState
 from kwx.engine.tiles import NUM_KINDS, Tile
@@ -64,11 +63,6 @@ def _meld_views(t: TableRecord, hand: HandState, seat: int, *, owner: bool) -> t
     return tuple(MeldView(m.kind, m.tile if (m.kind != "ankong" or show_ankong) else None,
                           t.meld_from.get((seat, int(m.tile))) if m.kind != "ankong" else None)
                  for m in hand.melds(seat))
-
-
-def observation(hand: HandState, seat: int) -> Observation:
-    """What the AI in `seat` may know (the engine's `ai.observe`; kept here for callers of this module)."""
-    return observe(hand, seat)
 
 
 # -- the board -------------------------------------------------------------------------------------------

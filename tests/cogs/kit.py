@@ -24,8 +24,7 @@ import discord
 
 from bot import KwxBot
 from kwx.cli.settings import Settings
-from kwx.engine.ai import choose
-from kwx.table.viewbuild import observation
+from kwx.engine.ai import choose, observe
 from tests.cogs.fakes import Component, FakeDiscord, Outcome, StoredMessage, World, make_world
 
 ACT = re.compile(r"kwx:act:(\d+):(\d+):(\d+):([a-z]+):([0-9a-z-]+)")
@@ -181,7 +180,7 @@ class Kit:
         seat = live.seat_of(str(member.id))
         if live.status == "piao":
             return "piao", "1"
-        action = choose(observation(live.hand, seat), "standard")
+        action = choose(observe(live.hand, seat), "standard")
         return action.verb, action.tile.compact if action.tile is not None else "-"
 
     async def play_smart(self, member: discord.abc.User, message: StoredMessage) -> str:
