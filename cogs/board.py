@@ -306,7 +306,7 @@ def status_line(view: PublicView, lang: str, fmt: TileFormatter) -> str:
         return "▶ " + tr("board.turn", lang, player=seat_name(view, view.turn_seat, lang)) + due
     if view.phase == "claim":
         # Claims are being weighed: said after every discard and 补杠 alike, since the service holds each of
-        # them for the same pause whether or not anyone may claim it (kwx/table/held.py). So the line tells
+        # them for the same pause whether or not anyone may claim it (kwx/table/delivery.py). So the line tells
         # nobody that a player holds a pair or a win for this tile; and no claim deadline, which would.
         tile = fmt.tile(view.claim_tile) if view.claim_tile is not None else "?"
         key = "event.bugang" if view.claim_kind == "bugang" else "board.claim_open"
