@@ -408,3 +408,29 @@ async def test_the_result_of_a_hand_is_told_when_the_pause_after_it_cannot_be_wr
     await svc.resume(table, ANN.player_id)
     await frontend.wait_for(lambda: svc.public_view(table).hand_no == 2, 20)
     assert "table.paused.nobody" not in [c.args[1] for c in frontend.notices()]
+
+
+async def test_a_table_stopped_while_its_hand_is_not_in_the_ledger_writes_the_hand_first(make_service, frontend,
+                                                                                          script, store):
+    """The ledger write of a finished hand failed (the table paused for the store). Stopped before anyone
+    resumes it, the table puts the hand in the ledger first, then closes: no hand played is lost. While the
+    store still fails, the stop is refused and the table stays open."""
+    script(*WINNING_DEAL, dealer=0)
+    svc = make_service(store_retry=QUICK, between_hands=3600)
+    flaky = FlakyStore(svc.context.store, Fault(0, locked(), first="finish_hand"))
+    svc.context.store = svc.journal._store = flaky  # type: ignore[assignment]
+    table = await svc.open_table(GUILD, None, HOST)
+    await svc.add_ai(table)
+    await svc.add_ai(table)
+    await svc.start_game(table, by=HOST.player_id)
+    await frontend.wait_for(lambda: bool(frontend.of("table_paused")), 20)
+    assert flaky.failed[0] == "finish_hand" and svc.public_view(table).paused == "store"
+    assert await store.hand_numbers(table) == []
+    with pytest.raises(TableError) as refused:
+        await svc.stop(table, HOST.player_id)
+    assert refused.value.code == "store_failed" and table in svc.tables()
+    flaky.heal()
+    await svc.stop(table, HOST.player_id)
+    await svc.flush()
+    assert table not in svc.tables() and await store.hand_numbers(table) == [1]
+    assert [e.kind for e in await store.load_events(table)][-1] == "stop"
