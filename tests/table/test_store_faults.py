@@ -434,3 +434,28 @@ async def test_a_table_stopped_while_its_hand_is_not_in_the_ledger_writes_the_ha
     await svc.flush()
     assert table not in svc.tables() and await store.hand_numbers(table) == [1]
     assert [e.kind for e in await store.load_events(table)][-1] == "stop"
+
+
+async def test_a_close_that_landed_though_the_store_said_no_closes_the_table_on_resume(make_service, frontend,
+                                                                                        script, store):
+    """The server's channel went away; the stop record was written but the store reported a failure until the
+    table paused. Resuming reads the record from the log: the table closes, for the reason it was closing."""
+    script(*WINNING_DEAL, dealer=0)
+    svc = make_service(store_retry=QUICK, between_hands=3600)
+    flaky = FlakyStore(svc.context.store)
+    svc.context.store = svc.journal._store = flaky  # type: ignore[assignment]
+    table = await svc.open_table(GUILD, "c1", HOST)
+    await svc.add_ai(table)
+    await svc.add_ai(table)
+    await svc.start_game(table, by=HOST.player_id)
+    await frontend.wait_for(lambda: bool(frontend.results(table)), 20)
+    flaky.fault = Fault(0, locked(), landed=True, first="event:stop")
+    assert await svc.close_where(GUILD, "c1") == []  # not closed here: paused for the store
+    await svc.flush()
+    assert svc.public_view(table).paused == "store" and not frontend.of("table_closed")
+    flaky.heal()
+    await svc.resume(table, HOST.player_id, force=True)  # the table closes as it resumes
+    await svc.flush()
+    assert table not in svc.tables() and (await store.get_table(table)).status == "closed"
+    assert [c.args[0].reason for c in frontend.of("table_closed")] == ["channel_gone"]
+    assert frontend.notices("table.closed.channel_gone")
