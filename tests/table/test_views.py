@@ -10,7 +10,7 @@ from kwx.engine.rules import STANDARD, RuleSet
 from kwx.engine.tiles import Tile, parse_tiles
 from kwx.table.record import TableRecord
 from kwx.table.viewbuild import PIAO_CHOICE, private_view, public_view, result_view
-from kwx.table.views import ActionChoice, PlayerRef
+from kwx.table.views import ActionChoice, MeldView, PlayerRef
 from tests.table.conftest import ANN, GUILD
 
 AI1, AI2 = PlayerRef("ai:simple:1", "AI 1", "simple"), PlayerRef("ai:simple:2", "AI 2", "simple")
@@ -133,3 +133,15 @@ def test_piao_offers_a_choice_until_picked_and_hides_the_picks(script):
     t.apply("piao", t.piao_record(2, 1, "ai", AT + 3))
     t.apply("hand_start", t.deal_record(AT + 4))
     assert [s.piao for s in public_view(t).seats] == [2, 0, 1]
+
+
+def test_a_concealed_kong_is_face_up_in_its_owners_panel_only(script):
+    script("1111p456p789p123s7z", "44668899s5566z3p", "2233456789p117s", dealer=0)
+    t = TableRecord(7, GUILD, "c1", STANDARD, "views-seed", ANN.player_id, [ANN, AI1, AI2], claim_pause=0)
+    t.apply("start", t.start_record(ANN.player_id, AT))
+    t.apply(*t.next_hand_record(AT))
+    act(t, 0, "gang", "1p")
+    assert private_view(t, 0).melds == (MeldView("ankong", Tile.P1, None),)
+    assert private_view(t, 0).drawn is not None  # the replacement draw
+    assert public_view(t).seats[0].melds == (MeldView("ankong", None, None),)  # face down to everyone else
+    assert private_view(t, 1).melds == () and private_view(t, 0).piao_max == 0
