@@ -180,7 +180,7 @@ class KwxBot(commands.Bot):
         from cogs.translator import KwxTranslator
         from kwx.store import Store
         from kwx.table.durable import RetryPolicy
-        from kwx.table.live import CLAIM_PAUSE
+        from kwx.table.record import CLAIM_PAUSE
         from kwx.table.service import TableService
 
         if self.api_base:

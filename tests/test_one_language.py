@@ -158,7 +158,7 @@ def test_a_refusal_at_the_terminal_is_in_one_language():
     from kwx.table.errors import TableError
 
     refusal = TableError("illegal", "you cannot peng now")  # the engine's English stays in the logs
-    assert refusal_text(refusal, "en") == t("error.illegal", "en") == "You can't do that now."
+    assert refusal_text(refusal, "en") == tr("error.illegal", "en") == "You can't do that now."
     zh = refusal_text(refusal, "zh-CN")
     assert zh == tr("error.illegal", "zh-CN") and not mixed_lines(zh, "zh-CN")
 
