@@ -17,7 +17,7 @@ TURN_SECONDS: float | None = None  # no turn timer: the only other seats are AI 
 CLAIM_SECONDS = 20.0  # with --turn-seconds: the claim windows' timer
 # An AI turn at the terminal takes AI_DELAY + TERMINAL_CLAIM_PAUSE = 0.8 s (benchmarks/terminal_pace.py): the board
 # holds every discard for the same time whether or not anyone may claim it (so the pace tells nothing of concealed
-# tiles; kwx.table.live), then the next AI player thinks. Discord's 1.5 s hold gives a player time to reach a
+# tiles; kwx.table.delivery), then the next AI player thinks. Discord's 1.5 s hold gives a player time to reach a
 # button; at the terminal the claim is asked the moment the hold ends, so a short one is enough, and 1.5 + 0.8 s
 # made every AI turn 2.3 s.
 AI_DELAY = 0.4  # seconds an AI "thinks" before it acts, so the log can be followed
