@@ -101,6 +101,31 @@ class TableService:
         return self.context.journal
 
     @property
+    def ai_delay(self) -> float:
+        """Seconds an AI seat waits after a decision shows before it acts."""
+        return self._scheduler.ai_delay
+
+    @property
+    def between_hands(self) -> float:
+        """Seconds between the end of a hand and the next deal."""
+        return self._scheduler.between_hands
+
+    @property
+    def idle_close_minutes(self) -> float:
+        """How long a paused table waits before it closes by itself."""
+        return self._scheduler.idle_close_minutes
+
+    @property
+    def claim_pause(self) -> float:
+        """How long the board holds each discard at new tables (LiveTable.pause_s)."""
+        return self._lobby.claim_pause
+
+    @property
+    def demo_hands(self) -> int | None:
+        """Hands after which a table with no human seat closes (None: no limit)."""
+        return self._presence.demo_hands
+
+    @property
     def store_retry(self) -> RetryPolicy:
         """How a failing store write is tried again, and for how long."""
         return self._writer.retry

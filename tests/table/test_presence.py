@@ -234,3 +234,9 @@ async def test_an_idle_timer_that_fires_early_waits_for_its_time(make_service, f
     clock.advance(0.06)
     await frontend.wait_for(lambda: bool(frontend.of("table_closed")), timeout=5)
     assert table not in svc.tables() and svc.stats.errors == 0
+
+
+def test_the_service_says_how_it_was_set_up(make_service):
+    svc = make_service(ai_delay=0.5, between_hands=7, idle_close_minutes=3, demo_hands=None, claim_pause=0.2)
+    assert (svc.ai_delay, svc.between_hands, svc.idle_close_minutes, svc.demo_hands, svc.claim_pause) == (
+        0.5, 7, 3, None, 0.2)
