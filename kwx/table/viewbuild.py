@@ -221,7 +221,7 @@ def _unseen(hand: HandState, seat: int, tiles: Iterable[Tile]) -> dict[Tile, int
     return {tile: max(0, 4 - seen[tile]) for tile in tiles}
 
 
-def _kong_feed(t: LiveTable, hand: HandState, seat: int) -> dict[Tile, tuple[int, int]]:
+def _kong_feed(t: TableRecord, hand: HandState, seat: int) -> dict[Tile, tuple[int, int]]:
     """Tiles whose discard lets another seat's 亮倒 hand 直杠 (three of it revealed, and the kong keeps its waits,
     as the engine allows a locked hand): each with that seat and the 直杠 money the discarder pays."""
     out: dict[Tile, tuple[int, int]] = {}

@@ -99,7 +99,7 @@ HANDS = ("12355p12345678s7z", "44668877s5566z3p", "113346789p179s5z")
 @pytest.fixture
 async def kit(tmp_path, monkeypatch) -> Kit:
     wall = build_wall(*HANDS, draws="5p 9p 1p 5p", back="9s")
-    monkeypatch.setattr("kwx.table.live.wall_from_seed", lambda seed: list(wall))
+    monkeypatch.setattr("kwx.table.record.wall_from_seed", lambda seed: list(wall))
     monkeypatch.setattr("kwx.table.succession.first_dealer", lambda seed, players=3: 0)
     k = await start_kit(tmp_path)
     yield k
