@@ -55,6 +55,7 @@ def test_the_deal_the_board_and_the_dealers_panel(script):
     assert (mine.seat, mine.player_id, mine.hand_no, mine.step) == (0, ANN.player_id, 1, t.step)
     assert mine.concealed == tuple(sorted(tiles(HANDS[0]))) and mine.drawn is None  # the dealer's first turn
     assert mine.discard_waits == {Tile.S5: (Tile.RED,), Tile.RED: (Tile.S5,)} and mine.waits == ()
+    assert mine.unseen == {Tile.S5: 3, Tile.RED: 3}  # of each tile she could wait on, the copies not in her hand
     assert mine.deadline == AT + 30 and mine.claim_tile is None and mine.danger == {}
     assert mine.liangdao is False and mine.autoplay is False and mine.timed_out is False
     other = private_view(t, 1)
@@ -71,6 +72,7 @@ def test_a_declared_hand_on_the_board_and_in_the_panels(script):
     assert board.turn_seat == 1 and board.seats[1].concealed_count == 14
     mine = private_view(t, 0)
     assert mine.liangdao is True and mine.waits == (Tile.S5,) and mine.choices == ()
+    assert mine.unseen == {Tile.S5: 3}
     assert mine.concealed == tiles("123p456p789p123s5s") and mine.drawn is None
     feeding = private_view(t, 1)  # AI 1, on turn: what would feed Ann
     assert feeding.danger == {Tile.S5: (0,)} and feeding.drawn == Tile.P9
@@ -97,6 +99,7 @@ def test_a_claim_window_and_the_result(script):
     assert board.deadline is None  # the claim deadline is the claimant's business
     mine = private_view(t, 0)
     assert mine.claim_tile == Tile.S5 and mine.deadline == t.deadline and mine.deadline is not None
+    assert mine.unseen == {Tile.S5: 2}  # hers and the one on the table
     assert set(mine.choices) == {ActionChoice("hu"), ActionChoice("pass")}
     assert private_view(t, 1).claim_tile is None  # his own discard is nothing for him to claim
     act(t, 0, "hu")
