@@ -3,7 +3,6 @@ back as a player would, in the language asked for, and piped into a reader that 
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import re
 import subprocess
@@ -12,20 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from kwx.cli import ledger
+from tests.cli.ledger_run import run_ledger as _run
 from tests.local.test_plain_sessions import QuitWhen, Recorder, run
-
-
-def _parse(*argv: str) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="kwx")
-    ledger.add_parser(parser.add_subparsers(dest="command", required=True))
-    return parser.parse_args(["ledger", *argv])
-
-
-def _run(capsys, *argv: str) -> tuple[int, str, str]:
-    code = ledger.run(_parse(*argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 class NoQuestions:

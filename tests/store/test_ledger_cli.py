@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import csv
 import io
@@ -12,20 +11,8 @@ from datetime import UTC, datetime
 import pytest
 from store_helpers import NAMES, make_hand
 
-from kwx.cli import ledger
 from kwx.store import Store
-
-
-def _parse(*argv: str) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="kwx")
-    ledger.add_parser(parser.add_subparsers(dest="command", required=True))
-    return parser.parse_args(["ledger", *argv])
-
-
-def _run(capsys, *argv: str) -> tuple[int, str, str]:
-    code = ledger.run(_parse(*argv))
-    out, err = capsys.readouterr()
-    return code, out, err
+from tests.cli.ledger_run import run_ledger as _run
 
 
 @pytest.fixture
