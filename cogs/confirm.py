@@ -15,7 +15,7 @@ Limits, so nobody can flood a member or the bot: a member has at most `max_open`
 (one more is refused privately, naming the cap), and a request pings a member only when no other open request
 of the same initiator already waits on them and they were not pinged by that initiator in the last
 `ping_gap` seconds (60): such a request still opens and shows the mention, without a ping. (The commands also
-carry a per-member rate, cogs/ledger.py.)
+carry a per-member rate, cogs/ledger_requests.py.)
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ chart). A `share:` option would have to be chosen before seeing the answer, and 
 Like the page buttons (cogs/paginate.py), the button keeps working after a restart: its custom id says what
 to render (`kwx:share:<kind>:<arg>:<page>`) and the answer is rendered again from the store when pressed. The
 cog that owns a kind lists it in `SHARE_KINDS` and implements `render_share`; `bot` must know `ShareButton`
-(the Ledger cog adds it when it loads).
+(the ledger lookups cog, cogs/ledger_lookups.py, adds it when it loads).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from kwx.present.i18n import tr
 
 NO_PINGS = discord.AllowedMentions.none()
 # Drawn in a worker process: acknowledged first, posted when drawn, and shared no more often than the command
-# itself may be used (two charts per 30 s a member, cogs/ledger.py CHART_COOLDOWN).
+# itself may be used (two charts per 30 s a member, cogs/ledger_lookups.py CHART_COOLDOWN).
 SLOW_KINDS = {"chart": (2, 30.0)}
 _slow_presses: dict[tuple[int | None, int], app_commands.Cooldown] = {}
 MAX_TRACKED = 10_000  # members whose recent slow shares are remembered (forgotten all at once past it)

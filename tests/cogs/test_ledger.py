@@ -15,7 +15,7 @@ import pytest
 from PIL import Image
 
 from cogs.confirm import CONFIRM_TTL
-from cogs.ledger import Ledger
+from cogs.ledger_requests import LedgerRequests
 from kwx.present.i18n import tr
 from kwx.present.ledger_text import display_width, signed, table
 from kwx.store import LedgerHand, LedgerPayment, SeatResult, parse_csv
@@ -207,7 +207,7 @@ async def test_a_cancelled_pay_changes_nothing(kit: LedgerKit) -> None:
 
 
 async def test_an_expired_pay_changes_nothing_even_if_confirmed_late(kit: LedgerKit) -> None:
-    flow = kit.bot.get_cog("Ledger").confirm_flow
+    flow = kit.bot.get_cog("LedgerRequests").confirm_flow
     request = reply(await kit.slash(kit.alice, "kwx pay", member=kit.bob, amount=50))
     real = flow.clock
     flow.clock = lambda: real() + CONFIRM_TTL + 1
@@ -218,7 +218,7 @@ async def test_an_expired_pay_changes_nothing_even_if_confirmed_late(kit: Ledger
 
 
 async def test_the_expiry_timer_closes_the_request_by_itself(kit: LedgerKit) -> None:
-    flow = kit.bot.get_cog("Ledger").confirm_flow
+    flow = kit.bot.get_cog("LedgerRequests").confirm_flow
     flow.ttl = 0.05
     request = reply(await kit.slash(kit.alice, "kwx pay", member=kit.bob, amount=50))
     for _ in range(100):
@@ -233,7 +233,7 @@ async def test_the_expiry_timer_closes_the_request_by_itself(kit: LedgerKit) -> 
 
 async def test_a_press_on_a_request_the_store_no_longer_holds_is_answered_and_changes_nothing(kit: LedgerKit) -> None:
     request = reply(await kit.slash(kit.alice, "kwx pay", member=kit.bob, amount=50))
-    flow = kit.bot.get_cog("Ledger").confirm_flow
+    flow = kit.bot.get_cog("LedgerRequests").confirm_flow
     (pending,) = await flow.pending.all()
     await flow.pending.drop(pending.guild, pending.id)  # closed elsewhere; its message edit was lost
     out = await kit.press(kit.bob, request, tr("confirm.yes"))
@@ -255,9 +255,9 @@ async def test_pay_refuses_bad_amounts_oneself_and_bots(kit: LedgerKit) -> None:
 
 async def test_an_open_request_survives_a_restart_of_the_cog(kit: LedgerKit) -> None:
     request = reply(await kit.slash(kit.alice, "kwx pay", member=kit.bob, amount=7))
-    await kit.bot.remove_cog("Ledger")
+    await kit.bot.remove_cog("LedgerRequests")
     kit.fake.state._view_store._views.clear()  # nothing in memory, as after a restart
-    await kit.bot.add_cog(Ledger(kit.bot))
+    await kit.bot.add_cog(LedgerRequests(kit.bot))
     out = await kit.press(kit.bob, request, tr("confirm.yes"))
     assert tr("ledger.pay.done", payer=f"<@{kit.alice.id}>", payee=f"<@{kit.bob.id}>", amount="7") in out.text
     assert (await kit.store.balance(kit.guild, kit.id(kit.bob))).balance == -7
@@ -265,8 +265,8 @@ async def test_an_open_request_survives_a_restart_of_the_cog(kit: LedgerKit) -> 
 
 async def test_a_request_that_ran_out_while_the_bot_was_down_is_expired_at_start(kit: LedgerKit) -> None:
     request = reply(await kit.slash(kit.alice, "kwx pay", member=kit.bob, amount=7))
-    await kit.bot.remove_cog("Ledger")
-    cog = Ledger(kit.bot)
+    await kit.bot.remove_cog("LedgerRequests")
+    cog = LedgerRequests(kit.bot)
     real = cog.confirm_flow.clock
     cog.confirm_flow.clock = lambda: real() + CONFIRM_TTL + 5
     await kit.bot.add_cog(cog)
@@ -468,7 +468,7 @@ def test_tables_line_up_by_display_width_with_chinese_names() -> None:
 
 # -- limits ----------------------------------------------------------------------------------------------------
 async def test_a_burst_of_pay_requests_opens_at_most_five_pings_once_and_is_then_slowed_down(kit: LedgerKit) -> None:
-    flow = kit.bot.get_cog("Ledger").confirm_flow
+    flow = kit.bot.get_cog("LedgerRequests").confirm_flow
     outs = [await kit.slash(kit.alice, "kwx pay", member=kit.bob, amount=1) for _ in range(40)]
     opened = [out for out in outs if not out.records[0].ephemeral]
     assert len(opened) == 5 and len(flow._timers) == 5
