@@ -65,7 +65,7 @@ class WorkerFrontEnd:
     async def _render(self, table_id: int) -> None:
         while table_id in self._dirty:
             self._dirty.discard(table_id)
-            await self.bucket.take(urgent=False)  # a board edit, as in cogs.frontend
+            await self.bucket.take(urgent=False)  # a board edit, as in cogs.board_delivery
             _emit(event="rest")
         self._renderers.pop(table_id, None)
 

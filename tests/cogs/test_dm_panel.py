@@ -7,7 +7,7 @@ import discord
 import pytest
 
 from cogs.buttons import ActButton
-from cogs.frontend import hand_over_line
+from cogs.dm_panels import hand_over_line
 from cogs.panels import CONFIRM, panel_buttons, panel_embed
 from kwx.engine.tiles import Tile, parse_tiles
 from kwx.store.settings import AUTO_PASS_CLAIMS

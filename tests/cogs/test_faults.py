@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-import cogs.frontend
+import cogs.board_delivery
 import cogs.operations
 from tests.cogs.fakes import discord_error
 from tests.cogs.kit import Kit, alice_asked, restart, seat_table, start_kit, stop_kit
@@ -17,7 +17,7 @@ MESSAGES = "/channels/{channel_id}/messages"
 @pytest.fixture(autouse=True)
 def quick_retries(monkeypatch) -> None:
     monkeypatch.setattr(cogs.operations, "RETRY_DELAYS", (0.0, 0.0))
-    monkeypatch.setattr(cogs.frontend, "RETRY_LATER", 0.01)
+    monkeypatch.setattr(cogs.board_delivery, "RETRY_LATER", 0.01)
 
 
 def server_error() -> Exception:

@@ -52,7 +52,7 @@ async def test_a_deleted_board_is_posted_again(tmp_path) -> None:
 
 async def test_an_edit_that_waits_for_the_global_limit_shows_what_changed_meanwhile_once(tmp_path,
                                                                                        monkeypatch) -> None:
-    import cogs.frontend
+    import cogs.board_delivery
 
     kit = await start_kit(tmp_path, board_interval=0.0)
     try:
@@ -66,7 +66,7 @@ async def test_an_edit_that_waits_for_the_global_limit_shows_what_changed_meanwh
             waiting.set()
             await turn.wait()
 
-        monkeypatch.setattr(cogs.frontend, "wait_for_limit", busy_limit)
+        monkeypatch.setattr(cogs.board_delivery, "wait_for_limit", busy_limit)
         mark = kit.fake.log.mark()
         await kit.rt.frontend.notice(table, "lobby.joined", player="first")
         await asyncio.wait_for(waiting.wait(), 5)

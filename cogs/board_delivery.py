@@ -1,0 +1,337 @@
+"""The channel side of the Discord front end: one worker per table works through a queue of "board of hand N"
+marks and posts (hand results, notices, texts, the close summary) in order.
+
+The board is one message per hand, edited in place; edits are coalesced: at most one per `board_interval`
+seconds (tables without a human seat: `ai_board_interval`), the latest state always last. At a table with a
+human an edit also waits `board_settle` seconds after the first change it carries (the claim pause after a
+discard, a little more): a discard and the draw or claim window that follows it are one edit, and since every
+discard is held the same time whatever the concealed tiles, the edit's timing tells nothing. The lobby message
+becomes the board of hand 1; hands 2+ get a new message (after the previous result), so the board stays at the
+bottom.
+
+A lost channel: a board send or edit answered 10003/50001/50013 (`operations.channel_lost`), or
+MAX_CHANNEL_FAILURES failed channel requests in a row, and the table makes no more channel requests: the
+service pauses it ("channel_lost").
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import replace
+from typing import Any
+
+import discord
+
+from cogs import board as boards
+from cogs.buttons import release
+from cogs.emoji import TileFormatter
+from cogs.front_tables import BOARD_REF, FrontEndStats, FrontTables, TableState
+from cogs.message_refs import MessageRefs
+from cogs.operations import (
+    channel_lost,
+    last_failure,
+    message_gone,
+    safe_edit,
+    safe_send_channel,
+    transient,
+    wait_for_limit,
+)
+from kwx.present.i18n import tr
+from kwx.table.errors import TableError
+from kwx.table.views import PublicView, ResultView
+
+logger = logging.getLogger(__name__)
+
+RETRY_LATER = 5.0  # seconds before a board edit, a post or a DM that failed for a passing reason is tried again
+HANDS_KEPT = 3  # boards and action lines of the last few hands, for late edits
+LINES_KEPT = 32  # recent events and notices kept per hand (the board shows the last few)
+LOBBY_INTERVAL = 1.0  # seconds between lobby edits at most
+MAX_CHANNEL_FAILURES = 3  # failed channel requests in a row after which a table stops trying (and pauses)
+
+# A hand's result was posted (the message, or None when Discord would not take it for good): the DM side
+# collapses that hand's panels to their end line.
+HandEnded = Callable[[TableState, ResultView, PublicView, "discord.Message | None", str], None]
+
+
+class BoardDelivery:
+    def __init__(self, tables: FrontTables, refs: MessageRefs, stats: FrontEndStats, tiles: TileFormatter, *,
+                 board_interval: float, ai_board_interval: float, board_settle: float, clock: Callable[[], float],
+                 channel_lost: Callable[[int], Awaitable[object]] | None, hand_ended: HandEnded,
+                 closing: Callable[[int], Awaitable[None]]) -> None:
+        self.tables = tables
+        self.refs = refs
+        self.stats = stats
+        self.tiles = tiles
+        self.board_interval = board_interval
+        self.ai_board_interval = ai_board_interval
+        self.board_settle = board_settle
+        self.clock = clock
+        self.channel_lost = channel_lost  # the service's pause, for a table whose channel is gone
+        self.hand_ended = hand_ended
+        self.closing = closing  # the DM side lets go of a closed table's panels
+
+    # == what the port's calls queue ======================================================================
+    def board_changed(self, view: PublicView) -> None:
+        tc = self.tables.get(view.table_id)
+        if tc.lost and view.paused is None and view.phase != "closed":  # resumed: try the channel again
+            tc.lost = tc.host_told = False
+            tc.failures = 0
+        self.take(tc, view)
+
+    def hand_finished(self, result: ResultView, view: PublicView) -> None:
+        tc = self.tables.get(view.table_id)
+        self.take(tc, view)
+        self.post(tc, ("result", result, view))
+
+    def notice(self, table_id: int, key: str, fmt: dict[str, object]) -> None:
+        tc = self.tables.get(table_id)
+        hand = max(tc.views, default=0)
+        tc.lines.setdefault(hand, []).append(("notice", key, fmt))
+        if hand in tc.views:
+            self.mark(tc, hand)
+        else:
+            self.post(tc, ("notice", key, fmt))
+
+    def refresh(self, table_id: int) -> None:
+        tc = self.tables.find(table_id)
+        if tc is not None and tc.views:
+            self.mark(tc, max(tc.views))
+
+    def post(self, tc: TableState, item: tuple[Any, ...]) -> None:
+        """Queue a post: ("result", result, view), ("notice", key, fmt), ("text", text), ("summary", summary)."""
+        tc.queue.append(item)
+        self.kick(tc)
+
+    def take(self, tc: TableState, view: PublicView) -> None:
+        hand = view.hand_no
+        previous = tc.views.get(hand)
+        tc.views[hand] = view
+        if view.last_events:
+            lines = tc.lines.setdefault(hand, [])
+            lines.extend(("event", e) for e in view.last_events)
+            del lines[: -LINES_KEPT]
+        elif previous is not None and replace(previous, last_events=()) == view:
+            return  # the same board again (e.g. with the hand's result): nothing to edit
+        for old in [h for h in tc.views if h < hand - HANDS_KEPT]:
+            tc.views.pop(old, None)
+            tc.lines.pop(old, None)
+        self.mark(tc, hand)
+
+    def mark(self, tc: TableState, hand: int) -> None:
+        tc.versions[hand] = tc.versions.get(hand, 0) + 1
+        if hand not in tc.marked:
+            tc.marked.add(hand)
+            tc.marked_at[hand] = self.clock()
+            tc.queue.append(("board", hand))
+        self.kick(tc)
+
+    def kick(self, tc: TableState) -> None:
+        if not self.busy(tc):
+            tc.task = asyncio.get_running_loop().create_task(self._run(tc), name=f"kwx-board-{tc.id}")
+
+    @staticmethod
+    def busy(tc: TableState) -> bool:
+        return tc.task is not None and not tc.task.done()
+
+    def later(self, tc: TableState, action: Callable[[], None]) -> None:
+        """Run `action` after RETRY_LATER seconds unless the table is gone by then."""
+        def run() -> None:
+            if self.tables.current(tc):
+                action()
+        asyncio.get_running_loop().call_later(RETRY_LATER, run)
+
+    async def forget(self, tc: TableState) -> None:
+        """A closed table: take the buttons off its players' live prompts and forget its messages."""
+        await self.closing(tc.id)
+        self.tables.by_id.pop(tc.id, None)
+        await self.refs.forget(tc.id)
+
+    # == counting channel requests ========================================================================
+    def channel_result(self, tc: TableState, ok: bool) -> bool:
+        """Count a channel request. False when the table has lost its channel: send nothing more there."""
+        if ok:
+            tc.failures = 0
+            return True
+        tc.failures += 1
+        if channel_lost(last_failure()) or tc.failures >= MAX_CHANNEL_FAILURES:
+            self._lose(tc)
+            return False
+        return True
+
+    def _lose(self, tc: TableState) -> None:
+        if tc.lost:
+            return
+        tc.lost = True
+        tc.queue.clear()
+        tc.marked.clear()
+        logger.warning("table %s: its channel %s is gone or closed to the bot; pausing it", tc.id, tc.channel)
+        if self.channel_lost is not None and not tc.closed:
+            asyncio.get_running_loop().create_task(self._pause_lost(self.channel_lost, tc.id))
+
+    @staticmethod
+    async def _pause_lost(pause: Callable[[int], Awaitable[object]], table_id: int) -> None:
+        try:
+            await pause(table_id)
+        except TableError:  # closed meanwhile
+            logger.info("table %s: not paused after its channel was lost", table_id, exc_info=True)
+
+    # == the channel worker ===============================================================================
+    async def _run(self, tc: TableState) -> None:
+        await self.tables.locate(tc)
+        while tc.queue:
+            if tc.lost:  # no more channel requests for a table whose channel is gone
+                tc.queue.clear()
+                tc.marked.clear()
+                break
+            item = tc.queue[0]
+            try:
+                if item[0] == "board":
+                    await self._coalesce(tc, item[1])
+                    tc.queue.popleft()
+                    tc.marked.discard(item[1])
+                    await self._flush_board(tc, item[1])
+                else:
+                    tc.queue.popleft()
+                    await self._post(tc, item)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                logger.exception("table %s: could not update the channel (%s)", tc.id, item[0])
+        if tc.closed:
+            await self.forget(tc)
+
+    async def _coalesce(self, tc: TableState, hand: int) -> None:
+        """Wait out the table's edit interval when this would be an edit; new messages go out at once."""
+        if hand not in tc.boards and not (hand == 1 and 0 in tc.boards):
+            return
+        view = tc.views.get(hand)
+        humans = view is None or view.phase == "lobby" or any(not s.player.is_ai for s in view.seats)
+        interval = self.board_interval if humans else self.ai_board_interval
+        if view is None or view.phase == "lobby":
+            interval = min(interval, LOBBY_INTERVAL)  # people joining want to see themselves seated
+        due = tc.last_call + interval
+        if humans and view is not None and view.phase != "lobby":
+            due = max(due, tc.marked_at.get(hand, 0.0) + self.board_settle)
+        wait = due - self.clock()
+        if wait > 0:
+            await asyncio.sleep(wait)
+
+    async def _flush_board(self, tc: TableState, hand: int) -> None:
+        view = tc.views.get(hand)
+        channel = self.tables.channel(tc)
+        if view is None or channel is None:
+            return
+        if hand == 0 and 1 in tc.views and tc.board_hand == 0:
+            return  # the game has begun: the lobby message is about to become the board of hand 1
+        lang = self.tables.lang(tc)
+        if view.phase == "closed":
+            tc.closed = True
+        message_id = tc.boards.get(hand)
+        from_lobby = message_id is None and hand == 1 and tc.board_hand == 0
+        if from_lobby:
+            message_id = tc.boards.get(0)  # the lobby message becomes the board of hand 1
+        if message_id is not None:
+            if tc.shown_versions.get(hand) == tc.versions.get(hand):
+                return  # the previous edit, rendered after its wait, already showed this change
+            # The token first, the rendering after it: under load an edit waits its turn behind other tables',
+            # and then shows everything that happened meanwhile (one edit, never a stale one and then another).
+            await wait_for_limit(urgent=False)
+            version, kwargs = self._render_board(tc, hand, view, lang)
+            if from_lobby:
+                tc.boards.pop(0, None)
+            tc.last_call = self.clock()
+            self.stats.public_edits += 1
+            edited = await safe_edit(channel.get_partial_message(message_id), token_taken=True, **kwargs)
+            release(kwargs["view"])
+            if not self.channel_result(tc, edited is not None):
+                return
+            if edited is not None:
+                tc.shown_versions[hand] = version
+                tc.boards[hand] = message_id
+                if from_lobby:
+                    tc.board_hand = 1
+                    await self._save_board_ref(tc, hand, channel.id, message_id)
+                return
+            if not message_gone(last_failure()):  # a 5xx, a timeout, a refusal: edit it again later, never repost
+                self.later(tc, lambda: self.mark(tc, hand))
+                return
+            tc.boards.pop(hand, None)  # deleted (10008, by a moderator?): post the board again below
+        if tc.board_hand is not None and hand < tc.board_hand:
+            return  # an older hand whose board is gone: nothing to update
+        version, kwargs = self._render_board(tc, hand, view, lang)
+        tc.last_call = self.clock()
+        self.stats.public_sends += 1
+        message = await safe_send_channel(channel, **kwargs)
+        release(kwargs["view"])
+        if not self.channel_result(tc, message is not None) or message is None:
+            return
+        tc.boards[hand] = message.id
+        tc.board_hand = hand
+        tc.shown_versions[hand] = version
+        for old in [h for h in tc.boards if h < hand - HANDS_KEPT]:
+            tc.boards.pop(old, None)
+        await self._save_board_ref(tc, hand, channel.id, message.id)
+
+    def _render_board(self, tc: TableState, hand: int, view: PublicView, lang: str) -> tuple[int | None, dict[str, Any]]:
+        """The board as it stands now (a call that waited for its token shows the changes made meanwhile), with
+        the version of the board it shows."""
+        view = tc.views.get(hand, view)
+        tc.closed = tc.closed or view.phase == "closed"
+        return tc.versions.get(hand), self._board_message(tc, view, lang)
+
+    def _board_message(self, tc: TableState, view: PublicView, lang: str) -> dict[str, Any]:
+        lines = boards.render_lines(tc.lines.get(view.hand_no, ()), view, lang, self.tiles)
+        if view.phase == "lobby" and view.hand_no == 0:
+            seated = {s.player.player_id: s.player for s in view.seats}
+            host = seated.get(view.host.player_id) if view.host is not None else None
+            embed = boards.lobby_embed(view, lang, lines, host=host, spectators=list(view.spectators),
+                                       capacity=view.capacity)
+            return {"embeds": [embed], "view": boards.lobby_buttons(tc.id, lang)}
+        if view.phase == "closed" and view.hand_no == 0:
+            embed = boards.lobby_embed(view, lang, lines)
+            embed.description = tr("phase.closed", lang)
+            return {"embeds": [embed], "view": None}
+        return {"embeds": boards.board_embeds(view, lang, self.tiles, lines),
+                "view": boards.board_buttons(view, lang)}
+
+    async def _save_board_ref(self, tc: TableState, hand: int, channel_id: int, message_id: int) -> None:
+        self.refs.remember(tc.id, BOARD_REF, channel_id, message_id, {"hand": hand})
+
+    async def _post(self, tc: TableState, item: tuple[Any, ...]) -> None:
+        channel = self.tables.channel(tc)
+        if channel is None:
+            return
+        lang = self.tables.lang(tc)
+        kind = item[0]
+        kwargs: dict[str, Any]
+        if kind == "result":
+            _, result, view = item
+            try:
+                images = await asyncio.to_thread(boards.winner_images, result)
+            except Exception:
+                logger.exception("table %s: could not draw the winning hand", tc.id)
+                images = []
+            kwargs = {"embeds": boards.result_embeds(result, view, lang, self.tiles, [n for n, _ in images]),
+                      "files": boards.files_of(images), "view": boards.result_buttons(result, lang)}
+        elif kind == "notice":
+            _, key, fmt = item
+            kwargs = {"content": boards.notice_line(key, fmt, None, lang)}
+        elif kind == "text":
+            kwargs = {"content": item[1], "allowed_mentions": discord.AllowedMentions(users=True)}
+        elif kind == "summary":
+            kwargs = {"embeds": [boards.summary_embed(item[1], lang)]}
+        else:  # pragma: no cover - every kind is above
+            return
+        self.stats.public_sends += 1
+        sent = await safe_send_channel(channel, **kwargs)
+        release(kwargs.get("view"))
+        if kind == "result" and (sent is not None or not transient(last_failure())):
+            self.hand_ended(tc, item[1], item[2], sent, lang)
+        ok = self.channel_result(tc, sent is not None)
+        if sent is None and ok and transient(last_failure()) and not tc.closed:
+            # Discord had a bad moment (5xx, timeout, already retried): a result or notice is never lost, it goes
+            # out again, before anything after it
+            tc.queue.appendleft(item)
+            await asyncio.sleep(RETRY_LATER)

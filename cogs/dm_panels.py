@@ -1,0 +1,497 @@
+"""The DM side of the Discord front end: one worker per (table, player) keeps that player's private panel.
+
+One DM per player per hand, edited in place. The hand's first panel (the 漂 choice or the deal) is a new
+message, so Discord notifies the player; every later prompt edits it, buttons and all, and between prompts it
+shows the hand without buttons. A press is answered by editing the panel as the interaction's response, the
+panel's next edits go through that interaction's token (15 minutes), and the next hand's panel is posted as a
+followup of the player's last press while its token lives: none of these counts toward the bot's global limit,
+so steady play costs the bot's token nothing in DMs. When the result is posted, each player's panel of that
+hand collapses to one line: who won, how, the player's net, and a link to the result. A claim offer that holds
+no win is passed at once for a player who turned auto-pass on. A refused DM (DMs closed) is said once in the
+channel; the player then uses the board's "My hand" button, whose ephemeral panel is kept up to date here for as
+long as its interaction token lives. A player in 托管 gets no new DM per move made for them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import datetime
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import discord
+
+from cogs import board as boards
+from cogs.board_delivery import HANDS_KEPT, BoardDelivery
+from cogs.buttons import release
+from cogs.emoji import TileFormatter
+from cogs.front_tables import DMS_CLOSED_REF, FrontEndStats, FrontTables, TableState
+from cogs.message_refs import MessageRefs
+from cogs.operations import (
+    dms_closed,
+    last_failure,
+    safe_edit,
+    safe_edit_followup,
+    safe_edit_original,
+    safe_fetch_user,
+    safe_followup,
+    safe_send_channel,
+    safe_send_dm,
+    transient,
+)
+from cogs.panels import PanelMessage, panel_key, panel_message
+from kwx.present.i18n import tr
+from kwx.store import Store
+from kwx.store.settings import AUTO_PASS_CLAIMS, MessageRef
+from kwx.table.views import PlayerRef, PrivateView, PublicView, ResultView
+
+logger = logging.getLogger(__name__)
+
+# An interaction's token edits its message for 15 minutes; later edits use the bot's own token. The margin covers
+# an edit that waits a little and clocks that differ.
+TOKEN_LIFETIME = datetime.timedelta(minutes=14)
+
+
+@dataclass
+class Shown:
+    """What one panel message shows now."""
+
+    channel_id: int
+    message_id: int
+    hand: int
+    step: int
+    key: str
+    live: bool  # it has enabled buttons
+    dealt: bool  # it shows tiles (not just the 漂 choice)
+    view: PrivateView | None = None
+    ended: bool = False  # collapsed to the hand's one-line end
+    # The interaction whose token may edit this message (exempt from the global limit, for 15 minutes): a press
+    # answered by updating it (its @original), or the press whose followup posted it (`followup`).
+    token: discord.Interaction | None = None
+    followup: bool = False
+
+    def data(self) -> dict[str, Any]:
+        return {"hand": self.hand, "step": self.step, "key": self.key, "live": self.live, "dealt": self.dealt,
+                "ended": self.ended}
+
+
+@dataclass
+class PanelState:
+    table_id: int
+    player_id: str
+    latest: PrivateView | None = None
+    prompt: bool = False
+    dirty: bool = False
+    hold: int = 0  # button presses in flight: their interaction answers update the panel themselves
+    dm: Shown | None = None  # the panel of the current hand
+    past: dict[int, Shown] = field(default_factory=dict)  # earlier hands' panels, until their end line is shown
+    endings: dict[int, str] = field(default_factory=dict)  # hand -> its one-line end, not yet shown
+    eph: discord.Interaction | None = None  # the latest ephemeral panel (My hand), while its token lives
+    eph_shown: Shown | None = None
+    refused_hand: int | None = None  # the hand in which a DM to this player was refused (retried next hand)
+    task: asyncio.Task[None] | None = None
+
+
+class DmPanels:
+    """Every player's panels, by (table, player)."""
+
+    def __init__(self, bot: discord.Client, store: Store, tables: FrontTables, board: BoardDelivery,
+                 refs: MessageRefs, stats: FrontEndStats, tiles: TileFormatter) -> None:
+        self.bot = bot
+        self.store = store
+        self.tables = tables
+        self.board = board
+        self.refs = refs
+        self.stats = stats
+        self.tiles = tiles
+        # (table, player, step) -> pass that claim: how an auto-pass is made (set by the bot to the service's act)
+        self.pass_claim: Callable[[int, str, int], Awaitable[object]] | None = None
+        self.by_key: dict[tuple[int, str], PanelState] = {}
+        self._auto_pass: dict[tuple[str, str], bool] = {}  # (server, player) -> the player's auto-pass toggle
+        self._dm_closed: set[str] = set()
+        self._dm_owner: dict[int, str] = {}  # DM channel id -> player id
+        self._dm_channel: dict[str, int] = {}  # player id -> DM channel id
+
+    def get(self, table_id: int, player_id: str) -> PanelState:
+        """The player's panel state at that table, made on first use."""
+        key = (table_id, player_id)
+        p = self.by_key.get(key)
+        if p is None:
+            p = self.by_key[key] = PanelState(table_id, player_id)
+        return p
+
+    def restore(self, tc: TableState, ref: MessageRef) -> None:
+        """A message ref of a located table (after a restart): a player's panel, or a closed-DM note."""
+        data = ref.data
+        if ref.ref.startswith("dm:"):
+            pid = ref.ref[3:]
+            p = self.get(tc.id, pid)
+            if p.dm is None:
+                p.dm = Shown(int(ref.channel_id), int(ref.message_id), int(data.get("hand", 0)),
+                             int(data.get("step", 0)), str(data.get("key", "")), bool(data.get("live")),
+                             bool(data.get("dealt", True)), ended=bool(data.get("ended")))
+            self._dm_owner[int(ref.channel_id)] = pid
+            self._dm_channel.setdefault(pid, int(ref.channel_id))
+        elif ref.ref.startswith(DMS_CLOSED_REF):
+            self._dm_closed.add(ref.ref[len(DMS_CLOSED_REF):])
+
+    async def closing(self, table_id: int) -> None:
+        """A closed table: take the buttons off its players' live prompts and forget its panels."""
+        for key, p in list(self.by_key.items()):
+            if key[0] != table_id:
+                continue
+            if p.dm is not None and p.dm.live:
+                await self._disable_dm(p, p.dm)
+            self.by_key.pop(key, None)
+
+    def tasks(self) -> list[asyncio.Task[None]]:
+        """The panel workers under way."""
+        return [p.task for p in self.by_key.values() if p.task is not None and not p.task.done()]
+
+    async def hand_changed(self, player: PlayerRef, view: PrivateView, *, prompt: bool) -> None:
+        if player.is_ai or not player.player_id.isdigit():
+            return
+        p = self.get(view.table_id, player.player_id)
+        if p.latest is not None and (view.hand_no, view.step) < (p.latest.hand_no, p.latest.step):
+            return  # an older state than one already shown (a button answer overtook the service's call)
+        if prompt and self.pass_claim is not None and _claim_without_win(view) and not view.autoplay:
+            tc = self.tables.get(view.table_id)
+            await self.tables.locate(tc)
+            if await self.auto_pass(tc.guild, player.player_id):
+                # passed at once, never shown: no thinking time for the table to read
+                self.stats.auto_passes += 1
+                asyncio.get_running_loop().create_task(self._pass(view))
+                return
+        p.latest = view
+        p.prompt = p.prompt or prompt
+        self.kick(p)
+
+    async def _pass(self, view: PrivateView) -> None:
+        assert self.pass_claim is not None
+        try:
+            await self.pass_claim(view.table_id, view.player_id, view.step)
+        except Exception:  # the window closed meanwhile (another seat's win): nothing to pass
+            logger.debug("table %s: auto-pass of %s not made", view.table_id, view.player_id, exc_info=True)
+
+    async def auto_pass(self, guild: str | None, player_id: str) -> bool:
+        """The player's auto-pass toggle in this server (read from the store once, then kept)."""
+        if guild is None:
+            return False
+        key = (guild, player_id)
+        if key not in self._auto_pass:
+            try:
+                self._auto_pass[key] = await self.store.player_setting(guild, player_id, AUTO_PASS_CLAIMS) == "on"
+            except Exception:
+                logger.exception("could not read the auto-pass setting of %s", player_id)
+                return False
+        return self._auto_pass[key]
+
+    def auto_pass_set(self, guild: str, player_id: str, on: bool) -> None:
+        """The cog changed the toggle (and wrote it to the store)."""
+        self._auto_pass[(guild, player_id)] = on
+
+    def panel(self, view: PrivateView, lang: str, **options: Any) -> PanelMessage:
+        """The panel's message for `view`, with what the front end knows of the table: its board (for the context
+        line) and the player's auto-pass toggle."""
+        tc = self.tables.find(view.table_id)
+        board = tc.views.get(view.hand_no) if tc is not None else None
+        guild = tc.guild if tc is not None else None
+        on = self._auto_pass.get((guild, view.player_id), False) if guild is not None else False
+        return panel_message(view, lang, self.tiles, piao_max=view.piao_max, board=board,
+                             auto_pass=on, **options)
+
+    def panel_key(self, view: PrivateView) -> str:
+        tc = self.tables.find(view.table_id)
+        guild = tc.guild if tc is not None else None
+        return panel_key(view, self._auto_pass.get((guild, view.player_id), False) if guild is not None else False)
+
+    async def dm_player(self, player_id: str | None, **message: Any) -> None:
+        if player_id is None or not player_id.isdigit():
+            return
+        user = self.bot.get_user(int(player_id)) or await safe_fetch_user(self.bot, int(player_id))
+        if user is not None:
+            self.stats.dm_sends += 1
+            await safe_send_dm(user, **message)
+
+    @contextlib.asynccontextmanager
+    async def pressing(self, table_id: int, player_id: str) -> AsyncIterator[None]:
+        """While a panel button is being answered, the panel worker leaves that player alone (the answer
+        edits the pressed message); afterwards it catches up with anything newer."""
+        p = self.get(table_id, player_id)
+        p.hold += 1
+        try:
+            yield
+        finally:
+            p.hold -= 1
+            if p.hold == 0:
+                self.kick(p)
+
+    def shown_by_interaction(self, interaction: discord.Interaction, view: PrivateView, *, live: bool) -> None:
+        """A button answer or a My-hand panel now shows `view` (live: with its buttons)."""
+        p = self.get(view.table_id, str(interaction.user.id))
+        if p.latest is None or (view.hand_no, view.step) >= (p.latest.hand_no, p.latest.step):
+            p.latest = view
+        message = interaction.message
+        if interaction.guild_id is None and message is not None:  # a DM panel
+            old = p.dm
+            if old is not None and old.message_id != message.id and not old.ended:
+                p.past[old.hand] = old  # pressed on an earlier hand's panel: that one is kept for its end line
+            p.dm = Shown(interaction.channel_id or 0, message.id, view.hand_no, view.step, self.panel_key(view), live,
+                         bool(view.concealed), view, token=interaction)
+            self._remember_dm(p)
+            self._dm_owner[p.dm.channel_id] = p.player_id
+            self._dm_channel[p.player_id] = p.dm.channel_id
+        else:  # an ephemeral panel: keep its interaction to edit it later
+            p.eph = interaction
+            p.eph_shown = Shown(interaction.channel_id or 0, message.id if message else 0, view.hand_no, view.step,
+                                self.panel_key(view), live, bool(view.concealed), view)
+
+    def dm_owner(self, channel_id: int | None) -> str | None:
+        """Whose hand panels are in this DM channel (None: not one we know)."""
+        return None if channel_id is None else self._dm_owner.get(channel_id)
+
+    def dms_closed(self, player_id: str) -> bool:
+        return player_id in self._dm_closed
+
+    def hand_ended(self, tc: TableState, result: ResultView, view: PublicView, sent: discord.Message | None,
+                    lang: str) -> None:
+        """Each player's panel of this hand becomes its one-line end, linking to the result post."""
+        link = ""
+        if sent is not None and tc.guild and tc.channel:
+            url = f"https://discord.com/channels/{tc.guild}/{tc.channel}/{sent.id}"
+            link = f" · [{tr('dm.result_link', lang)}]({url})"
+        for seat in view.seats:
+            pid = seat.player.player_id
+            if seat.player.is_ai or not pid.isdigit() or (tc.id, pid) not in self.by_key:
+                continue
+            p = self.by_key[(tc.id, pid)]
+            p.endings[result.hand_no] = hand_over_line(result, view, seat.seat, lang, self.tiles) + link
+            self.kick(p)
+
+    def kick(self, p: PanelState) -> None:
+        p.dirty = True
+        if p.hold == 0 and (p.task is None or p.task.done()):
+            p.task = asyncio.get_running_loop().create_task(self._run_panel(p),
+                                                            name=f"kwx-panel-{p.table_id}-{p.player_id}")
+
+    def _remember_dm(self, p: PanelState) -> None:
+        if p.dm is not None:
+            self.refs.remember(p.table_id, f"dm:{p.player_id}", p.dm.channel_id, p.dm.message_id, p.dm.data())
+
+    # == the panel worker =================================================================================
+    async def _run_panel(self, p: PanelState) -> None:
+        while p.dirty and p.hold == 0:
+            p.dirty = False
+            try:
+                await self._flush_panel(p)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                logger.exception("table %s: could not update the hand of player %s", p.table_id, p.player_id)
+
+    async def _flush_panel(self, p: PanelState) -> None:
+        view = p.latest
+        tc = self.tables.get(p.table_id)
+        await self.tables.locate(tc)
+        for hand in sorted(p.endings):
+            await self._end_dm(p, hand, p.endings.pop(hand))
+        if view is None:
+            return
+        prompt, p.prompt = p.prompt, False
+        if tc.closed:
+            return
+        lang = self.tables.lang(tc)
+        key = self.panel_key(view)
+        await self._update_dm(tc, p, view, key, prompt, lang)
+        await self._update_ephemeral(p, view, key, lang)
+
+    async def _end_dm(self, p: PanelState, hand: int, line: str) -> None:
+        """Collapse the hand's panel to its end line (no embed, no buttons)."""
+        if p.dm is not None and p.dm.hand == hand:
+            shown = p.dm
+        elif hand in p.past:
+            shown = p.past.pop(hand)
+        else:
+            return  # no panel of that hand (DMs closed, or a restart lost it)
+        if shown.ended:
+            return
+        if await self._edit_dm(shown, urgent=False, content=line, embeds=[], view=None):
+            shown.ended = True
+            shown.live = False
+            if shown is p.dm:
+                self._remember_dm(p)
+
+    async def _edit_dm(self, shown: Shown, *, urgent: bool, **message: Any) -> bool:
+        """Edit a panel: through the token of the interaction that may edit it while that lives (exempt from the
+        global limit), else with the bot's token."""
+        token = shown.token
+        if token is not None and _alive(token):
+            self.stats.dm_token_edits += 1
+            if shown.followup:
+                edited = await safe_edit_followup(token, shown.message_id, **message) is not None
+            else:
+                edited = await safe_edit_original(token, **message) is not None
+            if edited:
+                return True
+            shown.token = None  # expired or refused: the bot's token from now on
+        self.stats.dm_edits += 1
+        return await safe_edit(self._dm_message(shown), urgent=urgent, **message) is not None
+
+    async def _update_dm(self, tc: TableState, p: PanelState, view: PrivateView, key: str, prompt: bool, lang: str) -> None:
+        shown = p.dm
+        if shown is not None and shown.key == key:
+            return
+        choices = bool(view.choices)
+        if p.player_id in self._dm_closed and p.refused_hand == view.hand_no:
+            return  # refused this hand already: the player uses My hand (tried again next hand)
+        if shown is None or shown.hand != view.hand_no:
+            if not choices and not view.concealed:
+                return  # nothing of this hand to show yet
+            # The hand's one new DM (Discord notifies the player); the previous hand's panel waits for its end line.
+            # Posted as a followup of the player's last press while its token lives (exempt from the global limit;
+            # the same token then edits it), else by the bot.
+            message = self.panel(view, lang)
+            token = shown.token if shown is not None and shown.token is not None and _alive(shown.token) else None
+            if token is None or not await self._followup_dm(p, view, key, message, token):
+                await self._send_dm(tc, p, view, key, message)
+            if shown is not None and p.dm is not shown and not shown.ended:
+                p.past[shown.hand] = shown
+                for old in [h for h in p.past if h < view.hand_no - HANDS_KEPT]:
+                    p.past.pop(old, None)
+            return
+        if shown.ended:
+            return  # the hand is over and its panel says so
+        if view.autoplay and shown.view is not None and shown.view.autoplay and not shown.live:
+            return  # 托管: the AI moves for the player; the panel said so once
+        if not (shown.live or choices or (not shown.dealt and view.concealed)):
+            return  # between prompts the panel keeps the hand the player's last press showed
+        # The same panel, edited: the next prompt (buttons and all), or the hand without buttons when nothing is asked.
+        message = self.panel(view, lang)
+        edited = await self._edit_dm(shown, urgent=choices, **message)
+        release(message["view"])
+        if not edited:
+            p.dm = None  # the DM is gone or Discord would not edit it: the next change sends a new one
+            if choices:  # ...and a decision waits on this player now: send it as a new prompt at once
+                p.prompt = True
+                self.kick(p)
+            return
+        p.dm = replace(shown, step=view.step, key=key, live=choices, dealt=bool(view.concealed), view=view)
+        self._remember_dm(p)
+
+    async def _followup_dm(self, p: PanelState, view: PrivateView, key: str, message: PanelMessage,
+                           token: discord.Interaction) -> bool:
+        """The hand's panel as a followup of the player's last press. False when Discord would not take it."""
+        kwargs = {k: v for k, v in message.items() if k != "content" and not (k == "view" and v is None)}
+        self.stats.dm_token_edits += 1
+        sent = await safe_followup(token, **kwargs)
+        release(message["view"])
+        if sent is None:
+            return False
+        channel_id = token.channel_id or 0
+        p.dm = Shown(channel_id, sent.id, view.hand_no, view.step, key, bool(view.choices), bool(view.concealed),
+                     view, token=token, followup=True)
+        self._remember_dm(p)
+        return True
+
+    async def _send_dm(self, tc: TableState, p: PanelState, view: PrivateView, key: str, message: PanelMessage) -> None:
+        sent = None
+        message.pop("content", None)
+        # The deal paced: a hand dealt with nothing asked of this player yet leaves the reserve to those asked
+        urgent = bool(view.choices)
+        known = self._dm_channel.get(p.player_id)
+        if known is not None:  # a DM channel we used before: one call, no user lookup, no "open DM" call
+            self.stats.dm_sends += 1
+            channel = self.bot.get_partial_messageable(known, type=discord.ChannelType.private)
+            sent = await safe_send_channel(channel, urgent=urgent, **message)
+        else:
+            uid = int(p.player_id)
+            user = self.bot.get_user(uid) or await safe_fetch_user(self.bot, uid)
+            if user is not None:
+                self.stats.dm_sends += 1
+                sent = await safe_send_dm(user, urgent=urgent, **message)
+        release(message["view"])
+        if sent is None and not dms_closed(last_failure()):
+            # Not the player's settings (a 5xx or a timeout, already retried; another refusal): no "DMs closed"
+            # notice; a passing failure is tried again, as a new prompt.
+            if transient(last_failure()):
+                p.prompt = True
+                self.board.later(tc, lambda: self.kick(p))
+            return
+        if sent is None:
+            self.stats.refused_dms += 1
+            self._dm_closed.add(p.player_id)
+            p.dm = None
+            p.refused_hand = view.hand_no
+            self._dms_refused(tc, p.player_id)
+            return
+        self._dm_closed.discard(p.player_id)
+        p.dm = Shown(sent.channel.id, sent.id, view.hand_no, view.step, key, bool(view.choices),
+                     bool(view.concealed), view)
+        self._dm_owner[sent.channel.id] = p.player_id
+        self._dm_channel[p.player_id] = sent.channel.id
+        self._remember_dm(p)
+
+    def _dm_message(self, shown: Shown) -> discord.PartialMessage:
+        channel = self.bot.get_partial_messageable(shown.channel_id, type=discord.ChannelType.private)
+        return channel.get_partial_message(shown.message_id)
+
+    async def _disable_dm(self, p: PanelState, shown: Shown) -> None:
+        """Take the buttons off a panel (its table closed)."""
+        await self._edit_dm(shown, urgent=False, view=None)
+        shown.live = False
+
+    def _dms_refused(self, tc: TableState, player_id: str) -> None:
+        if player_id in tc.dm_notices:
+            return
+        tc.dm_notices.add(player_id)
+        self.refs.remember(tc.id, DMS_CLOSED_REF + player_id, tc.channel or 0, 0, {})
+        lang = self.tables.lang(tc)
+        text = tr("error.dms_closed", lang, player=f"<@{player_id}>", button=tr("action.my_hand", lang))
+        self.board.post(tc, ("text", text))
+
+    async def _update_ephemeral(self, p: PanelState, view: PrivateView, key: str, lang: str) -> None:
+        shown, interaction = p.eph_shown, p.eph
+        if interaction is None or shown is None or shown.key == key:
+            return
+        if interaction.is_expired():
+            p.eph = p.eph_shown = None
+            return
+        if not (shown.live or p.player_id in self._dm_closed):
+            return  # a snapshot the player opened; their DMs carry the prompts
+        self.stats.ephemeral_edits += 1
+        message = self.panel(view, lang)
+        edited = await safe_edit_original(interaction, **message)
+        release(message["view"])
+        if edited is None:
+            p.eph = p.eph_shown = None
+            return
+        p.eph_shown = replace(shown, step=view.step, key=key, live=bool(view.choices), view=view)
+
+
+
+def _alive(token: discord.Interaction) -> bool:
+    """Whether an interaction's token may still edit and follow up (with a margin)."""
+    return discord.utils.utcnow() < token.created_at + TOKEN_LIFETIME
+
+
+def _claim_without_win(view: PrivateView) -> bool:
+    """A claim offer (碰, 杠 on another seat's discard) that holds no win: what auto-pass passes."""
+    verbs = {c.verb for c in view.choices}
+    return view.claim_tile is not None and "pass" in verbs and "hu" not in verbs
+
+
+def hand_over_line(result: ResultView, view: PublicView, seat: int, lang: str, fmt: TileFormatter) -> str:
+    """牌桌 7 · 第 3 局 · 本局结束：bob 自摸 5s · 你 −2 — the hand's end as one seat reads it."""
+    def name(s: int | None) -> str:
+        return tr("panel.you", lang) if s == seat else boards.seat_name(view, s, lang)
+
+    wins = [tr("dm.won_self", lang, winner=name(w.seat), tile=fmt.tile(w.win_tile)) if w.self_draw else
+            tr("dm.won_on", lang, winner=name(w.seat), loser=name(w.from_seat), tile=fmt.tile(w.win_tile))
+            for w in result.winners]
+    outcome = tr("common.list_sep", lang).join(wins) if wins else tr("dm.hand_draw", lang)
+    net = result.net[seat] if 0 <= seat < len(result.net) else 0
+    return tr("dm.hand_over", lang, where=boards.footer(result.table_id, result.hand_no, lang), outcome=outcome,
+             net=boards.signed(net).replace("-", "−"))
