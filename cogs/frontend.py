@@ -29,7 +29,7 @@ import discord
 
 from cogs import board as boards
 from cogs.board_delivery import BoardDelivery
-from cogs.dm_panels import DmPanels, PanelState
+from cogs.dm_panels import DmPanels
 from cogs.emoji import TileFormatter
 from cogs.front_tables import FrontEndStats, FrontTables, TableState
 from cogs.languages import Languages
@@ -193,17 +193,3 @@ class DiscordFrontEnd:
     def _workers(self) -> list[asyncio.Task[None]]:
         boards_ = [tc.task for tc in self.tables.by_id.values() if tc.task is not None and not tc.task.done()]
         return [*boards_, *self.panels.tasks()]
-
-    # Handles for tests that reach into one table's or one player's state.
-    def _table(self, table_id: int) -> TableState:
-        return self.tables.get(table_id)
-
-    def _kick_table(self, tc: TableState) -> None:
-        self.board.kick(tc)
-
-    def _panel(self, table_id: int, player_id: str) -> PanelState:
-        return self.panels.get(table_id, player_id)
-
-    @property
-    def _refs(self) -> dict[tuple[int, str], MessageRef]:
-        return self.refs.pending

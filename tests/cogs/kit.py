@@ -292,7 +292,7 @@ async def alice_asked(kit: Kit) -> tuple[int, StoredMessage, Any, Any]:
     table = await seat_table(kit, [kit.alice], ais=2)
     await kit.slash(kit.alice, "kwx start")
     await kit.until_asked(kit.alice)
-    latest = kit.rt.frontend._panel(table, str(kit.alice.id)).latest
+    latest = kit.rt.frontend.panels.get(table, str(kit.alice.id)).latest
     seat = next(s for s in kit.rt.service.public_view(table).seats if s.player.player_id == str(kit.alice.id))
     return table, kit.live_panel(kit.alice), latest, seat
 

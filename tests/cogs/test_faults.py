@@ -72,9 +72,9 @@ async def test_a_post_that_fails_for_a_passing_reason_goes_out_later(tmp_path) -
         table = await seat_table(kit, [kit.alice], ais=2)
         frontend = kit.rt.frontend
         kit.fake.inject("POST", MESSAGES, server_error(), times=5)
-        tc = frontend._table(table)
+        tc = frontend.tables.get(table)
         tc.queue.append(("text", "出错了 (a test post)"))
-        frontend._kick_table(tc)
+        frontend.board.kick(tc)
         for _ in range(50):
             await kit.settle()
             if not kit.fake.faults:

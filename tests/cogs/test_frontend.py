@@ -114,7 +114,7 @@ async def test_an_expired_token_falls_back_to_the_bots_own_edit(tmp_path) -> Non
         await kit.settle()
         kit.fake.expire(out.interaction)  # 15 minutes went by
         mark = kit.fake.log.mark()
-        latest = frontend._panel(table, str(kit.alice.id)).latest
+        latest = frontend.panels.get(table, str(kit.alice.id)).latest
         await frontend.hand_changed(seat.player, replace(asked, step=latest.step + 1), prompt=True)  # asked anew
         await frontend.idle()
         edits = [r for r in kit.fake.log.since(mark) if r.message_id == panel.id and r.kind == "edit"]

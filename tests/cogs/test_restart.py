@@ -46,7 +46,7 @@ async def test_a_restart_after_a_prompt_changed_while_down_sends_it_again(tmp_pa
         await kit.until_asked(kit.alice)
         old_prompt = kit.live_panel(kit.alice)
         # forget where alice's panel is (as if the bot died before it could remember it)
-        kit.rt.frontend._refs.clear()
+        kit.rt.frontend.refs.pending.clear()
         await kit.rt.store._db.execute("DELETE FROM message_refs WHERE ref LIKE 'dm:%'")
         kit = await restart(kit)
         await kit.settle()
