@@ -54,6 +54,14 @@ from kwx.table.service import TableService
 from kwx.table.views import ActionChoice, PlayerRef, PrivateView, PublicView, ResultView
 
 
+def line_console() -> Console:
+    """The line mode's console. Into a pipe or a file it does not break lines at 80 columns (Rich's width when it
+    cannot ask a terminal): a reader or a script gets each sentence whole."""
+    console = Console(highlight=False)
+    console.soft_wrap = not console.is_terminal
+    return console
+
+
 class ConsoleFrontEnd(LocalPort):
     """The FrontEnd port for one terminal player. Prints log lines for public events, the full board when the
     player must act, and a result block after every hand. `table_id` (when set) filters other tables out."""
@@ -62,7 +70,7 @@ class ConsoleFrontEnd(LocalPort):
                  clock: Callable[[], float] = time.time, ledger: BalanceSource | None = None,
                  guild: str = LOCAL_GUILD, table_id: int | None = None) -> None:
         super().__init__(player_id=player_id, lang=lang, clock=clock, ledger=ledger, guild=guild, table_id=table_id)
-        self.console = console or Console(highlight=False)
+        self.console = console or line_console()
         self.prompted: tuple[int, int] | None = None  # (hand, step) of the last decision the board was shown for
         self._prompt_task: asyncio.Task[None] | None = None
         self._warning: asyncio.TimerHandle | None = None
@@ -467,7 +475,7 @@ async def play_terminal(db_path: str | Path, *, lang: str = "zh-CN", seed: str |
                         console: Console | None = None, lines: LineSource | None = None,
                         service_factory: Callable[..., Any] | None = None, new: bool = False) -> int:
     """Open or resume the terminal table and play until `quit` or end of input. Returns the exit status."""
-    console = console or Console(highlight=False)
+    console = console or line_console()
     lang = resolve_lang(lang)
     you = PlayerRef(YOU_ID, say("you", lang))
     store = await Store.open(db_path)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import io
+import os
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -239,3 +240,24 @@ async def test_a_new_terminal_table_paces_an_ai_turn_at_the_documented_eight_ten
     hold, think = float(row.options["claim_pause"]), rec.service.ai_delay
     assert hold > 0  # every discard is still held, whether or not anyone may claim it
     assert hold + think == 0.8  # one AI turn: the hold of the discard before it, then the AI's thinking
+
+
+def test_into_a_pipe_the_line_mode_keeps_each_sentence_on_one_line(tmp_path) -> None:
+    """Piped (a script, `| tee log`), Rich would break lines at 80 columns, mid-phrase in Chinese; it must not."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import bot
+
+    def play(*flags: str) -> str:
+        done = subprocess.run([sys.executable, str(Path(bot.__file__)), "--local", "--plain", "--seed", "pipe",
+                               *flags], input="quit\n", capture_output=True, text=True, timeout=120,
+                              env={**os.environ, "KWX_DB": str(tmp_path / "kwx.sqlite3"), "KWX_LANG": "zh-CN"})
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    play()
+    said = play("--turn-seconds", "30")  # resumed: a long sentence about the timer
+    (line,) = [x for x in said.splitlines() if x.startswith("--turn-seconds")]
+    assert line.endswith("（这桌结束，打完的局都留在账上）。")
