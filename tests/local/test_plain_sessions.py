@@ -246,7 +246,6 @@ def test_into_a_pipe_the_line_mode_keeps_each_sentence_on_one_line(tmp_path) -> 
     """Piped (a script, `| tee log`), Rich would break lines at 80 columns, mid-phrase in Chinese; it must not."""
     import subprocess
     import sys
-    from pathlib import Path
 
     import bot
 
