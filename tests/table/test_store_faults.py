@@ -459,3 +459,18 @@ async def test_a_close_that_landed_though_the_store_said_no_closes_the_table_on_
     assert table not in svc.tables() and (await store.get_table(table)).status == "closed"
     assert [c.args[0].reason for c in frontend.of("table_closed")] == ["channel_gone"]
     assert frontend.notices("table.closed.channel_gone")
+
+
+async def test_a_server_gone_closes_its_other_tables_when_one_cannot_be_closed(make_service, frontend, store):
+    """The bot left a server with two tables; the first one's stop meets a store bug and that table pauses. The
+    other one still closes: one table the store refused keeps no other table open."""
+    svc = make_service(store_retry=QUICK)
+    flaky = FlakyStore(svc.context.store)
+    svc.context.store = svc.journal._store = flaky  # type: ignore[assignment]
+    stuck = await svc.open_table(GUILD, "c1", HOST)
+    other = await svc.open_table(GUILD, "c2", HOST)
+    flaky.fault = Fault(0, RuntimeError("a bug"), times=1, first="event:stop")
+    assert await svc.close_where(GUILD) == [other]
+    await svc.flush()
+    assert stuck in svc.tables() and other not in svc.tables()
+    assert flaky.failed == ["event:stop"]
