@@ -491,7 +491,7 @@ def hand_over_line(result: ResultView, view: PublicView, seat: int, lang: str, f
     wins = [tr("dm.won_self", lang, winner=name(w.seat), tile=fmt.tile(w.win_tile)) if w.self_draw else
             tr("dm.won_on", lang, winner=name(w.seat), loser=name(w.from_seat), tile=fmt.tile(w.win_tile))
             for w in result.winners]
-    outcome = tr("common.list_sep", lang).join(wins) if wins else tr("dm.hand_draw", lang)
+    outcome = tr("common.list_sep", lang).join(wins) if wins else tr("term.huangzhuang", lang)
     net = result.net[seat] if 0 <= seat < len(result.net) else 0
     return tr("dm.hand_over", lang, where=boards.footer(result.table_id, result.hand_no, lang), outcome=outcome,
              net=boards.signed(net).replace("-", "−"))

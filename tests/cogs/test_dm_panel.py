@@ -89,7 +89,9 @@ def test_the_end_of_hand_line_names_the_winner_the_way_and_the_players_net() -> 
     assert "bob 胡 你 打出的 <:kwx_5s:" in hand_over_line(on, board, 0, "zh-CN", EMOJIS)
     draw = ResultView(table_id=7, hand_no=3, outcome="draw", payments=(), scores=(0, 0, 0), hands=(), winners=(),
                       net=(0, 0, 0))
-    assert "本局结束：流局 · 你 0" in hand_over_line(draw, board, 2, "zh-CN", EMOJIS)
+    # a drawn hand goes by the word the board and the result post use (荒庄), not a second one (流局)
+    assert "本局结束：荒庄 · 你 0" in hand_over_line(draw, board, 2, "zh-CN", EMOJIS)
+    assert "over: exhaustive draw · you 0" in hand_over_line(draw, board, 2, "en", EMOJIS)
 
 
 # -- through Discord: alice deals (seat 0) and may 碰 bob's 5p; carol draws 9p after it -------------------------
