@@ -46,6 +46,7 @@ from cogs.panels import PanelMessage, panel_key, panel_message
 from kwx.present.i18n import tr
 from kwx.store import Store
 from kwx.store.settings import AUTO_PASS_CLAIMS, MessageRef
+from kwx.table.errors import TableError
 from kwx.table.views import PlayerRef, PrivateView, PublicView, ResultView
 
 logger = logging.getLogger(__name__)
@@ -110,6 +111,7 @@ class DmPanels:
         # (table, player, step) -> pass that claim: how an auto-pass is made (set by the bot to the service's act)
         self.pass_claim: Callable[[int, str, int], Awaitable[object]] | None = None
         self.by_key: dict[tuple[int, str], PanelState] = {}
+        self._passing: set[asyncio.Task[None]] = set()  # auto-passes under way
         self._auto_pass: dict[tuple[str, str], bool] = {}  # (server, player) -> the player's auto-pass toggle
         self._dm_closed: set[str] = set()
         self._dm_owner: dict[int, str] = {}  # DM channel id -> player id
@@ -163,7 +165,9 @@ class DmPanels:
             if await self.auto_pass(tc.guild, player.player_id):
                 # passed at once, never shown: no thinking time for the table to read
                 self.stats.auto_passes += 1
-                asyncio.get_running_loop().create_task(self._pass(view))
+                task = asyncio.get_running_loop().create_task(self._pass(view))
+                self._passing.add(task)  # held until done: the loop keeps only a weak reference to a task
+                task.add_done_callback(self._passing.discard)
                 return
         p.latest = view
         p.prompt = p.prompt or prompt
@@ -173,8 +177,10 @@ class DmPanels:
         assert self.pass_claim is not None
         try:
             await self.pass_claim(view.table_id, view.player_id, view.step)
-        except Exception:  # the window closed meanwhile (another seat's win): nothing to pass
+        except TableError:  # the window closed meanwhile (another seat's win, a pause): nothing to pass
             logger.debug("table %s: auto-pass of %s not made", view.table_id, view.player_id, exc_info=True)
+        except Exception:
+            logger.exception("table %s: auto-pass of %s failed", view.table_id, view.player_id)
 
     async def auto_pass(self, guild: str | None, player_id: str) -> bool:
         """The player's auto-pass toggle in this server (read from the store once, then kept)."""

@@ -29,13 +29,15 @@ from cogs.verify import VerifyButton
 from kwx.present.chart import MAX_SERIES, Series
 from kwx.present.i18n import tr
 from kwx.present.ledger_text import clean_name, code_block, diff_marker, money, percent, signed, table
+from kwx.store.models import Period
 from kwx.table.defaults import server_zone
 
 PAGE_SIZE = 10
 SHEET_ROWS = 20  # balances listed before "… and n more"
 CHART_PLAYERS = 6  # lines on the server chart (the largest balances, either sign)
 CHART_COOLDOWN = (2, 30.0)  # two charts per 30 s a member (per server): a chart reads much of the ledger
-PERIOD_CHOICES = [app_commands.Choice(name=p, value=p) for p in ("all", "month", "week")]
+PERIODS: dict[str, Period] = {"all": "all", "month": "month", "week": "week"}
+PERIOD_CHOICES = [app_commands.Choice(name=p, value=p) for p in PERIODS]
 KONG_REASONS = ("angang", "bugang", "zhigang")  # kong money, shown in a column of its own in a history
 WIN_REASONS = ("hu", "baohu", "piao", "maima")  # the money of a win
 
@@ -147,8 +149,8 @@ class LedgerLookups(LedgerCog, name="LedgerLookups"):
     async def _leaderboard_page(self, interaction: discord.Interaction, period: str,
                                 page: int) -> tuple[discord.Embed, bool]:
         lang = self.lang(interaction)
-        period_ = period if period in ("all", "month", "week") else "all"
-        board = await self.store.leaderboard(self.guild(interaction), period_)  # type: ignore[arg-type]
+        period_ = PERIODS.get(period, "all")  # from a custom id: anything else is all time
+        board = await self.store.leaderboard(self.guild(interaction), period_)
         title = tr("ledger.leaderboard.title", lang, period=tr(f"ledger.period.{period_}", lang))
         if not board:
             return discord.Embed(title=title, description=tr("ledger.leaderboard.empty", lang),

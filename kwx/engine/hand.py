@@ -628,7 +628,7 @@ class HandState:
                 opts.append(_HU[s])
                 fans[s] = r
             if not last:
-                if n == 3 and (not self._declared[s] or self._locked_zhigang_ok(s, tile)):
+                if n == 3 and (not self._declared[s] or self.locked_zhigang_ok(s, tile)):
                     opts.append(_GANG[s])
                 if n >= 2 and not self._declared[s]:
                     opts.append(_PENG[s])
@@ -644,7 +644,8 @@ class HandState:
             self._phase = _DRAW
             self._turn = (seat + 1) % N_SEATS
 
-    def _locked_zhigang_ok(self, seat: int, tile: Tile) -> bool:
+    def locked_zhigang_ok(self, seat: int, tile: Tile) -> bool:
+        """A declared (亮倒) seat holding three of `tile` may 直杠 a discard of it only if its waits stay the same."""
         after = list(self._counts[seat])
         after[tile] = 0
         return tuple(waits(after, [*self._melds[seat], Meld("kong", tile)])) == self._waits[seat]

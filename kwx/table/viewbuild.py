@@ -232,12 +232,7 @@ def _kong_feed(t: TableRecord, hand: HandState, seat: int) -> dict[Tile, tuple[i
         for tile in public_concealed(hand, other):
             counts[tile] += 1
         for kind in range(NUM_KINDS):
-            if counts[kind] != 3:
-                continue
-            after = list(counts)
-            after[kind] = 0
-            kong = Meld("kong", _TILES[kind])
-            if tuple(waits(after, [*hand.melds(other), kong])) == tuple(hand.liangdao_waits(other)):
+            if counts[kind] == 3 and hand.locked_zhigang_ok(other, _TILES[kind]):
                 out[_TILES[kind]] = (other, t.rules.zhigang_pay * hand.base)
     return out
 
