@@ -157,7 +157,9 @@ class ReviewText:
         lang = self.lang
         marks = [tr(key, lang) for key, on in (("review.mark_louhu", d.louhu), ("review.mark_fed", d.fed),
                                               ("review.mark_deal_in", d.deal_in_unready)) if on]
-        if d.agrees:
+        if d.agrees and d.taken != d.ai.action:  # a tie: name both, or "agrees: 1p" reads as "you played 1p"
+            head = tr("review.ai_ties", lang, taken=self.action(d.taken), action=self.action(d.ai.action))
+        elif d.agrees:
             head = tr("review.ai_agrees", lang, action=self.action(d.ai.action))
         elif d.forbidden:
             head = tr("review.ai_forbidden", lang, action=self.action(d.ai.action))

@@ -4,9 +4,14 @@ after the table's seed is checked against the ledger's commitment and the log re
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 
 import pytest
 
+from kwx.engine.actions import Action
+from kwx.engine.ai_base import Observation
+from kwx.engine.ai_strong import Valued, choose_strong, evaluate
+from kwx.engine.review import review
 from kwx.engine.rules import RuleSet
 from kwx.engine.seeds import reveal
 from kwx.table import PlayerRef
@@ -45,9 +50,17 @@ async def test_a_seated_player_reviews_a_ledger_hand_as_the_table_played_it(make
         assert set(source.log.by) == {"ai"}
         for seat in range(3):
             done = review_hand(source, seat)
-            # strong seats: the review agrees with every decision the table's strong AI made
-            assert done.decisions and all(d.agrees for d in done.decisions)
             assert list(done.result.net) == list(source.log.net)  # type: ignore[arg-type]
+            # strong seats: strong, shown what the review shows the seat, plays every action the table's strong made
+            seen: list[Observation] = []
+
+            def spy(obs: Observation, also: Sequence[Action], seen: list[Observation] = seen) -> list[Valued]:
+                seen.append(obs)
+                return evaluate(obs, also)
+
+            again = review(source.log, seat, spy)
+            assert again.decisions and len(seen) == len(again.decisions)
+            assert [choose_strong(obs) for obs in seen] == [d.taken for d in again.decisions]
         # the revealed seed is the one the result post shows
         row = await store.get_table(table)
         assert source.seed == reveal(row.seed, hand_no, row.options["seed_salt"])
