@@ -179,8 +179,8 @@ class KwxBot(commands.Bot):
         from cogs.runtime import Runtime
         from cogs.translator import KwxTranslator
         from kwx.store import Store
-        from kwx.table.durable import RetryPolicy
         from kwx.table.record import CLAIM_PAUSE
+        from kwx.table.retry import RetryPolicy
         from kwx.table.service import TableService
 
         if self.api_base:

@@ -24,6 +24,7 @@ from kwx.engine.tiles import Tile, TileError, parse_tile
 from kwx.present.art import MeldArt, render_hand
 from kwx.present.formula import payment_formula
 from kwx.present.i18n import catalog, join_names, pattern_name, tr
+from kwx.present.numbers import signed_points
 from kwx.table.views import (
     MeldView,
     PaymentView,
@@ -77,9 +78,6 @@ def seat_name(view: PublicView, seat: int | None, lang: str) -> str:
         return "?"
     return player_name(view.seats[seat].player, lang)
 
-
-def signed(n: int) -> str:
-    return f"+{n}" if n > 0 else str(n)
 
 
 def timestamp(deadline: float | None) -> str | None:
@@ -331,7 +329,7 @@ def seat_field(view: PublicView, seat: int, lang: str, fmt: TileFormatter) -> tu
     # ▶ only while it is this seat's move: during a claim pause the status line says claims are weighed
     turn = "▶ " if view.turn_seat == seat and view.phase == "turn" else ""
     name = f"{turn}{player_name(s.player, lang)}" + (f" [{' · '.join(marks)}]" if marks else "")
-    name += f"  {signed(s.score)}"
+    name += f"  {signed_points(s.score)}"
     lines = []
     if s.melds:
         lines.append(f"{tr('board.melds', lang)} {meld_text(s.melds, fmt)}")
@@ -473,9 +471,9 @@ def result_embeds(result: ResultView, view: PublicView, lang: str, fmt: TileForm
         add_lines_field(embed, tr("result.payments", lang), pay_lines)
         for h in result.hands:
             net = result.net[h.seat] if h.seat < len(result.net) else 0
-            add_lines_field(embed, tr("result.hand_net", lang, player=name(h.seat), net=signed(net)),
+            add_lines_field(embed, tr("result.hand_net", lang, player=name(h.seat), net=signed_points(net)),
                             [hand_text(h.concealed, h.melds, f, lang)])
-        balances = [tr("result.balance_line", lang, player=name(seat), amount=signed(score))
+        balances = [tr("result.balance_line", lang, player=name(seat), amount=signed_points(score))
                     for seat, score in enumerate(result.scores)]
         add_lines_field(embed, tr("result.table_total", lang), balances)
         if result.next_dealer is not None and result.next_dealer in players:

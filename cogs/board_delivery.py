@@ -27,7 +27,7 @@ import discord
 from cogs import board as boards
 from cogs.buttons import release
 from cogs.emoji import TileFormatter
-from cogs.front_tables import BOARD_REF, FrontEndStats, FrontTables, TableState
+from cogs.front_tables import BOARD_REF, DiscordTable, FrontEndStats, FrontTables
 from cogs.message_refs import MessageRefs
 from cogs.operations import (
     channel_lost,
@@ -52,7 +52,7 @@ MAX_CHANNEL_FAILURES = 3  # failed channel requests in a row after which a table
 
 # A hand's result was posted (the message, or None when Discord would not take it for good): the DM side
 # collapses that hand's panels to their end line.
-HandEnded = Callable[[TableState, ResultView, PublicView, "discord.Message | None", str], None]
+HandEnded = Callable[[DiscordTable, ResultView, PublicView, "discord.Message | None", str], None]
 
 
 class BoardDelivery:
@@ -99,12 +99,12 @@ class BoardDelivery:
         if tc is not None and tc.views:
             self.mark(tc, max(tc.views))
 
-    def post(self, tc: TableState, item: tuple[Any, ...]) -> None:
+    def post(self, tc: DiscordTable, item: tuple[Any, ...]) -> None:
         """Queue a post: ("result", result, view), ("notice", key, fmt), ("text", text), ("summary", summary)."""
         tc.queue.append(item)
         self.kick(tc)
 
-    def take(self, tc: TableState, view: PublicView) -> None:
+    def take(self, tc: DiscordTable, view: PublicView) -> None:
         hand = view.hand_no
         previous = tc.views.get(hand)
         tc.views[hand] = view
@@ -119,7 +119,7 @@ class BoardDelivery:
             tc.lines.pop(old, None)
         self.mark(tc, hand)
 
-    def mark(self, tc: TableState, hand: int) -> None:
+    def mark(self, tc: DiscordTable, hand: int) -> None:
         tc.versions[hand] = tc.versions.get(hand, 0) + 1
         if hand not in tc.marked:
             tc.marked.add(hand)
@@ -127,29 +127,29 @@ class BoardDelivery:
             tc.queue.append(("board", hand))
         self.kick(tc)
 
-    def kick(self, tc: TableState) -> None:
+    def kick(self, tc: DiscordTable) -> None:
         if not self.busy(tc):
             tc.task = asyncio.get_running_loop().create_task(self._run(tc), name=f"kwx-board-{tc.id}")
 
     @staticmethod
-    def busy(tc: TableState) -> bool:
+    def busy(tc: DiscordTable) -> bool:
         return tc.task is not None and not tc.task.done()
 
-    def later(self, tc: TableState, action: Callable[[], None]) -> None:
+    def later(self, tc: DiscordTable, action: Callable[[], None]) -> None:
         """Run `action` after RETRY_LATER seconds unless the table is gone by then."""
         def run() -> None:
             if self.tables.current(tc):
                 action()
         asyncio.get_running_loop().call_later(RETRY_LATER, run)
 
-    async def forget(self, tc: TableState) -> None:
+    async def forget(self, tc: DiscordTable) -> None:
         """A closed table: take the buttons off its players' live prompts and forget its messages."""
         await self.closing(tc.id)
         self.tables.by_id.pop(tc.id, None)
         await self.refs.forget(tc.id)
 
     # == counting channel requests ========================================================================
-    def channel_result(self, tc: TableState, ok: bool) -> bool:
+    def channel_result(self, tc: DiscordTable, ok: bool) -> bool:
         """Count a channel request. False when the table has lost its channel: send nothing more there."""
         if ok:
             tc.failures = 0
@@ -160,7 +160,7 @@ class BoardDelivery:
             return False
         return True
 
-    def _lose(self, tc: TableState) -> None:
+    def _lose(self, tc: DiscordTable) -> None:
         if tc.lost:
             return
         tc.lost = True
@@ -178,7 +178,7 @@ class BoardDelivery:
             logger.info("table %s: not paused after its channel was lost", table_id, exc_info=True)
 
     # == the channel worker ===============================================================================
-    async def _run(self, tc: TableState) -> None:
+    async def _run(self, tc: DiscordTable) -> None:
         await self.tables.locate(tc)
         while tc.queue:
             if tc.lost:  # no more channel requests for a table whose channel is gone
@@ -202,7 +202,7 @@ class BoardDelivery:
         if tc.closed:
             await self.forget(tc)
 
-    async def _coalesce(self, tc: TableState, hand: int) -> None:
+    async def _coalesce(self, tc: DiscordTable, hand: int) -> None:
         """Wait out the table's edit interval when this would be an edit; new messages go out at once."""
         if hand not in tc.boards and not (hand == 1 and 0 in tc.boards):
             return
@@ -218,7 +218,7 @@ class BoardDelivery:
         if wait > 0:
             await asyncio.sleep(wait)
 
-    async def _flush_board(self, tc: TableState, hand: int) -> None:
+    async def _flush_board(self, tc: DiscordTable, hand: int) -> None:
         view = tc.views.get(hand)
         channel = self.tables.channel(tc)
         if view is None or channel is None:
@@ -274,14 +274,14 @@ class BoardDelivery:
             tc.boards.pop(old, None)
         await self._save_board_ref(tc, hand, channel.id, message.id)
 
-    def _render_board(self, tc: TableState, hand: int, view: PublicView, lang: str) -> tuple[int | None, dict[str, Any]]:
+    def _render_board(self, tc: DiscordTable, hand: int, view: PublicView, lang: str) -> tuple[int | None, dict[str, Any]]:
         """The board as it stands now (a call that waited for its token shows the changes made meanwhile), with
         the version of the board it shows."""
         view = tc.views.get(hand, view)
         tc.closed = tc.closed or view.phase == "closed"
         return tc.versions.get(hand), self._board_message(tc, view, lang)
 
-    def _board_message(self, tc: TableState, view: PublicView, lang: str) -> dict[str, Any]:
+    def _board_message(self, tc: DiscordTable, view: PublicView, lang: str) -> dict[str, Any]:
         lines = boards.render_lines(tc.lines.get(view.hand_no, ()), view, lang, self.tiles)
         if view.phase == "lobby" and view.hand_no == 0:
             seated = {s.player.player_id: s.player for s in view.seats}
@@ -296,10 +296,10 @@ class BoardDelivery:
         return {"embeds": boards.board_embeds(view, lang, self.tiles, lines),
                 "view": boards.board_buttons(view, lang)}
 
-    async def _save_board_ref(self, tc: TableState, hand: int, channel_id: int, message_id: int) -> None:
+    async def _save_board_ref(self, tc: DiscordTable, hand: int, channel_id: int, message_id: int) -> None:
         self.refs.remember(tc.id, BOARD_REF, channel_id, message_id, {"hand": hand})
 
-    async def _post(self, tc: TableState, item: tuple[Any, ...]) -> None:
+    async def _post(self, tc: DiscordTable, item: tuple[Any, ...]) -> None:
         channel = self.tables.channel(tc)
         if channel is None:
             return

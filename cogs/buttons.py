@@ -1,11 +1,8 @@
 """Persistent buttons: `discord.ui.DynamicItem`s whose custom id carries everything a press needs.
 
     kwx:act:<table>:<hand>:<step>:<verb>:<arg>    a hand-panel action (DM or ephemeral panel)
-        verb: discard | liangdao | gang | peng | hu | pass | piao     (sent to TableService.act)
-              ld | back                                              (panel modes: show the 亮倒 picks / back)
-              mq                                                     (摸切: discard the drawn tile, named in arg)
-              ap                                                     (turn the player's auto-pass on or off)
-              dok | dnc | lok                                        (a costly move, confirmed)
+        verb: a `PanelVerb` as written on the wire (discard, liangdao, gang, peng, hu, pass, piao, and the short
+              ld, back, mq, ap, dok, dnc, lok); parsing decodes it, and only the named member is used after that
         arg:  a tile in compact form (5p, 7z), a 漂 amount, or "-"
     kwx:tbl:<table>:<verb>                        a lobby or board button
         verb: join | leave | addbot | start | hand (the "My hand" panel) | resume (a paused table) |
@@ -25,6 +22,7 @@ from __future__ import annotations
 import logging
 import re
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any, Protocol
 
 import discord
@@ -36,13 +34,38 @@ from kwx.present.i18n import tr
 
 logger = logging.getLogger(__name__)
 
-MODE_VERBS = ("ld", "back")
-# Confirmed moves (a second press after the panel's warning): the verb sent to the service for each.
-CONFIRMED_VERBS = {"dok": "discard", "dnc": "discard", "lok": "liangdao"}  # dnc: and never ask again
-MOQIE = "mq"  # 摸切: a discard of the drawn tile (its own verb: a message's custom ids must differ)
-AUTO_PASS = "ap"  # the auto-pass toggle
-TILE_VERBS = frozenset({"discard", "liangdao", MOQIE, *CONFIRMED_VERBS})  # their arg is a tile
-NO_ARG_VERBS = frozenset({"peng", "hu", "pass", AUTO_PASS, *MODE_VERBS})  # their arg is NO_ARG
+
+
+class PanelVerb(StrEnum):
+    """What a hand-panel button asks for. The value is the verb as the custom id carries it: short (an id holds
+    100 characters) and never changed, so buttons already posted in Discord keep working after an upgrade."""
+
+    DISCARD = "discard"
+    LIANGDAO = "liangdao"
+    GANG = "gang"
+    PENG = "peng"
+    HU = "hu"
+    PASS = "pass"
+    PIAO = "piao"
+    SHOW_LIANGDAO_PICKS = "ld"  # the panel's 亮倒 mode: one button per discard that declares
+    BACK = "back"  # from the 亮倒 picks or a confirmation back to the plain panel
+    MOQIE = "mq"  # 摸切: discard the drawn tile (its own verb: a message's custom ids must differ)
+    TOGGLE_AUTO_PASS = "ap"
+    CONFIRM_DISCARD = "dok"  # a costly discard, confirmed after the panel's warning
+    CONFIRM_DISCARD_NEVER_ASK = "dnc"  # the same, and turn that warning off for this player
+    CONFIRM_LIANGDAO = "lok"
+
+
+PANEL_MODE_VERBS = frozenset({PanelVerb.SHOW_LIANGDAO_PICKS, PanelVerb.BACK})  # only the panel changes
+# The move sent to the table service for each press that makes one (the others change the panel or a setting).
+MOVE_OF = {PanelVerb.DISCARD: "discard", PanelVerb.LIANGDAO: "liangdao", PanelVerb.GANG: "gang",
+           PanelVerb.PENG: "peng", PanelVerb.HU: "hu", PanelVerb.PASS: "pass", PanelVerb.PIAO: "piao",
+           PanelVerb.MOQIE: "discard", PanelVerb.CONFIRM_DISCARD: "discard",
+           PanelVerb.CONFIRM_DISCARD_NEVER_ASK: "discard", PanelVerb.CONFIRM_LIANGDAO: "liangdao"}
+TILE_VERBS = frozenset({PanelVerb.DISCARD, PanelVerb.LIANGDAO, PanelVerb.MOQIE, PanelVerb.CONFIRM_DISCARD,
+                        PanelVerb.CONFIRM_DISCARD_NEVER_ASK, PanelVerb.CONFIRM_LIANGDAO})  # their arg is a tile
+NO_ARG_VERBS = frozenset({PanelVerb.PENG, PanelVerb.HU, PanelVerb.PASS, PanelVerb.TOGGLE_AUTO_PASS,
+                          *PANEL_MODE_VERBS})  # their arg is NO_ARG
 TABLE_VERBS = ("join", "leave", "addbot", "start", "hand", "resume", "unauto")
 NO_ARG = "-"
 PIAO_MAX = 99  # the largest 漂 amount a custom id may carry (the table's rules allow less; the service checks)
@@ -53,7 +76,7 @@ class ActId:
     table: int
     hand: int
     step: int
-    verb: str
+    verb: PanelVerb
     arg: str = NO_ARG
 
     @property
@@ -62,11 +85,16 @@ class ActId:
 
     @property
     def tile(self) -> Tile | None:
-        return None if self.verb == "piao" else id_tile(self.arg)
+        return None if self.verb is PanelVerb.PIAO else id_tile(self.arg)
 
     @property
     def amount(self) -> int | None:
-        return id_number(self.arg, PIAO_MAX) if self.verb == "piao" else None
+        return id_number(self.arg, PIAO_MAX) if self.verb is PanelVerb.PIAO else None
+
+    @property
+    def move(self) -> str | None:
+        """The table service's verb for the move this press makes; None for a press that makes none."""
+        return MOVE_OF.get(self.verb)
 
     @classmethod
     def parse(cls, fields: str) -> ActId | None:
@@ -75,19 +103,22 @@ class ActId:
         if len(parts) != 5:
             return None
         table, hand, step = (id_number(x) for x in parts[:3])
-        verb, arg = parts[3], parts[4]
-        if table is None or hand is None or step is None or not _arg_fits(verb, arg):
+        verb, arg = id_word(parts[3], _PANEL_VERBS), parts[4]
+        if table is None or hand is None or step is None or verb is None or not _arg_fits(PanelVerb(verb), arg):
             return None
-        return cls(table, hand, step, verb, arg)
+        return cls(table, hand, step, PanelVerb(verb), arg)
 
 
-def _arg_fits(verb: str, arg: str) -> bool:
-    """Whether `arg` is what the bot writes after `verb` (a tile, a 漂 amount, NO_ARG); unknown verbs fit nothing."""
+_PANEL_VERBS = frozenset(v.value for v in PanelVerb)
+
+
+def _arg_fits(verb: PanelVerb, arg: str) -> bool:
+    """Whether `arg` is what the bot writes after `verb` (a tile, a 漂 amount, NO_ARG)."""
     if verb in TILE_VERBS:
         return id_tile(arg) is not None
-    if verb == "gang":  # a claimed kong names no tile; a concealed or added one does
+    if verb is PanelVerb.GANG:  # a claimed kong names no tile; a concealed or added one does
         return arg == NO_ARG or id_tile(arg) is not None
-    if verb == "piao":
+    if verb is PanelVerb.PIAO:
         return id_number(arg, PIAO_MAX) is not None
     return verb in NO_ARG_VERBS and arg == NO_ARG
 

@@ -81,7 +81,7 @@ class Config(KwxGroupCog, name="Config"):
             for key, value in given.items():
                 parse_setting(key, value)
         except SettingError as err:
-            await safe_respond(interaction, content=self.error_text(err, lang), ephemeral=True)
+            await safe_respond(interaction, content=self.setting_error_text(err, lang), ephemeral=True)
             return
         for key, value in given.items():
             if key == LANG:
@@ -99,7 +99,7 @@ class Config(KwxGroupCog, name="Config"):
         return zone_choices(current)
 
     @staticmethod
-    def error_text(err: SettingError, lang: str) -> str:
+    def setting_error_text(err: SettingError, lang: str) -> str:
         if err.key == TIMEZONE:
             return tr("config.error.timezone", lang, value=excerpt(err.value))
         setting = tr(f"config.{err.key}", lang)

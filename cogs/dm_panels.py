@@ -28,7 +28,7 @@ from cogs import board as boards
 from cogs.board_delivery import HANDS_KEPT, BoardDelivery
 from cogs.buttons import release
 from cogs.emoji import TileFormatter
-from cogs.front_tables import DMS_CLOSED_REF, FrontEndStats, FrontTables, TableState
+from cogs.front_tables import DMS_CLOSED_REF, DiscordTable, FrontEndStats, FrontTables
 from cogs.message_refs import MessageRefs
 from cogs.operations import (
     dms_closed,
@@ -44,6 +44,7 @@ from cogs.operations import (
 )
 from cogs.panels import PanelMessage, panel_key, panel_message
 from kwx.present.i18n import tr
+from kwx.present.numbers import signed_points
 from kwx.store import Store
 from kwx.store.settings import AUTO_PASS_CLAIMS, MessageRef
 from kwx.table.errors import TableError
@@ -125,7 +126,7 @@ class DmPanels:
             p = self.by_key[key] = PanelState(table_id, player_id)
         return p
 
-    def restore(self, tc: TableState, ref: MessageRef) -> None:
+    def restore(self, tc: DiscordTable, ref: MessageRef) -> None:
         """A message ref of a located table (after a restart): a player's panel, or a closed-DM note."""
         data = ref.data
         if ref.ref.startswith("dm:"):
@@ -262,7 +263,7 @@ class DmPanels:
     def dms_closed(self, player_id: str) -> bool:
         return player_id in self._dm_closed
 
-    def hand_ended(self, tc: TableState, result: ResultView, view: PublicView, sent: discord.Message | None,
+    def hand_ended(self, tc: DiscordTable, result: ResultView, view: PublicView, sent: discord.Message | None,
                     lang: str) -> None:
         """Each player's panel of this hand becomes its one-line end, linking to the result post."""
         link = ""
@@ -346,7 +347,7 @@ class DmPanels:
         self.stats.dm_edits += 1
         return await safe_edit(self._dm_message(shown), urgent=urgent, **message) is not None
 
-    async def _update_dm(self, tc: TableState, p: PanelState, view: PrivateView, key: str, prompt: bool, lang: str) -> None:
+    async def _update_dm(self, tc: DiscordTable, p: PanelState, view: PrivateView, key: str, prompt: bool, lang: str) -> None:
         shown = p.dm
         if shown is not None and shown.key == key:
             return
@@ -402,7 +403,7 @@ class DmPanels:
         self._remember_dm(p)
         return True
 
-    async def _send_dm(self, tc: TableState, p: PanelState, view: PrivateView, key: str, message: PanelMessage) -> None:
+    async def _send_dm(self, tc: DiscordTable, p: PanelState, view: PrivateView, key: str, message: PanelMessage) -> None:
         sent = None
         message.pop("content", None)
         # The deal paced: a hand dealt with nothing asked of this player yet leaves the reserve to those asked
@@ -449,7 +450,7 @@ class DmPanels:
         await self._edit_dm(shown, urgent=False, view=None)
         shown.live = False
 
-    def _dms_refused(self, tc: TableState, player_id: str) -> None:
+    def _dms_refused(self, tc: DiscordTable, player_id: str) -> None:
         if player_id in tc.dm_notices:
             return
         tc.dm_notices.add(player_id)
@@ -500,4 +501,4 @@ def hand_over_line(result: ResultView, view: PublicView, seat: int, lang: str, f
     outcome = tr("common.list_sep", lang).join(wins) if wins else tr("term.huangzhuang", lang)
     net = result.net[seat] if 0 <= seat < len(result.net) else 0
     return tr("dm.hand_over", lang, where=boards.footer(result.table_id, result.hand_no, lang), outcome=outcome,
-             net=boards.signed(net).replace("-", "−"))
+             net=signed_points(net).replace("-", "−"))

@@ -37,7 +37,7 @@ class FrontEndStats:
 
 
 @dataclass
-class TableState:
+class DiscordTable:
     id: int
     guild: str | None = None
     channel: int | None = None
@@ -66,28 +66,28 @@ class FrontTables:
     board (the DM side's panels and closed-DM notes), once, when the table is first located."""
 
     def __init__(self, bot: discord.Client, store: Store, languages: Languages,
-                 restore: Callable[[TableState, MessageRef], None]) -> None:
+                 restore: Callable[[DiscordTable, MessageRef], None]) -> None:
         self.bot = bot
         self.store = store
         self.languages = languages
         self.restore = restore
-        self.by_id: dict[int, TableState] = {}
+        self.by_id: dict[int, DiscordTable] = {}
 
-    def get(self, table_id: int) -> TableState:
+    def get(self, table_id: int) -> DiscordTable:
         """The table's state, made on first use."""
         tc = self.by_id.get(table_id)
         if tc is None:
-            tc = self.by_id[table_id] = TableState(table_id)
+            tc = self.by_id[table_id] = DiscordTable(table_id)
         return tc
 
-    def find(self, table_id: int) -> TableState | None:
+    def find(self, table_id: int) -> DiscordTable | None:
         return self.by_id.get(table_id)
 
-    def current(self, tc: TableState) -> bool:
+    def current(self, tc: DiscordTable) -> bool:
         """Whether `tc` is still the table's state and the table is open (not forgotten meanwhile)."""
         return self.by_id.get(tc.id) is tc and not tc.closed
 
-    async def locate(self, tc: TableState) -> None:
+    async def locate(self, tc: DiscordTable) -> None:
         """The table's guild and channel, and where its messages are (after a restart), from the store."""
         if tc.loaded:
             return
@@ -113,10 +113,10 @@ class FrontTables:
                 self.restore(tc, ref)
             tc.loaded = True
 
-    def lang(self, tc: TableState) -> str:
+    def lang(self, tc: DiscordTable) -> str:
         return self.languages.of(tc.guild)
 
-    def channel(self, tc: TableState) -> discord.PartialMessageable | None:
+    def channel(self, tc: DiscordTable) -> discord.PartialMessageable | None:
         if tc.channel is None:
             return None
         guild_id = int(tc.guild) if tc.guild and tc.guild.isdigit() else None

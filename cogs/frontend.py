@@ -31,7 +31,7 @@ from cogs import board as boards
 from cogs.board_delivery import BoardDelivery
 from cogs.dm_panels import DmPanels
 from cogs.emoji import TileFormatter
-from cogs.front_tables import FrontEndStats, FrontTables, TableState
+from cogs.front_tables import DiscordTable, FrontEndStats, FrontTables
 from cogs.languages import Languages
 from cogs.message_refs import MessageRefs
 from cogs.panels import PanelMessage
@@ -62,10 +62,10 @@ class DiscordFrontEnd:
         self.panels = DmPanels(bot, store, self.tables, self.board, self.refs, self.stats, tiles)
 
     # The DM side and the channel side call each other only through these two hooks, wired here.
-    def _restore(self, tc: TableState, ref: MessageRef) -> None:
+    def _restore(self, tc: DiscordTable, ref: MessageRef) -> None:
         self.panels.restore(tc, ref)
 
-    def _hand_ended(self, tc: TableState, result: ResultView, view: PublicView, sent: discord.Message | None,
+    def _hand_ended(self, tc: DiscordTable, result: ResultView, view: PublicView, sent: discord.Message | None,
                     lang: str) -> None:
         self.panels.hand_ended(tc, result, view, sent, lang)
 

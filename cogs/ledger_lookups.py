@@ -28,7 +28,7 @@ from cogs.share import ShareButton, Shared, share_view
 from cogs.verify import VerifyButton
 from kwx.present.chart import MAX_SERIES, Series
 from kwx.present.i18n import tr
-from kwx.present.ledger_text import clean_name, code_block, diff_marker, money, percent, signed, table
+from kwx.present.ledger_text import clean_name, code_block, diff_marker, money, percent, signed_money, table
 from kwx.store.models import Period
 from kwx.table.defaults import server_zone
 
@@ -98,7 +98,7 @@ class LedgerLookups(LedgerCog, name="LedgerLookups"):
         if player is not None:
             row = await self.store.balance(guild, player)
             name = self.name_of(interaction, row.player, row.name)
-            body = code_block(f"{diff_marker(row.balance)} {signed(row.balance)}", "diff")
+            body = code_block(f"{diff_marker(row.balance)} {signed_money(row.balance)}", "diff")
             embed = discord.Embed(title=tr("ledger.balance.title", lang, name=safe_text(name)),
                                   description=f"{mention(row.player)}\n{body}", colour=colour_of(row.balance))
             embed.set_footer(text=tr("ledger.balance.hands", lang, count=row.hands))
@@ -109,7 +109,7 @@ class LedgerLookups(LedgerCog, name="LedgerLookups"):
                                  colour=COLOURS["even"])
         me = str(interaction.user.id)
         shown = sheet.rows[:SHEET_ROWS]
-        rows = [[diff_marker(r.balance), clean_name(self.name_of(interaction, r.player, r.name)), signed(r.balance)]
+        rows = [[diff_marker(r.balance), clean_name(self.name_of(interaction, r.player, r.name)), signed_money(r.balance)]
                 for r in shown]
         headers = [" ", tr("ledger.col.player", lang), tr("ledger.col.balance", lang)]
         body = table(rows, "llr", headers)
@@ -119,7 +119,7 @@ class LedgerLookups(LedgerCog, name="LedgerLookups"):
             mine = next((r for r in sheet.rows[SHEET_ROWS:] if r.player == me), None)
             if mine is not None:
                 body += "\n" + table([[diff_marker(mine.balance), clean_name(self.name_of(interaction, me, mine.name)),
-                                       signed(mine.balance)]], "llr")
+                                       signed_money(mine.balance)]], "llr")
         my_balance = next((r.balance for r in sheet.rows if r.player == me), 0)
         embed = discord.Embed(title=tr("ledger.balances.title", lang), description=code_block(body, "diff"),
                               colour=colour_of(my_balance))
@@ -157,7 +157,7 @@ class LedgerLookups(LedgerCog, name="LedgerLookups"):
                                  colour=discord.Colour.gold()), False
         chunk = board[page * PAGE_SIZE:(page + 1) * PAGE_SIZE]
         rows = [[diff_marker(r.net), str(r.rank), clean_name(self.name_of(interaction, r.player, r.name)),
-                 signed(r.net), str(r.hands)] for r in chunk]
+                 signed_money(r.net), str(r.hands)] for r in chunk]
         headers = [" ", "#", tr("ledger.col.player", lang), tr("ledger.col.net", lang), tr("ledger.col.hands", lang)]
         embed = discord.Embed(title=title, description=code_block(table(rows, "lrlrr", headers), "diff"),
                               colour=discord.Colour.gold())
@@ -184,12 +184,12 @@ class LedgerLookups(LedgerCog, name="LedgerLookups"):
             moved = money.get(h.hand_id, {})
             kong = sum(moved.get(reason, 0) for reason in KONG_REASONS)
             if h.reversed:
-                result, net = tr("ledger.history.reversed", lang), f"({signed(h.net)})"
+                result, net = tr("ledger.history.reversed", lang), f"({signed_money(h.net)})"
             else:
-                result, net = self._result_word(h, moved, lang), signed(h.net)
+                result, net = self._result_word(h, moved, lang), signed_money(h.net)
             rows.append([" " if h.reversed else diff_marker(h.net), f"#{h.hand_id}",
                          h.created_at.astimezone(zone).strftime("%m-%d"), result,
-                         str(h.fan.get(player, 0)) if h.won else "", signed(kong) if kong else "", net])
+                         str(h.fan.get(player, 0)) if h.won else "", signed_money(kong) if kong else "", net])
         headers = [" ", "#", tr("ledger.col.date", lang), tr("ledger.col.result", lang), tr("ledger.col.fan", lang),
                    tr("ledger.col.kong", lang), tr("ledger.col.net", lang)]
         balance = await self.store.balance(guild, player)
@@ -241,7 +241,7 @@ class LedgerLookups(LedgerCog, name="LedgerLookups"):
              rate("ledger.stats.liangdao_won", s.liangdao_win_rate, s.liangdao)],
             [" ", tr("ledger.stats.max_fan", lang), str(s.max_fan), ""],
             [" ", tr("ledger.stats.avg_fan", lang), f"{s.avg_fan:.1f}", tr("ledger.stats.per_win", lang) if s.wins else ""],
-            [diff_marker(s.net), tr("ledger.stats.net", lang), signed(s.net), ""],
+            [diff_marker(s.net), tr("ledger.stats.net", lang), signed_money(s.net), ""],
         ]
         body = code_block(table(rows, "llrl"), "diff")
         return discord.Embed(title=title, description=f"{mention(player)}\n{body}", colour=colour_of(s.net))
@@ -292,7 +292,7 @@ class LedgerLookups(LedgerCog, name="LedgerLookups"):
         last = series[0].points[-1][1] if player is not None and series[0].points else 0
         embed = discord.Embed(title=title, colour=colour_of(last) if player is not None else discord.Colour.gold())
         if player is not None:
-            embed.description = f"{mention(player)}: **{signed(last)}**"
+            embed.description = f"{mention(player)}: **{signed_money(last)}**"
         embed.set_image(url="attachment://balances.png")
         if moments:
             zone = await server_zone(self.store, guild, lang)

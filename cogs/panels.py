@@ -28,7 +28,7 @@ from typing import TypedDict
 import discord
 
 from cogs.board import footer, meld_text, seat_name, timestamp, verb_text
-from cogs.buttons import NO_ARG, ActButton, ActId, act_arg
+from cogs.buttons import NO_ARG, ActButton, ActId, PanelVerb, act_arg
 from cogs.emoji import TileFormatter
 from kwx.engine.tiles import Tile
 from kwx.present.i18n import tr
@@ -181,7 +181,7 @@ def _prompt(view: PrivateView, lang: str, fmt: TileFormatter, mode: str, piao_ma
     return tr("panel.decide", lang)
 
 
-def _tile_button(view: PrivateView, verb: str, tile: Tile, fmt: TileFormatter, *, label: str | None,
+def _tile_button(view: PrivateView, verb: PanelVerb, tile: Tile, fmt: TileFormatter, *, label: str | None,
                  style: discord.ButtonStyle, disabled: bool) -> ActButton:
     emoji = fmt.partial_emoji(tile)
     text = fmt.text(tile)
@@ -203,61 +203,61 @@ def panel_buttons(view: PrivateView, lang: str, fmt: TileFormatter, *, mode: str
     tiles_row: list[ActButton] = []
     actions: list[ActButton] = []
 
-    def act(verb: str, arg: str = NO_ARG) -> ActId:
+    def act(verb: PanelVerb, arg: str = NO_ARG) -> ActId:
         return ActId(view.table_id, view.hand_no, view.step, verb, arg)
 
     if "piao" in verbs:
         for amount in range(min(piao_max, MAX_BUTTONS - 1) + 1):
-            actions.append(ActButton(act("piao", str(amount)), label=f"{tr('term.piao', lang)} {amount}",
+            actions.append(ActButton(act(PanelVerb.PIAO, str(amount)), label=f"{tr('term.piao', lang)} {amount}",
                                      style=discord.ButtonStyle.primary if amount else discord.ButtonStyle.secondary,
                                      disabled=disabled))
     elif mode == CONFIRM and confirm is not None and confirm.tile is not None:
         if confirm.verb == "liangdao":
-            actions.append(_tile_button(view, "lok", confirm.tile, fmt, label=tr("panel.liangdao_go", lang),
+            actions.append(_tile_button(view, PanelVerb.CONFIRM_LIANGDAO, confirm.tile, fmt, label=tr("panel.liangdao_go", lang),
                                         style=discord.ButtonStyle.danger, disabled=disabled))
         else:
-            actions.append(_tile_button(view, "dok", confirm.tile, fmt, label=tr("panel.confirm_go", lang),
+            actions.append(_tile_button(view, PanelVerb.CONFIRM_DISCARD, confirm.tile, fmt, label=tr("panel.confirm_go", lang),
                                         style=discord.ButtonStyle.danger, disabled=disabled))
-            actions.append(_tile_button(view, "dnc", confirm.tile, fmt, label=tr("panel.confirm_never", lang),
+            actions.append(_tile_button(view, PanelVerb.CONFIRM_DISCARD_NEVER_ASK, confirm.tile, fmt, label=tr("panel.confirm_never", lang),
                                         style=discord.ButtonStyle.secondary, disabled=disabled))
-        actions.append(ActButton(act("back"), label=tr("panel.back", lang), disabled=disabled))
+        actions.append(ActButton(act(PanelVerb.BACK), label=tr("panel.back", lang), disabled=disabled))
     elif mode == LIANGDAO:
         for tile in sorted({c.tile for c in view.choices if c.verb == "liangdao" and c.tile is not None}):
-            tiles_row.append(_tile_button(view, "liangdao", tile, fmt, label=tr("action.liangdao", lang),
+            tiles_row.append(_tile_button(view, PanelVerb.LIANGDAO, tile, fmt, label=tr("action.liangdao", lang),
                                           style=discord.ButtonStyle.danger, disabled=disabled))
-        actions.append(ActButton(act("back"), label=tr("panel.back", lang), disabled=disabled))
+        actions.append(ActButton(act(PanelVerb.BACK), label=tr("panel.back", lang), disabled=disabled))
     else:
         for tile in sorted({c.tile for c in view.choices if c.verb == "discard" and c.tile is not None}):
             style = discord.ButtonStyle.primary if tile == view.drawn else discord.ButtonStyle.secondary
             label = None
             if asks_before(view, tile):  # 胡口牌 or a 直杠 for a 亮倒 hand: red and flagged
                 style, label = discord.ButtonStyle.danger, "⚠"
-            tiles_row.append(_tile_button(view, "discard", tile, fmt, label=label, style=style, disabled=disabled))
+            tiles_row.append(_tile_button(view, PanelVerb.DISCARD, tile, fmt, label=label, style=style, disabled=disabled))
         drawn = view.drawn
         if drawn is not None and ActionChoice("discard", drawn) in view.choices:  # 摸切
             style = discord.ButtonStyle.danger if asks_before(view, drawn) else discord.ButtonStyle.secondary
-            actions.append(ActButton(act("mq", act_arg(drawn)), label=tr("action.moqie", lang), style=style,
+            actions.append(ActButton(act(PanelVerb.MOQIE, act_arg(drawn)), label=tr("action.moqie", lang), style=style,
                                      disabled=disabled))
         if "hu" in verbs:
             label = tr("action.zimo" if view.claim_tile is None else "action.hu", lang)
-            actions.append(ActButton(act("hu"), label=label, style=discord.ButtonStyle.success, disabled=disabled))
+            actions.append(ActButton(act(PanelVerb.HU), label=label, style=discord.ButtonStyle.success, disabled=disabled))
         for c in view.choices:
             if c.verb == "gang":
                 if c.tile is None:
-                    actions.append(ActButton(act("gang"), label=tr("action.gang", lang),
+                    actions.append(ActButton(act(PanelVerb.GANG), label=tr("action.gang", lang),
                                              style=discord.ButtonStyle.primary, disabled=disabled))
                 else:
-                    actions.append(_tile_button(view, "gang", c.tile, fmt, label=tr("action.gang", lang),
+                    actions.append(_tile_button(view, PanelVerb.GANG, c.tile, fmt, label=tr("action.gang", lang),
                                                 style=discord.ButtonStyle.primary, disabled=disabled))
         if "peng" in verbs:
-            actions.append(ActButton(act("peng"), label=tr("action.peng", lang), style=discord.ButtonStyle.primary,
+            actions.append(ActButton(act(PanelVerb.PENG), label=tr("action.peng", lang), style=discord.ButtonStyle.primary,
                                      disabled=disabled))
         if "liangdao" in verbs:
-            actions.append(ActButton(act("ld"), label=tr("action.liangdao", lang), style=discord.ButtonStyle.danger,
+            actions.append(ActButton(act(PanelVerb.SHOW_LIANGDAO_PICKS), label=tr("action.liangdao", lang), style=discord.ButtonStyle.danger,
                                      disabled=disabled))
         if "pass" in verbs:
-            actions.append(ActButton(act("pass"), label=tr("action.pass", lang), disabled=disabled))
-        actions.append(ActButton(act("ap"), label=tr("panel.auto_pass_on" if auto_pass else "panel.auto_pass_off", lang),
+            actions.append(ActButton(act(PanelVerb.PASS), label=tr("action.pass", lang), disabled=disabled))
+        actions.append(ActButton(act(PanelVerb.TOGGLE_AUTO_PASS), label=tr("panel.auto_pass_on" if auto_pass else "panel.auto_pass_off", lang),
                                  style=discord.ButtonStyle.success if auto_pass else discord.ButtonStyle.secondary,
                                  disabled=disabled))
     return _layout(tiles_row, actions)

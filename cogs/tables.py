@@ -32,7 +32,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from cogs import board as boards
-from cogs.buttons import AUTO_PASS, CONFIRMED_VERBS, MODE_VERBS, MOQIE, ActId, release
+from cogs.buttons import PANEL_MODE_VERBS, ActId, PanelVerb, release
 from cogs.forwarding import forward_press
 from cogs.group import KwxGroupCog, text
 from cogs.inputs import DISCORD_INT_LIMIT
@@ -54,10 +54,6 @@ logger = logging.getLogger(__name__)
 
 LANGUAGE_NAMES = {"zh-CN": "简体中文", "en": "English"}
 
-
-def error_text(err: TableError, lang: str) -> str:
-    """A refusal as its catalog code says it (kwx.table.errors.refusal_text), in the player's language."""
-    return refusal_text(err, lang)
 
 
 def _send_kwargs(message: PanelMessage) -> dict[str, Any]:
@@ -84,7 +80,7 @@ class Tables(KwxGroupCog, name="Tables"):
     async def refuse(self, interaction: discord.Interaction, err: TableError | str, table_id: int | None = None,
                      **fmt: Any) -> None:
         lang = self.lang(interaction, table_id)
-        content = error_text(err, lang) if isinstance(err, TableError) else tr(f"error.{err}", lang, **fmt)
+        content = refusal_text(err, lang) if isinstance(err, TableError) else tr(f"error.{err}", lang, **fmt)
         await self.say(interaction, content)
 
     def table_here(self, interaction: discord.Interaction) -> int:
@@ -346,32 +342,35 @@ class Tables(KwxGroupCog, name="Tables"):
             return
         lang = self.lang(interaction, act.table)
         await self.back_from_autoplay(act.table, pid)  # any press of one's own panel ends 托管
-        if act.verb == MOQIE:  # 摸切: the drawn tile's discard, asked about like any other
-            act = replace(act, verb="discard")
-        if act.verb == AUTO_PASS:
+        if act.verb is PanelVerb.MOQIE:  # 摸切: the drawn tile's discard, asked about like any other
+            act = replace(act, verb=PanelVerb.DISCARD)
+        if act.verb is PanelVerb.TOGGLE_AUTO_PASS:
             await self.toggle_auto_pass(interaction, act, pid, lang)
             return
-        if act.verb in MODE_VERBS:  # 亮倒 picks / back: only the panel changes
+        if act.verb in PANEL_MODE_VERBS:  # 亮倒 picks / back: only the panel changes
             view = rt.service.private_view(act.table, pid)
             if view.step != act.step or not view.choices:
                 await self.refuse(interaction, TableError("stale", "that decision has passed"), act.table)
                 return
-            mode = LIANGDAO if act.verb == "ld" else NORMAL
+            mode = LIANGDAO if act.verb is PanelVerb.SHOW_LIANGDAO_PICKS else NORMAL
             message = rt.frontend.panel(view, lang, mode=mode)
             await safe_update_message(interaction, **message)
             release(message["view"])
             return
-        if act.verb in ("discard", "liangdao") and act.tile is not None and await self.ask_first(
+        if act.verb in (PanelVerb.DISCARD, PanelVerb.LIANGDAO) and act.tile is not None and await self.ask_first(
                 interaction, act, pid, lang):
             return
-        verb = CONFIRMED_VERBS.get(act.verb, act.verb)
-        if act.verb == "dnc":  # "discard, don't ask again"
+        verb = act.move
+        if verb is None:  # every verb without a move was answered above
+            await self.refuse(interaction, "generic", act.table)
+            return
+        if act.verb is PanelVerb.CONFIRM_DISCARD_NEVER_ASK:
             guild = rt.frontend.table_guild(act.table)
             if guild is not None:
                 await rt.store.set_player_setting(str(guild), pid, CONFIRM_DANGER, "off")
         async with rt.frontend.pressing(act.table, pid):
             try:
-                if act.verb == "piao":
+                if act.verb is PanelVerb.PIAO:
                     await rt.service.act(act.table, pid, "piao", step=act.step, amount=act.amount)
                 else:
                     await rt.service.act(act.table, pid, verb, act.tile, step=act.step)
@@ -420,15 +419,15 @@ class Tables(KwxGroupCog, name="Tables"):
             view = rt.service.private_view(act.table, pid)
         except TableError:
             return False  # the service refuses the press itself
-        if view.step != act.step or ActionChoice(act.verb, act.tile) not in view.choices:
+        if act.move is None or view.step != act.step or ActionChoice(act.move, act.tile) not in view.choices:
             return False
-        if act.verb == "discard":
+        if act.verb is PanelVerb.DISCARD:
             if act.tile is None or not asks_before(view, act.tile):
                 return False
             guild = rt.frontend.table_guild(act.table)
             if guild is not None and await rt.store.player_setting(str(guild), pid, CONFIRM_DANGER) == "off":
                 return False
-        message = rt.frontend.panel(view, lang, mode=CONFIRM, confirm=ActionChoice(act.verb, act.tile))
+        message = rt.frontend.panel(view, lang, mode=CONFIRM, confirm=ActionChoice(act.move, act.tile))
         await safe_update_message(interaction, **message)
         release(message["view"])
         return True

@@ -40,7 +40,7 @@ TARGETS: dict[str, Target] = {
         "kwx/engine/hand.py", ("tests/engine",),
         functions=("HandState.legal_actions", "HandState._compute_legal", "HandState._turn_actions",
                    "HandState._forbidden", "HandState._liangdao_discards", "HandState._zimo_fan_on",
-                   "HandState._locked_kong_ok", "HandState.locked_zhigang_ok", "HandState._zimo_result",
+                   "HandState._declared_self_kong_ok", "HandState.declared_zhigang_ok", "HandState._zimo_result",
                    "HandState._discard_win", "_isolated"),
         why="the hand state machine's legal actions and what they call"),
     "presence": Target("kwx/table/presence.py", ("tests/table",),

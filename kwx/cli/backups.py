@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from kwx.present.ledger_text import signed, table
+from kwx.present.ledger_text import signed_money, table
 from kwx.store import StoreError
 from kwx.store.backup import back_up, back_up_to, default_backup_dir
 from kwx.store.db import database_url, default_db_path
@@ -138,7 +138,7 @@ def _restore_text(report: RestoreReport) -> str:
         for player in [*new, *(p for p in old if p not in new)]:
             name = (new.get(player) or old[player])[0]
             was, now = old.get(player, (name, 0))[1], new.get(player, (name, 0))[1]
-            rows.append([name, player, signed(was), signed(now), signed(now - was) if now != was else ""])
+            rows.append([name, player, signed_money(was), signed_money(now), signed_money(now - was) if now != was else ""])
         lines += ["", f"Server {guild}:", table(rows, "llrrr", ["name", "player", "before", "after", "change"],
                                                 sep="  ")]
     if report.problems_after:

@@ -17,7 +17,7 @@ from dotenv import load_dotenv
 
 from kwx.present.i18n import LANGUAGES, resolve_lang
 from kwx.store.db import DEFAULT_DB
-from kwx.table.durable import STORE_RETRY_SECONDS
+from kwx.table.retry import STORE_RETRY_SECONDS
 
 
 class ConfigError(ValueError):

@@ -387,7 +387,7 @@ class HandState:
                 return out
             if self._zimo_result(seat) is not None:
                 out.append(_HU[seat])
-            if can_kong and self._locked_kong_ok(seat, drawn):
+            if can_kong and self._declared_self_kong_ok(seat, drawn):
                 out.append(_GANG_T[seat][drawn])
             if out:
                 out.append(_PASS[seat])
@@ -454,7 +454,7 @@ class HandState:
         r = score_counts(counts, tile, melds, _ctx(True, declared), self.rules)
         return r.fan if r else 0
 
-    def _locked_kong_ok(self, seat: int, tile: Tile) -> bool:
+    def _declared_self_kong_ok(self, seat: int, tile: Tile) -> bool:
         """A locked 亮倒 hand may kong its drawn tile if the waits stay the same."""
         c = self._counts[seat]
         melds = self._melds[seat]
@@ -628,7 +628,7 @@ class HandState:
                 opts.append(_HU[s])
                 fans[s] = r
             if not last:
-                if n == 3 and (not self._declared[s] or self.locked_zhigang_ok(s, tile)):
+                if n == 3 and (not self._declared[s] or self.declared_zhigang_ok(s, tile)):
                     opts.append(_GANG[s])
                 if n >= 2 and not self._declared[s]:
                     opts.append(_PENG[s])
@@ -644,7 +644,7 @@ class HandState:
             self._phase = _DRAW
             self._turn = (seat + 1) % N_SEATS
 
-    def locked_zhigang_ok(self, seat: int, tile: Tile) -> bool:
+    def declared_zhigang_ok(self, seat: int, tile: Tile) -> bool:
         """A declared (亮倒) seat holding three of `tile` may 直杠 a discard of it only if its waits stay the same."""
         after = list(self._counts[seat])
         after[tile] = 0

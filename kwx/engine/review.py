@@ -78,7 +78,7 @@ class HandLog:
 
 
 @dataclass(frozen=True)
-class SeatView:
+class FaceUpSeat:
     """One seat at one moment, face up."""
 
     concealed: tuple[Tile, ...]  # sorted, the drawn tile included
@@ -102,7 +102,7 @@ class Frame:
 
     index: int
     wall: int  # tiles left in the wall
-    seats: tuple[SeatView, ...]
+    seats: tuple[FaceUpSeat, ...]
     to_act: tuple[int, ...]  # seats asked to decide now
     pending: tuple[int, Tile] | None  # (seat, tile) of a discard or 补杠 open to claims
     action: Action | None
@@ -177,7 +177,7 @@ class Decision:
 
 
 @dataclass(frozen=True)
-class Summary:
+class ReviewSummary:
     seat: int
     decisions: int  # counted decisions (托管 excluded)
     agreed: int
@@ -208,7 +208,7 @@ class Review:
     frames: tuple[Frame, ...]  # one per action, then the end
     decisions: tuple[Decision, ...]
     result: HandResult
-    summary: Summary
+    summary: ReviewSummary
     rules: RuleSet
     dealer: int
     win_tile: Tile | None  # the tile that won, if anyone won
@@ -287,8 +287,8 @@ def check_result(hand: HandState, count: int, net: Sequence[int] | None, outcome
     return result
 
 
-def _seat_view(hand: HandState, seat: int) -> SeatView:
-    return SeatView(tuple(hand.concealed(seat)), hand.drawn if hand.turn == seat else None, hand.melds(seat),
+def _seat_view(hand: HandState, seat: int) -> FaceUpSeat:
+    return FaceUpSeat(tuple(hand.concealed(seat)), hand.drawn if hand.turn == seat else None, hand.melds(seat),
                     hand.discards(seat), hand.declared(seat), hand.liangdao_waits(seat))
 
 
@@ -392,11 +392,11 @@ def _mark_deal_in(decisions: list[Decision], frames: list[Frame], result: HandRe
     return decisions
 
 
-def _summary(seat: int, decisions: Sequence[Decision], result: HandResult) -> Summary:
+def _summary(seat: int, decisions: Sequence[Decision], result: HandResult) -> ReviewSummary:
     counted = [i for i, d in enumerate(decisions) if d.counted]
     costly = sorted((i for i in counted if (decisions[i].loss or 0.0) > 0),
                     key=lambda i: (-(decisions[i].loss or 0.0), i))[:3]
-    return Summary(seat, len(counted), sum(1 for i in counted if decisions[i].agrees), tuple(costly),
+    return ReviewSummary(seat, len(counted), sum(1 for i in counted if decisions[i].agrees), tuple(costly),
                    tuple(i for i in counted if decisions[i].louhu), tuple(i for i in counted if decisions[i].fed),
                    tuple(i for i in counted if decisions[i].deal_in_unready), result.payments, result.net)
 

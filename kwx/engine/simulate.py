@@ -41,7 +41,7 @@ def mean_ci95(n: int, total: float, sum_sq: float) -> tuple[float, float]:
 
 
 @dataclass
-class PlayerStats:
+class LevelStats:
     level: str
     net: int = 0
     sum_sq: int = 0  # Σ (per-hand net)², for the confidence interval
@@ -82,7 +82,7 @@ class SimulationReport:
     liangdao: int = 0
     net: list[int] = field(default_factory=lambda: [0, 0, 0])
     per_hand_net: list[list[int]] = field(default_factory=list)
-    players: list[PlayerStats] = field(default_factory=list)
+    players: list[LevelStats] = field(default_factory=list)
     zero_sum: bool = True
     tiles_conserved: bool = True
     errors: int = 0
@@ -120,7 +120,7 @@ def simulate(hands: int, seed: str = "0", ai: Sequence[str] = ("standard", "stan
         raise ValueError("three AI levels, one per player")
     if rules.rotation:
         raise ValueError("the simulator plays three players; rotation needs four")
-    report = SimulationReport(players=[PlayerStats(level) for level in ai])
+    report = SimulationReport(players=[LevelStats(level) for level in ai])
     stats = report.players
     table = TableState(rules, first_dealer(seed))
     started = time.perf_counter()

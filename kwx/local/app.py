@@ -40,7 +40,6 @@ from kwx.local.app_port import AppFrontEnd
 from kwx.local.commands import (
     Command,
     CommandError,
-    error_text,
     parse_command,
     resolve_command,
 )
@@ -74,7 +73,7 @@ from kwx.local.widgets import (
 )
 from kwx.present.i18n import resolve_lang, tr
 from kwx.store import Store
-from kwx.table.errors import TableError
+from kwx.table.errors import TableError, refusal_text
 from kwx.table.service import TableService
 from kwx.table.views import ActionChoice, PlayerRef
 
@@ -517,7 +516,7 @@ class KwxApp(App[int]):
         try:
             await self.service.act(self.table_id, YOU_ID, choice.verb, choice.tile, step=fe.hand.step)
         except TableError as exc:
-            self.refuse(error_text(exc, self.lang))
+            self.refuse(refusal_text(exc, self.lang))
             return
         self.selected = None
         self._refresh_views()

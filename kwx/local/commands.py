@@ -6,9 +6,7 @@ from dataclasses import dataclass
 
 from kwx.engine.tiles import Tile, TileError, excerpt
 from kwx.local.text import read_tile, say, tile_markup, tile_or_none, tiles_markup, verb_label
-from kwx.present.i18n import error_text as mistake_text
-from kwx.present.i18n import resolve_lang, tr
-from kwx.table.errors import TableError, refusal_text
+from kwx.present.i18n import error_text, resolve_lang, tr
 from kwx.table.views import ActionChoice, PrivateView
 
 
@@ -71,7 +69,7 @@ def parse_command(line: str, lang: str = "zh-CN") -> Command | None:
             return Command("discard", read_tile(text))
         except TileError as exc:
             if _looks_like_tile(text):
-                raise CommandError(mistake_text(exc, lang)) from None
+                raise CommandError(error_text(exc, lang)) from None
             raise CommandError(say("unknown", lang, text=excerpt(text))) from None
     rest = rest.strip()
     if verb in ("help", "hand", "quit", "back"):
@@ -90,7 +88,7 @@ def parse_command(line: str, lang: str = "zh-CN") -> Command | None:
     try:
         return Command(verb, read_tile(rest))
     except TileError as exc:
-        raise CommandError(mistake_text(exc, lang)) from None
+        raise CommandError(error_text(exc, lang)) from None
 
 
 def describe_choices(view: PrivateView, lang: str) -> str:
@@ -168,7 +166,3 @@ def resolve_command(cmd: Command, view: PrivateView | None, lang: str) -> Action
         return choice
     raise CommandError(say("unknown", lang, text=cmd.verb))
 
-
-def error_text(exc: TableError, lang: str) -> str:
-    """A service refusal in the console's language, from the catalog (kwx.table.errors.refusal_text)."""
-    return refusal_text(exc, lang)

@@ -26,7 +26,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from kwx.engine.tiles import Tile
-from kwx.local.commands import CommandError, error_text, parse_command, resolve_command
+from kwx.local.commands import CommandError, parse_command, resolve_command
 from kwx.local.crash import crash_log_path, report_crash
 from kwx.local.input_bytes import lenient
 from kwx.local.port import BalanceSource, LocalPort
@@ -49,7 +49,7 @@ from kwx.local.text import say
 from kwx.local.warnings import confirm_setting, is_yes, set_confirm_setting, warning
 from kwx.present.i18n import resolve_lang
 from kwx.store import Store
-from kwx.table.errors import TableError
+from kwx.table.errors import TableError, refusal_text
 from kwx.table.service import TableService
 from kwx.table.views import ActionChoice, PlayerRef, PrivateView, PublicView, ResultView
 
@@ -323,11 +323,11 @@ class TerminalTable:
     """The input loop: one line at a time, checked against your private view, then passed to the service."""
 
     def __init__(self, service: TableActions, frontend: ConsoleFrontEnd, table_id: int, *,
-                 settings: Any = None) -> None:
+                 store: Any = None) -> None:
         self.service = service
         self.frontend = frontend
         self.table_id = table_id
-        self.settings = settings  # the store: the player's own settings (the 胡口牌 confirmation)
+        self.store = store  # the player's own settings (the 胡口牌 confirmation)
         self.pending: tuple[ActionChoice, int] | None = None  # a costly move waiting for its yes, and its step
         # Piped input arrives all at once: a move read while the AI players move waits for your decision instead
         # of being refused (a typed one is answered at once: you see whose turn it is).
@@ -394,8 +394,8 @@ class TerminalTable:
             return True
         if cmd.verb in ("confirm_on", "confirm_off"):
             on = cmd.verb == "confirm_on"
-            if self.settings is not None:
-                await set_confirm_setting(self.settings, fe.guild, fe.player_id, on)
+            if self.store is not None:
+                await set_confirm_setting(self.store, fe.guild, fe.player_id, on)
             fe.print(say("confirm_on" if on else "confirm_off", self.lang))
             return True
         self.refresh()
@@ -408,7 +408,7 @@ class TerminalTable:
             self._refuse(exc.text)
             return True
         assert fe.hand is not None
-        confirm = await confirm_setting(self.settings, fe.guild, fe.player_id) if self.settings else True
+        confirm = await confirm_setting(self.store, fe.guild, fe.player_id) if self.store else True
         question = warning(fe, fe.hand, choice, confirm_danger=confirm)
         if question:  # a costly move: ask once
             self.pending = (choice, fe.hand.step)
@@ -425,7 +425,7 @@ class TerminalTable:
         try:
             await self.service.act(self.table_id, fe.player_id, choice.verb, choice.tile, step=fe.hand.step)
         except TableError as exc:  # a refusal: the table is unchanged
-            self._refuse(error_text(exc, self.lang))
+            self._refuse(refusal_text(exc, self.lang))
 
     def _same_move(self, line: str, choice: ActionChoice) -> bool:
         try:
@@ -500,7 +500,7 @@ async def play_terminal(db_path: str | Path, *, lang: str = "zh-CN", seed: str |
         else:
             console.print(say("new_table", lang, table=table_id), highlight=False)
         frontend.table_id = table_id
-        table = TerminalTable(service, frontend, table_id, settings=store)
+        table = TerminalTable(service, frontend, table_id, store=store)
         flush = getattr(service, "flush", None)
         if flush is not None:  # let the views of the resume / the deal reach the screen first
             await flush()

@@ -23,7 +23,6 @@ from kwx.local.text import (
     catalog_text,
     money_style,
     say,
-    signed,
     tile_markup,
     tile_or_none,
     tile_text,
@@ -33,6 +32,7 @@ from kwx.local.text import (
 )
 from kwx.local.warnings import danger_line, hint_suffix
 from kwx.present.i18n import pattern_name, resolve_lang, tr
+from kwx.present.numbers import signed_points
 from kwx.table.views import PlayerRef, PrivateView, PublicView, ResultView
 
 # Service notices worded for Discord that read otherwise at the terminal: there is no bot to restart here.
@@ -214,7 +214,7 @@ class Renderer:
                 body.append("  ")
                 body.append(say("waits", lang, tiles=""), style="bold")
                 body.append_text(tiles_text(s.waits, lang))
-            table.add_row(Text.from_markup(name), str(s.concealed_count), Text(signed(s.score), money_style(s.score)),
+            table.add_row(Text.from_markup(name), str(s.concealed_count), Text(signed_points(s.score), money_style(s.score)),
                           body)
         return table
 
@@ -331,12 +331,12 @@ class Renderer:
         for seat, name in enumerate(names):
             net = result.net[seat] if seat < len(result.net) else 0
             score = result.scores[seat] if seat < len(result.scores) else 0
-            table.add_row(Text.from_markup(name), Text(signed(net), money_style(net)),
-                          Text(signed(score), money_style(score)))
+            table.add_row(Text.from_markup(name), Text(signed_points(net), money_style(net)),
+                          Text(signed_points(score), money_style(score)))
         out.append(table)
         if self.player_id in ledger:
             amount = ledger[self.player_id]
-            out.append(say("ledger_you", lang, amount=f"[{money_style(amount)}]{signed(amount)}[/]"))
+            out.append(say("ledger_you", lang, amount=f"[{money_style(amount)}]{signed_points(amount)}[/]"))
         seed = getattr(result, "seed", None) or getattr(result, "hand_seed", None)
         if check:
             out.append(check)
@@ -397,7 +397,7 @@ class Renderer:
         lang = self.lang
         out = [f"[bold reverse] {escape(say('summary_title', lang, hands=summary.hands))} [/]"]
         for player, net in summary.net:
-            out.append(f"  {self.player_name(player)}  [{money_style(net)}]{signed(net)}[/]")
+            out.append(f"  {self.player_name(player)}  [{money_style(net)}]{signed_points(net)}[/]")
         if summary.biggest is not None:
             hand, player, amount = summary.biggest
             out.append(say("summary_biggest", lang, hand=hand, player=self.player_name(player), amount=amount))

@@ -90,9 +90,6 @@ def tiles_or_none(text: str | None) -> list[Tile]:
         return []
 
 
-def signed(n: int) -> str:
-    return f"+{n}" if n > 0 else str(n)
-
 
 def money_style(n: int) -> str:
     return "green" if n > 0 else "red" if n < 0 else "dim"

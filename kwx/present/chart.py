@@ -25,7 +25,7 @@ from functools import lru_cache
 from PIL import Image, ImageDraw, ImageFont
 
 from kwx.present.art import find_cjk_font
-from kwx.present.ledger_text import signed, truncate
+from kwx.present.ledger_text import signed_money, truncate
 
 BACKGROUND = (43, 45, 49)  # Discord's dark embed background
 TEXT = (219, 222, 225)
@@ -138,7 +138,7 @@ def balance_chart(series: Sequence[Series], *, title: str = "", x_label: str = "
         y = legend_top + (index // 2) * 24 * s
         colour = PALETTE[index]
         draw.rectangle([x, y + 5 * s, x + 14 * s, y + 17 * s], fill=colour)
-        label = f"{truncate(one.label, 18)}  {signed(one.points[-1][1])}"
+        label = f"{truncate(one.label, 18)}  {signed_money(one.points[-1][1])}"
         draw.text((x + 20 * s, y), label, font=legend_font, fill=TEXT)
     return _png(image, width, height)
 

@@ -56,7 +56,7 @@ def money(amount: int) -> str:
     return f"{amount:,}"
 
 
-def signed(amount: int) -> str:
+def signed_money(amount: int) -> str:
     """+1,200 / -300 / 0."""
     return f"+{amount:,}" if amount > 0 else f"{amount:,}"
 

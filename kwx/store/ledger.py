@@ -106,7 +106,7 @@ class LedgerMixin(StoreBase):
                 [(hand_id, s.seat, guild, s.player_id, checked.nets[s.player_id], s.won, s.self_draw,
                   checked.dealt_in[s.player_id], s.fan if s.won else 0, s.liangdao) for s in record.seats])
             await upsert_names(db, [(guild, s.player_id, s.name, stamp) for s in record.seats if s.name])
-            summary = Summary()
+            summary = SummaryChanges()
             summary.hand([s.player_id for s in record.seats], day, +1)
             rows = [(None, guild, hand_id, p.from_player, p.to_player, p.amount, p.reason, stamp,
                      record.created_by, record.note, None, day) for p in checked.payments]
@@ -151,7 +151,7 @@ class LedgerMixin(StoreBase):
                 raise ReversalRefused("already", f"hand {hand_id} was already reversed", hand_id=hand_id)
             async with db.execute("SELECT * FROM ledger_entries WHERE hand_id = ? ORDER BY id", (hand_id,)) as cur:
                 entries = list(await cur.fetchall())
-            summary = Summary()
+            summary = SummaryChanges()
             rows = [_reversal_row(entry, stamp, by, why) for entry in _standing_entries(entries)]
             ids = await insert_entries(db, rows, summary)
             await db.execute("UPDATE hands SET reversed_at = ? WHERE id = ?", (stamp, hand_id))
@@ -184,7 +184,7 @@ class LedgerMixin(StoreBase):
                                               " undo the whole hand", hand_id=entry["hand_id"])
             if await _fetch(db, "SELECT id FROM ledger_entries WHERE reverses_id = ?", (entry_id,)):
                 raise ReversalRefused("already", f"ledger entry {entry_id} was already reversed")
-            summary = Summary()
+            summary = SummaryChanges()
             (new_id,) = await insert_entries(db, [_reversal_row(entry, stamp, by, why)], summary)
             await summary.write(db, guild)
             return new_id
@@ -209,7 +209,7 @@ class LedgerMixin(StoreBase):
             raise ValueError("a player cannot pay themselves")
         stamp = self._stamp(at)
         async with self._write() as db:
-            summary = Summary()
+            summary = SummaryChanges()
             row = (None, guild, None, from_player, to_player, amount, reason, stamp, by, note, None, day_of(stamp))
             (entry_id,) = await insert_entries(db, [row], summary)
             await summary.write(db, guild)
@@ -259,7 +259,7 @@ class LedgerMixin(StoreBase):
                 rows.append((entry.id, guild, entry.hand_id if entry.hand_id in known_hands else None,
                              entry.from_player, entry.to_player, entry.amount, entry.reason, stamp,
                              entry.created_by, entry.note, entry.reverses_id, day))
-            summary = Summary()
+            summary = SummaryChanges()
             try:
                 await insert_entries(db, rows, summary, want_ids=False)
             except sqlite3.IntegrityError as exc:
@@ -368,7 +368,7 @@ def _need_text(**values: str) -> None:
 
 
 @dataclass
-class Summary:
+class SummaryChanges:
     """Changes to the summary tables caused by one transaction's entries and hands."""
 
     balance: Counter[str] = field(default_factory=Counter)
@@ -415,7 +415,7 @@ class Summary:
             (guild, self.guild_hands, self.guild_entries))
 
 
-async def insert_entries(db: aiosqlite.Connection, rows: list[tuple[Any, ...]], summary: Summary, *,
+async def insert_entries(db: aiosqlite.Connection, rows: list[tuple[Any, ...]], summary: SummaryChanges, *,
                          want_ids: bool = True) -> list[int]:
     """Insert ledger rows (ENTRY_COLUMNS order) and add them to `summary`; return their ids if wanted."""
     for row in rows:

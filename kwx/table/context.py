@@ -29,7 +29,7 @@ class ServiceStats:
     latencies: list[float] | None = None
     errors: int = 0
     store_retries: int = 0  # store writes tried again after a failure that may pass (kwx.store.is_transient)
-    store_pauses: int = 0  # tables paused because a store write failed for good (kwx.table.durable)
+    store_pauses: int = 0  # tables paused because a store write failed for good (kwx.table.retry)
 
 
 @dataclass(eq=False)

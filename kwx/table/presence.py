@@ -25,11 +25,11 @@ import kwx.table.oplog as oplog
 from kwx.store import settle_up
 from kwx.table.context import TableContext, check_open
 from kwx.table.delivery import Delivery
-from kwx.table.durable import StoreFailed
 from kwx.table.errors import SavingFailed, TableError
 from kwx.table.live import LiveTable
 from kwx.table.phases import BETWEEN, CLOSED, LOBBY, PIAO, PLAYING
 from kwx.table.record import STORE_PAUSE, Applied
+from kwx.table.retry import StoreFailed
 from kwx.table.scheduler import Scheduler
 from kwx.table.viewbuild import public_view, result_view
 from kwx.table.views import PlayerRef, TableInfo, TableSummary, TransferView

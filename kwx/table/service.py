@@ -46,7 +46,6 @@ from kwx.engine.tiles import Tile
 from kwx.store import Store, TableRow
 from kwx.table.context import ServiceStats, TableContext
 from kwx.table.delivery import Delivery
-from kwx.table.durable import RetryPolicy
 from kwx.table.errors import SavingFailed, TableError
 from kwx.table.journal import Journal
 from kwx.table.live import LiveTable
@@ -57,6 +56,7 @@ from kwx.table.ports import FrontEnd
 from kwx.table.presence import Presence
 from kwx.table.record import CLAIM_PAUSE, Applied
 from kwx.table.recovery import rebuild
+from kwx.table.retry import RetryPolicy
 from kwx.table.scheduler import Scheduler, Targets
 from kwx.table.viewbuild import result_view
 from kwx.table.views import PlayerRef, PrivateView, PublicView, ResultView, TableInfo

@@ -232,7 +232,7 @@ def _kong_feed(t: TableRecord, hand: HandState, seat: int) -> dict[Tile, tuple[i
         for tile in public_concealed(hand, other):
             counts[tile] += 1
         for kind in range(NUM_KINDS):
-            if counts[kind] == 3 and hand.locked_zhigang_ok(other, _TILES[kind]):
+            if counts[kind] == 3 and hand.declared_zhigang_ok(other, _TILES[kind]):
                 out[_TILES[kind]] = (other, t.rules.zhigang_pay * hand.base)
     return out
 

@@ -2,7 +2,7 @@
 
 `commit` appends one record to the table's event log (kwx/table/journal.py, group commit) and then applies it
 to the table (`LiveTable.apply`); `write_hand` puts a finished hand in the ledger (idempotent). A write that
-fails in a way that may pass is tried again for a bounded time (kwx/table/durable.py), the players told once
+fails in a way that may pass is tried again for a bounded time (kwx/table/retry.py), the players told once
 that saving is retried and once that it works again; a write that fails for good pauses the table in memory
 (`pause_for_store`: the store could not take a record of it) and the caller gets `SavingFailed`.
 """
@@ -19,11 +19,11 @@ from kwx.store import DuplicateEvent, EventRow, is_transient
 from kwx.store.db import dump_json
 from kwx.table.context import TableContext
 from kwx.table.delivery import Delivery
-from kwx.table.durable import RetryPolicy, StoreFailed, write_durably
 from kwx.table.errors import SavingFailed
 from kwx.table.live import LiveTable
 from kwx.table.phases import BETWEEN, PIAO, PLAYING
 from kwx.table.record import STORE_PAUSE, Applied
+from kwx.table.retry import RetryPolicy, StoreFailed, write_with_retry
 from kwx.table.scheduler import Scheduler
 
 logger = logging.getLogger(__name__)
@@ -91,7 +91,7 @@ class DurableWriter:
 
     async def durably(self, t: LiveTable, what: str, write: Callable[[], Coroutine[Any, Any, _T]]) -> _T:
         """Run a store write of table `t`, tried again for a bounded time while it fails in a way that may pass
-        (kwx.table.durable). The players are told once that saving is being retried and once that it works
+        (kwx.table.retry). The players are told once that saving is being retried and once that it works
         again. Raises StoreFailed, logged, when it gives up: the caller pauses the table. Holds `t.lock`: the
         table waits, and what its timers fire waits for the write."""
         ctx = self._ctx
@@ -104,7 +104,7 @@ class DurableWriter:
                 self._delivery.put(t, ctx.frontend.notice, t.id, "event.store_retrying")
 
         try:
-            result = await write_durably(write, self.retry, retrying=retrying, keep_going=lambda: ctx.running)
+            result = await write_with_retry(write, self.retry, retrying=retrying, keep_going=lambda: ctx.running)
         except StoreFailed as failed:
             self._store_down.discard(t.id)
             ctx.stats.errors += 1

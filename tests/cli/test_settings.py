@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from kwx.cli.settings import ConfigError, settings_from
-from kwx.table.durable import STORE_RETRY_SECONDS
+from kwx.table.retry import STORE_RETRY_SECONDS
 
 
 def test_the_store_retry_time_is_a_setting() -> None:

@@ -17,7 +17,7 @@ from PIL import Image
 from cogs.confirm import CONFIRM_TTL
 from cogs.ledger_requests import LedgerRequests
 from kwx.present.i18n import tr
-from kwx.present.ledger_text import display_width, signed, table
+from kwx.present.ledger_text import display_width, signed_money, table
 from kwx.store import LedgerHand, LedgerPayment, SeatResult, parse_csv
 from kwx.table.manual import ManualWin, manual_payments, manual_record
 from tests.cogs.fakes import Sent
@@ -68,7 +68,7 @@ async def test_balance_sheet_shows_the_ledgers_balances_with_signs_and_no_pings(
     out = await kit.slash(kit.alice, "kwx balance")
     sent = reply(out)
     shown = {row[1]: row[2] for row in block_rows(sent.embeds[0].description)}
-    ledger = {r.name: signed(r.balance) for r in (await kit.store.balances(kit.guild)).rows}
+    ledger = {r.name: signed_money(r.balance) for r in (await kit.store.balances(kit.guild)).rows}
     assert shown == ledger == {"alice": "+3", "bob": "-2", "carol": "-1"}
     rows = block_rows(sent.embeds[0].description)
     assert [r[0] for r in rows] == ["+", "-", "-"]  # diff colouring: green winners, red losers
@@ -96,7 +96,7 @@ async def test_leaderboard_pages_through_every_player_and_only_the_asker_turns_p
         first = reply(out)
         board = await kit.store.leaderboard(kit.guild)
         page1 = block_rows(first.embeds[0].description)
-        assert [(r[1], r[2], r[3]) for r in page1] == [(str(b.rank), b.name, signed(b.net)) for b in board[:10]]
+        assert [(r[1], r[2], r[3]) for r in page1] == [(str(b.rank), b.name, signed_money(b.net)) for b in board[:10]]
         assert first.button("▶").disabled is False and first.button("◀").disabled is True
 
         assert first.ephemeral and not first.visible_to(members[5].id)  # only the asker has these pages

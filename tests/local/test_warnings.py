@@ -56,13 +56,13 @@ async def test_anything_else_cancels_and_is_acted_on() -> None:
 
 async def test_the_confirmation_can_be_turned_off_per_player() -> None:
     table, service, console = table_for(my_turn(danger=DANGER), lang="en")
-    table.settings = Settings()
+    table.store = Settings()
     await table.handle_line("confirm off")
-    assert table.settings.values == {("local", YOU.player_id, "confirm_danger"): "off"}
+    assert table.store.values == {("local", YOU.player_id, "confirm_danger"): "off"}
     await table.handle_line("9s")
     assert service.acts == [("discard", Tile.S9, 7)]
     await table.handle_line("confirm on")
-    assert table.settings.values == {}
+    assert table.store.values == {}
 
 
 async def test_liangdao_shows_the_hand_and_waits_and_asks_once() -> None:

@@ -22,8 +22,8 @@ import pytest
 from kwx.engine.rules import RuleSet
 from kwx.store import DuplicateEvent, Store, StoreUnavailable, is_transient
 from kwx.table import PlayerRef, TableError, TableService
-from kwx.table.durable import RetryPolicy
 from kwx.table.recovery import rebuild
+from kwx.table.retry import RetryPolicy
 from tests import backends
 from tests.table.fakes import RecordingFrontEnd
 from tests.table.test_actions import ANN_DEALS

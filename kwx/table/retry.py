@@ -1,6 +1,6 @@
 """A table's store writes: tried again while they fail in a way that may pass, for a bounded time.
 
-    record = await write_durably(lambda: store.append_events_batch(rows), RetryPolicy(), retrying=say_so,
+    record = await write_with_retry(lambda: store.append_events_batch(rows), RetryPolicy(), retrying=say_so,
                                  keep_going=lambda: running)
 
 Only failures `kwx.store.is_transient` names (a busy or full database, a lost connection …) are tried again,
@@ -47,7 +47,7 @@ class StoreFailed(Exception):
         self.outage = outage
 
 
-async def write_durably(write: Callable[[], Awaitable[_T]], policy: RetryPolicy, *,
+async def write_with_retry(write: Callable[[], Awaitable[_T]], policy: RetryPolicy, *,
                         retrying: Callable[[BaseException], None],
                         keep_going: Callable[[], bool] = lambda: True) -> _T:
     """Run `write` until it works (see the module docstring). `retrying` is told each failure that will be
