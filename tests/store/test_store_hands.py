@@ -6,7 +6,7 @@ import pytest
 from store_helpers import GUILD
 
 from kwx.store import LedgerPayment, NotFound, payments_from_seats
-from kwx.store.ledger import Summary
+from kwx.store.ledger import SummaryChanges
 
 DISCARD_WIN = [("b", "a", 8, "hu"), ("c", "a", 2, "angang"), ("b", "a", 2, "angang")]
 
@@ -32,7 +32,7 @@ async def test_a_failure_inside_the_transaction_leaves_nothing(store, table, han
     async def explode(self, db, guild):
         raise RuntimeError("disk on fire")
 
-    monkeypatch.setattr(Summary, "write", explode)  # fails after the hand and its entries were inserted
+    monkeypatch.setattr(SummaryChanges, "write", explode)  # fails after the hand and its entries were inserted
     with pytest.raises(RuntimeError):
         await store.finish_hand(hand(table, 1, DISCARD_WIN, winners={"a": 4}))
     monkeypatch.undo()
