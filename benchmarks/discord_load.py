@@ -43,8 +43,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bot import KwxBot
-from kwx.cli.settings import Settings
+from cogs.bot import BotSettings, KwxBot, Pace
 from kwx.table.defaults import DEFAULTS, MAX_TABLES
 from kwx.table.views import PlayerRef
 from tests.cogs.fakes import FakeDiscord, Recorder, Sent
@@ -83,10 +82,10 @@ class Bench:
     def __init__(self, args: argparse.Namespace, tmp: Path) -> None:
         self.args = args
         self.scale = args.scale
-        self.bot = KwxBot(Settings(), db_path=tmp / "load.sqlite3", ai_delay=args.ai_delay * args.scale,
-                          between_hands=args.between_hands * args.scale, board_interval=args.board_interval * args.scale,
-                          ai_board_interval=args.ai_board_interval * args.scale, upload_emojis=True,
-                          freeze_gc=True)  # as `python bot.py` runs it
+        pace = Pace(ai_delay=args.ai_delay * args.scale, between_hands=args.between_hands * args.scale,
+                    board_interval=args.board_interval * args.scale, ai_board_interval=args.ai_board_interval * args.scale)
+        self.bot = KwxBot(BotSettings(database=tmp / "load.sqlite3", pace=pace, upload_emojis=True,
+                                      freeze_gc=True))  # as `python bot.py` runs it
         self.fake = FakeDiscord(self.bot)
         self.fake.log = CountingRecorder(self)
         self.tally = Tally()

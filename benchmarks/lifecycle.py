@@ -87,7 +87,7 @@ def lose_channel(kit: Kit, channel_id: int, code: int) -> None:
 
 
 async def new_kit(tmp: Path, name: str, clock: Clock, **options: Any) -> Kit:
-    return await start_kit(tmp / name, table_clock=clock, **options)
+    return await start_kit(tmp / name, clock=clock, **options)
 
 
 async def abandoned(tmp: Path) -> dict[str, Any]:
@@ -238,7 +238,7 @@ async def restart_mid_claim(tmp: Path) -> dict[str, Any]:
         events_before = len(await kit.rt.store.load_events(table))
         await kit.bot.shutdown_kwx()  # the bot stops (restart() below finds it stopped)
         clock.now += 60  # down for 60 s: past the claim window
-        kit = await restart(kit, table_clock=clock)
+        kit = await restart(kit, clock=clock)
         await kit.settle()
         await kit.service.tick()
         await kit.settle()

@@ -37,7 +37,7 @@ from kwx.table.defaults import (
 )
 
 if TYPE_CHECKING:
-    from bot import KwxBot
+    from cogs.bot import KwxBot
 
 LANGUAGE_NAMES = {"zh-CN": "简体中文", "en": "English"}
 NO_PINGS = discord.AllowedMentions.none()

@@ -41,7 +41,7 @@ from cogs.runtime import Runtime, runtime
 from kwx.present.i18n import DEFAULT_LANG, tr
 
 if TYPE_CHECKING:
-    from bot import KwxBot
+    from cogs.bot import KwxBot
 
 # Where discord.py logs an app command error nothing handled; the cogs log theirs there too.
 _tree_log = logging.getLogger("discord.app_commands.tree")

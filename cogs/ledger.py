@@ -19,7 +19,7 @@ from cogs.ledger_lookups import LedgerLookups
 from cogs.ledger_requests import LedgerRequests
 
 if TYPE_CHECKING:
-    from bot import KwxBot
+    from cogs.bot import KwxBot
 
 
 async def setup(bot: KwxBot) -> None:

@@ -33,7 +33,7 @@ from kwx.table.manual import (
 )
 
 if TYPE_CHECKING:
-    from bot import KwxBot
+    from cogs.bot import KwxBot
 
 REQUEST_RATE = (10, 60.0)  # at most 10 pay/record requests a minute a member (per server)
 STATE_COLOURS = {OPEN: discord.Colour.blurple(), DONE: discord.Colour.green(), CANCELLED: discord.Colour.dark_grey(),

@@ -32,7 +32,7 @@ from kwx.present.review_text import ReviewText
 from kwx.table.reviews import ReviewRefused, ReviewSource, last_table_hand, load_ledger_hand, review_hand
 
 if TYPE_CHECKING:
-    from bot import KwxBot
+    from cogs.bot import KwxBot
 
 NO_PINGS = discord.AllowedMentions.none()
 MOVES = ("first", "prev", "next", "last", "mine", "mistake")

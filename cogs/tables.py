@@ -48,7 +48,7 @@ from kwx.table.errors import TableError, refusal_text
 from kwx.table.views import ActionChoice, PlayerRef
 
 if TYPE_CHECKING:
-    from bot import KwxBot
+    from cogs.bot import KwxBot
 
 logger = logging.getLogger(__name__)
 

@@ -26,7 +26,7 @@ from kwx.present.ledger_text import code_block, money, table
 from kwx.table.defaults import guild_settings
 
 if TYPE_CHECKING:
-    from bot import KwxBot
+    from cogs.bot import KwxBot
 
 NO_PINGS = discord.AllowedMentions.none()
 PRESET_CHOICES = [app_commands.Choice(name=p, value=p) for p in PRESETS]

@@ -1,16 +1,27 @@
-"""bot.py's Discord half: intents, a clear exit for a missing or rejected token."""
+"""bot.py's Discord half: intents, the settings it builds from the command line, a clear exit for a missing or
+rejected token."""
 
 from __future__ import annotations
 
 import argparse
+import logging
 import socket
 
 import discord
 import pytest
 
 import bot
+from cogs.bot import BotSettings, CommandSync, KwxBot, SetupError, bot_intents
 from kwx.cli.settings import Settings
 from kwx.store import Store, StoreError
+
+START_LOGGING = bot.start_logging
+
+
+@pytest.fixture(autouse=True)
+def no_logging_setup(monkeypatch) -> None:
+    """run_discord would hang its handler on this process's root logger."""
+    monkeypatch.setattr(bot, "start_logging", lambda: None)
 
 
 def _args(**kw) -> argparse.Namespace:
@@ -18,7 +29,7 @@ def _args(**kw) -> argparse.Namespace:
 
 
 def test_the_bot_asks_for_the_guilds_intent_only() -> None:
-    intents = bot.bot_intents()
+    intents = bot_intents()
     assert intents.guilds and not intents.message_content and not intents.members
     assert intents.value == discord.Intents(guilds=True).value
 
@@ -29,10 +40,10 @@ def test_a_missing_token_exits_with_status_2(capsys) -> None:
 
 
 def test_a_rejected_token_exits_with_status_2_and_says_why(monkeypatch, capsys) -> None:
-    def refuse(self, token, **kw):
+    async def refuse(self, token):
         raise discord.LoginFailure("Improper token has been passed.")
 
-    monkeypatch.setattr(bot.KwxBot, "run", refuse)
+    monkeypatch.setattr(KwxBot, "start", refuse)
     assert bot.run_discord(_args(), Settings(discord_token="nope")) == 2
     assert "rejected the token" in capsys.readouterr().err
 
@@ -40,22 +51,27 @@ def test_a_rejected_token_exits_with_status_2_and_says_why(monkeypatch, capsys) 
 def test_run_passes_the_options_and_logs_with_timestamps(monkeypatch, tmp_path) -> None:
     seen = {}
 
-    def run(self, token, **kw):
-        seen.update(token=token, bot=self, **kw)
+    async def start(self, token):
+        seen.update(token=token, bot=self)
 
-    monkeypatch.setattr(bot.KwxBot, "run", run)
-    args = _args(db=str(tmp_path / "x.db"), sync=True, guild="123")
+    monkeypatch.setattr(KwxBot, "start", start)
+    args = _args(db=str(tmp_path / "x.db"), sync=True, guild="123", delay=0.2)
     assert bot.run_discord(args, Settings(discord_token="tok")) == 0
-    assert seen["token"] == "tok" and seen["bot"].sync_commands and seen["bot"].sync_guild == "123"
-    assert str(seen["bot"].db_path).endswith("x.db")
-    assert "%(asctime)s" in seen["log_formatter"]._fmt
+    monkeypatch.setattr(discord.utils, "setup_logging", lambda **kw: seen.update(kw))
+    START_LOGGING()
+    logging.getLogger("discord.client").setLevel(logging.NOTSET)
+    settings = seen["bot"].settings
+    assert seen["token"] == "tok" and settings.sync == CommandSync(guild="123")
+    assert str(settings.store).endswith("x.db") and settings.pace.ai_delay == 0.2
+    assert settings.hosting and settings.handle_signals and settings.rate_limit
+    assert "%(asctime)s" in seen["formatter"]._fmt
 
 
 def test_a_store_that_cannot_be_opened_exits_with_status_2_and_says_why(monkeypatch, capsys) -> None:
-    def fail(self, token, **kw):
+    async def fail(self, token):
         raise StoreError("cannot back up data/kwx.sqlite3 (disk full); the store was not migrated from v3 to v4")
 
-    monkeypatch.setattr(bot.KwxBot, "run", fail)
+    monkeypatch.setattr(KwxBot, "start", fail)
     assert bot.run_discord(_args(), Settings(discord_token="tok")) == 2
     err = capsys.readouterr().err
     assert err.startswith("python bot.py: cannot back up") and len(err.splitlines()) == 1
@@ -73,9 +89,9 @@ async def test_a_metrics_port_in_use_stops_the_start_with_one_line(tmp_path) -> 
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
-        kwx = bot.KwxBot(Settings(discord_token="tok", metrics_port=port), hosting=True)
+        kwx = KwxBot(BotSettings(env=Settings(discord_token="tok", metrics_port=port), hosting=True))
         async with await Store.open(tmp_path / "kwx.sqlite3") as store:
-            with pytest.raises(bot.SetupError, match=f"cannot serve /healthz and /metrics on 127.0.0.1:{port}"):
+            with pytest.raises(SetupError, match=f"cannot serve /healthz and /metrics on 127.0.0.1:{port}"):
                 kwx._start_hosting(store, object())  # type: ignore[arg-type]
         assert kwx.monitor is None and kwx.backups is None  # nothing was left running
         await kwx.close()

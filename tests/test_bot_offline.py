@@ -5,7 +5,6 @@ from __future__ import annotations
 import logging
 import socket
 
-import discord.http
 import pytest
 
 import bot
@@ -21,7 +20,7 @@ def test_an_unreachable_discord_is_one_line_with_a_hint_about_local(tmp_path, mo
     monkeypatch.chdir(tmp_path)  # no .env here
     monkeypatch.setenv("DISCORD_TOKEN", "not.a.token")
     monkeypatch.setenv("KWX_DB", str(tmp_path / "kwx.sqlite3"))
-    monkeypatch.setattr(discord.http.Route, "BASE", f"http://127.0.0.1:{closed_port()}/api/v10")
+    monkeypatch.setenv("DISCORD_API_BASE", f"http://127.0.0.1:{closed_port()}/api/v10")
     root = logging.getLogger()
     handlers, level = list(root.handlers), root.level
     try:

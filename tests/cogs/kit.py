@@ -14,6 +14,7 @@ now, so pressing a button proves the panel showed it.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -22,8 +23,7 @@ from typing import Any
 
 import discord
 
-from bot import KwxBot
-from kwx.cli.settings import Settings
+from cogs.bot import BotSettings, KwxBot, Pace
 from kwx.engine.ai import choose, observe
 from tests.cogs.fakes import Component, FakeDiscord, Outcome, StoredMessage, World, make_world
 
@@ -250,12 +250,18 @@ def _is_result(m: StoredMessage) -> bool:
     return bool(re.search(r"第 \d+ 局结果|Result of hand", title))
 
 
+def kit_bot(settings: BotSettings, *, clock: Callable[[], float] | None = None, **changes: Any) -> KwxBot:
+    """A KwxBot with `settings`, some changed: a pace's fields by name (`claim_pause=0.5`), others as they are
+    named on BotSettings (`rate_limit=42`); `clock` is the table clock (default: the real one)."""
+    pace = {k: changes.pop(k) for k in list(changes) if k in Pace.__dataclass_fields__}
+    settings = dataclasses.replace(settings, pace=dataclasses.replace(settings.pace, **pace), **changes)
+    return KwxBot(settings) if clock is None else KwxBot(settings, clock=clock)
+
+
 async def start_kit(tmp_path: Path, *, names: Iterable[str] = ("alice", "bob", "carol"),
                     closed_dms: Iterable[str] = (), seed: str | None = "kwx-test", db_name: str = "kwx.sqlite3",
                     locale: str = "zh-CN", **bot_options: Any) -> Kit:
-    options = {"ai_delay": 0.0, "between_hands": 0.0, "board_interval": 0.0, "ai_board_interval": 0.0,
-               "table_seed": seed, "claim_pause": 0.0} | bot_options
-    bot = KwxBot(Settings(), db_path=tmp_path / db_name, **options)
+    bot = kit_bot(BotSettings(database=tmp_path / db_name, pace=Pace.instant(), table_seed=seed), **bot_options)
     world = await make_world(bot, names=names, closed_dms=closed_dms, locale=locale, run_setup_hook=True)
     return Kit(bot, world)
 
@@ -303,10 +309,7 @@ async def restart(kit: Kit, **bot_options: Any) -> Kit:
     old, bot = kit.fake, kit.bot
     await bot.shutdown_kwx()
     await old.close()
-    options = {"ai_delay": bot.ai_delay, "between_hands": bot.between_hands, "board_interval": bot.board_interval,
-               "ai_board_interval": bot.ai_board_interval, "table_seed": bot.table_seed,
-               "claim_pause": bot.claim_pause} | bot_options
-    new_bot = KwxBot(Settings(), db_path=bot.db_path, **options)
+    new_bot = kit_bot(bot.settings, **({"clock": bot.clock} | bot_options))
     fake = FakeDiscord(new_bot, model=old.model)
     await fake.start()
     guild = fake.add_guild(kit.world.guild.id, locale=str(kit.world.guild.preferred_locale))

@@ -4,12 +4,14 @@ the managers' commands are a group of their own that Discord hides from other me
 from __future__ import annotations
 
 import argparse
+import asyncio
 
 import discord
 import pytest
 from discord import app_commands
 
 import bot
+from cogs.bot import CommandSync, KwxBot, SyncError
 from cogs.group import KwxGroupCog
 from kwx.cli.settings import Settings
 from kwx.present.i18n import tr
@@ -45,8 +47,8 @@ async def test_another_cog_adds_its_subcommands_to_kwx_and_removes_them_when_unl
 async def test_sync_sends_the_commands_with_english_translations(tmp_path) -> None:
     kit = await start_kit(tmp_path)
     try:
-        kit.bot.sync_guild = str(kit.world.guild.id)
-        await kit.bot.sync_app_commands()
+        here = CommandSync(guild=str(kit.world.guild.id))
+        await kit.bot.sync_app_commands(here)
         kwx = synced(kit, "kwx")
         subs = {o["name"]: o for o in kwx["options"]}
         assert {"new", "join", "leave", "addbot", "start", "stop", "hand", "spectate", "language"} <= set(subs)
@@ -70,8 +72,8 @@ def synced(kit, name: str, *, globally: bool = False) -> dict:
 async def test_config_export_and_undo_are_shown_only_to_members_with_manage_server(tmp_path) -> None:
     kit = await start_kit(tmp_path)
     try:
-        kit.bot.sync_guild = str(kit.world.guild.id)
-        await kit.bot.sync_app_commands()
+        here = CommandSync(guild=str(kit.world.guild.id))
+        await kit.bot.sync_app_commands(here)
         admin = synced(kit, "kwx-admin")
         assert {o["name"] for o in admin["options"]} == {"config", "export", "undo"}
         # Discord honours default_member_permissions on a top-level command only: the group carries it.
@@ -82,7 +84,7 @@ async def test_config_export_and_undo_are_shown_only_to_members_with_manage_serv
         assert kwx.get("default_member_permissions") is None  # every member sees /kwx
         assert not {"config", "export", "undo"} & {o["name"] for o in kwx["options"]}
 
-        await kit.bot.sync_app_commands()  # syncing again replaces the list: each command once
+        await kit.bot.sync_app_commands(here)  # syncing again replaces the list: each command once
         assert sorted(c["name"] for c in kit.fake.synced_commands[kit.world.guild.id]) == ["kwx", "kwx-admin"]
     finally:
         await stop_kit(kit)
@@ -96,14 +98,13 @@ async def test_a_sync_replaces_an_older_kwx_that_still_listed_config(tmp_path) -
         old = {"name": "kwx", "type": 1, "description": "卡五星", "options": [
             {"name": "config", "type": 1, "description": "设置", "options": []}]}
         kit.fake.synced_commands[kit.world.guild.id] = [old]
-        kit.bot.sync_guild = str(kit.world.guild.id)
-        await kit.bot.sync_app_commands()
+        here = CommandSync(guild=str(kit.world.guild.id))
+        await kit.bot.sync_app_commands(here)
         assert "config" not in {o["name"] for o in synced(kit, "kwx")["options"]}
         assert "config" in {o["name"] for o in synced(kit, "kwx-admin")["options"]}
 
         kit.fake.synced_commands[None] = [old]
-        kit.bot.sync_global = True
-        await kit.bot.sync_app_commands()
+        await kit.bot.sync_app_commands(CommandSync(guild=here.guild, everywhere=True))
         assert "config" not in {o["name"] for o in synced(kit, "kwx", globally=True)["options"]}
         assert "config" in {o["name"] for o in synced(kit, "kwx-admin", globally=True)["options"]}
         assert kit.fake.synced_commands[kit.world.guild.id] == []  # the guild copy went: nothing listed twice
@@ -130,10 +131,9 @@ async def test_a_guild_sync_while_the_commands_are_global_is_refused_in_one_line
     """A guild copy next to the global commands would list each twice in that server."""
     kit = await start_kit(tmp_path)
     try:
-        await kit.bot.sync_app_commands()  # globally
-        kit.bot.sync_guild = str(kit.world.guild.id)
-        with pytest.raises(bot.SyncError) as refused:
-            await kit.bot.sync_app_commands()
+        await kit.bot.sync_app_commands(CommandSync())  # globally
+        with pytest.raises(SyncError) as refused:
+            await kit.bot.sync_app_commands(CommandSync(guild=str(kit.world.guild.id)))
         assert "--global" in str(refused.value) and "\n" not in str(refused.value)
         assert kit.world.guild.id not in kit.fake.synced_commands  # nothing was sent to the guild
     finally:
@@ -143,20 +143,22 @@ async def test_a_guild_sync_while_the_commands_are_global_is_refused_in_one_line
 async def test_a_sync_discord_refuses_is_one_clear_line(tmp_path, monkeypatch, capsys) -> None:
     kit = await start_kit(tmp_path)
     try:
-        kit.bot.sync_guild = str(kit.world.guild.id)
+        here = CommandSync(guild=str(kit.world.guild.id))
         kit.fake.inject("PUT", "/applications/{application_id}/guilds/{guild_id}/commands",
                         discord_error(403, 50001, "Missing Access"))
-        with pytest.raises(bot.SyncError) as refused:
-            await kit.bot.sync_app_commands()
+        with pytest.raises(SyncError) as refused:
+            await kit.bot.sync_app_commands(here)
     finally:
         await stop_kit(kit)
 
-    def run(self, token, **_):
+    async def run(self, token, **_):
         raise refused.value
 
-    monkeypatch.setattr(bot.KwxBot, "run", run)
+    monkeypatch.setattr(KwxBot, "start", run)
+    monkeypatch.setattr(bot, "start_logging", lambda: None)
     args = argparse.Namespace(**(vars(bot.build_parser().parse_args(["--sync"]))))
-    assert bot.run_discord(args, Settings(discord_token="tok")) == 2
+    # run_discord runs its own event loop: in a thread, beside this test's
+    assert await asyncio.to_thread(bot.run_discord, args, Settings(discord_token="tok")) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "could not sync" in err and "applications.commands" in err
     assert "Traceback" not in err
@@ -169,8 +171,8 @@ async def test_a_sync_refused_as_an_invalid_form_is_still_one_line(tmp_path) -> 
         kit.fake.inject("PUT", "/applications/{application_id}/commands", fakes.off_spec_error(
             {"0": {"name": {"_errors": [{"code": "APPLICATION_COMMAND_INVALID_NAME", "message": "Bad name"}]}},
              "1": {"description": {"_errors": [{"code": "BASE_TYPE_MAX_LENGTH", "message": "Too long"}]}}}))
-        with pytest.raises(bot.SyncError) as refused:
-            await kit.bot.sync_app_commands()
+        with pytest.raises(SyncError) as refused:
+            await kit.bot.sync_app_commands(CommandSync())
         assert "\n" not in str(refused.value) and "50035" in str(refused.value) and "Bad name" in str(refused.value)
     finally:
         await stop_kit(kit)

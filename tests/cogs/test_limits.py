@@ -10,6 +10,7 @@ import discord
 import pytest
 from discord import app_commands
 
+from cogs.bot import CommandSync
 from kwx.devtools import limits
 from kwx.devtools.loopback.spec import discord_spec
 from tests.cogs.fakes import FakeDiscord, make_world
@@ -118,7 +119,7 @@ async def test_the_bots_real_command_tree_syncs_as_discord_takes_it() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         kit = await start_kit(Path(tmp))
         try:
-            await kit.bot.sync_app_commands()
+            await kit.bot.sync_app_commands(CommandSync())
             assert {c["name"] for c in kit.fake.synced_commands[None]} == {"kwx", "kwx-admin"}
             assert kit.fake.off_spec == []
         finally:

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from bot import KwxBot
+from cogs.bot import BotSettings, KwxBot, Pace
 from kwx.cli.settings import Settings
 from tests.cogs.fakes import make_world
 from tests.cogs.kit import Kit, alice_asked, stop_kit
@@ -28,8 +28,7 @@ def locked() -> Exception:
 @pytest.fixture
 async def kit(tmp_path) -> Kit:
     settings = Settings(store_retry_seconds=RETRY_SECONDS)  # as KWX_STORE_RETRY_SECONDS=0.05 sets it
-    bot = KwxBot(settings, db_path=tmp_path / "kwx.sqlite3", ai_delay=0.0, between_hands=0.0, board_interval=0.0,
-                 ai_board_interval=0.0, table_seed="kwx-test", claim_pause=0.0)
+    bot = KwxBot(BotSettings(env=settings, database=tmp_path / "kwx.sqlite3", pace=Pace.instant(), table_seed="kwx-test"))
     k = Kit(bot, await make_world(bot, run_setup_hook=True))
     yield k
     await stop_kit(k)

@@ -13,6 +13,7 @@ from typing import Any
 import discord
 import pytest
 
+from cogs.bot import CommandSync
 from cogs.translator import KwxTranslator
 from kwx.present.i18n import catalog
 from tests.cogs.kit import Kit, start_kit, stop_kit
@@ -37,8 +38,7 @@ async def kit(tmp_path) -> AsyncIterator[Kit]:
 
 async def synced(kit: Kit) -> dict[str, Any]:
     """/kwx and /kwx-admin as one list: the subcommands of both, checked alike."""
-    kit.bot.sync_guild = str(kit.world.guild.id)
-    await kit.bot.sync_app_commands()
+    await kit.bot.sync_app_commands(CommandSync(guild=str(kit.world.guild.id)))
     kwx, admin = sorted(kit.fake.synced_commands[kit.world.guild.id], key=lambda c: c["name"])
     assert (kwx["name"], admin["name"]) == ("kwx", "kwx-admin")
     check_name(admin)

@@ -82,12 +82,12 @@ def test_autoplay_zero_hands_and_bad_count(tmp_path: Path) -> None:
 def test_bot_dispatches_local_when_asked_or_without_a_token(tmp_path: Path, monkeypatch) -> None:
     sys.path.insert(0, str(ROOT))
     import bot
-    import kwx.local
+    import kwx.local.launch
 
     monkeypatch.chdir(tmp_path)  # no .env here
     calls: list[str] = []
     monkeypatch.setattr(bot, "run_discord", lambda args, settings: calls.append("discord") or 2)
-    monkeypatch.setattr(kwx.local, "run_local", lambda args, settings: calls.append(f"local {args.autoplay}") or 0)
+    monkeypatch.setattr(kwx.local.launch, "run_local", lambda args, settings, prog: calls.append(f"local {args.autoplay}") or 0)
     monkeypatch.delenv("DISCORD_TOKEN", raising=False)
     assert bot.main([]) == 0
     monkeypatch.setenv("DISCORD_TOKEN", "token")

@@ -1,7 +1,9 @@
 """A Discord on loopback: the gateway and the REST routes the bot uses, served over HTTP on 127.0.0.1.
 
-`python bot.py` runs against it unchanged but for `DISCORD_API_BASE=http://127.0.0.1:PORT/api/v10`: discord.py
-sends its REST calls there and asks `GET /gateway/bot` where the gateway is. It is four parts with one job each,
+`python bot.py` runs against it unchanged but for `DISCORD_API_BASE=http://127.0.0.1:PORT/api/v10`: the bot's
+connector (kwx.devtools.redirect) then opens every connection here, so discord.py's REST calls arrive under
+`/api/v10/…` and its gateway connection at `/`, as at Discord (a sharded bot asks `GET /gateway/bot` and is told
+`/gateway`, served the same). It is four parts with one job each,
 put together here:
 - the model (kwx.devtools.loopback.model): guilds, channels, users, messages, interactions, emojis, commands;
 - the REST API (kwx.devtools.loopback.rest): each request checked against Discord's OpenAPI description
@@ -54,6 +56,7 @@ class LoopbackDiscord:
 
     async def start(self) -> LoopbackDiscord:
         app = web.Application(client_max_size=64 * 1024 * 1024)
+        app.router.add_route("GET", "/", self.gateway.serve)  # Discord's own gateway address, redirected here
         app.router.add_route("GET", "/gateway", self.gateway.serve)
         app.router.add_route("*", "/api/v{version}/{tail:.*}", self._serve)
         self._runner = web.AppRunner(app, access_log=None, handle_signals=False)

@@ -1,0 +1,60 @@
+"""Which local front end a command line asks for: the game screen, the line mode, or the autoplay runner.
+
+    return run_local(args, settings, prog="kwx-bot")     # bot.py's branch without Discord
+
+`args` is the bot's command line (kwx.cli.bot_args); a value out of range is one line on stderr and status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from kwx.cli.settings import Settings
+
+TURN_SECONDS = (5, 3600)  # the turn timer a new table may have
+
+
+def wants_local(args: argparse.Namespace, settings: Settings) -> bool:
+    """The terminal rather than Discord: asked for (`--local`, `--autoplay`), or no Discord token set."""
+    return bool(args.local) or args.autoplay is not None or not settings.has_discord
+
+
+def check_local_args(args: argparse.Namespace) -> str | None:
+    """What is wrong with the local options, on one line, or None."""
+    if args.autoplay is not None and args.autoplay < 0:
+        return "--autoplay needs a number of hands ≥ 0"
+    low, high = TURN_SECONDS
+    if args.turn_seconds is not None and not low <= args.turn_seconds <= high:
+        return f"--turn-seconds needs a number of seconds from {low} to {high}"
+    return None
+
+
+def run_local(args: argparse.Namespace, settings: Settings, prog: str = "python bot.py") -> int:
+    """`--autoplay N` runs the headless runner; `--plain`, or a pipe on either end, the line mode; else the
+    game screen."""
+    problem = check_local_args(args)
+    if problem is not None:
+        print(f"{prog}: {problem}", file=sys.stderr)
+        return 2
+    if args.autoplay is not None:
+        from kwx.local.autoplay import run_autoplay
+
+        return run_autoplay(settings, args.autoplay, db=args.db, seed=args.seed, delay=args.delay)
+    options = {"db": args.db, "seed": args.seed, "delay": args.delay, "turn_seconds": args.turn_seconds,
+               "new": bool(args.new)}
+    if args.plain or not _interactive():
+        from kwx.local.plain import run_terminal
+
+        return run_terminal(settings, **options)
+    from kwx.local.app import run_app
+
+    return run_app(settings, **options)
+
+
+def _interactive() -> bool:
+    """A terminal on both ends gets the game screen; a pipe in or out gets the line mode."""
+    try:
+        return sys.stdin.isatty() and sys.stdout.isatty()
+    except (AttributeError, ValueError):
+        return False
