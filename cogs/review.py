@@ -23,7 +23,7 @@ from discord import app_commands
 
 from cogs.buttons import answer_not_loaded
 from cogs.group import KwxGroupCog, text
-from cogs.inputs import DISCORD_INT_LIMIT, member_key, safe_text
+from cogs.inputs import DISCORD_INT_LIMIT, SNOWFLAKE_MAX, excerpt, id_number, member_key, safe_text
 from cogs.operations import safe_defer, safe_respond, safe_update_message
 from kwx.engine.review import Review
 from kwx.present.i18n import tr
@@ -51,13 +51,20 @@ class ReviewButton(discord.ui.DynamicItem[discord.ui.Button],
                                            style=discord.ButtonStyle.secondary,
                                            custom_id=f"kwx:rv:{hand}:{seat}:{step}:{move}:{owner}"))
         self.hand, self.seat, self.step, self.move, self.owner = hand, seat, step, move, owner
+        self.forged_hand: str | None = None  # a hand number no hand can have, as the pressed button wrote it
 
     @classmethod
     async def from_custom_id(  # type: ignore[override]
         cls, interaction: discord.Interaction, item: discord.ui.Button, match: re.Match[str]
     ) -> ReviewButton:
-        return cls(int(match["hand"]), int(match["seat"]), int(match["step"]), match["move"], int(match["owner"]),
-                   label=item.label)
+        # Each number by its kind (cogs.inputs), never int(): a forged id may carry thousands of digits, or a
+        # hand past what the store can hold (SQLite's 2^63), which the store would refuse with a traceback.
+        hand = id_number(match["hand"], MAX_HAND_ID)
+        step, owner = id_number(match["step"]) or 0, id_number(match["owner"], SNOWFLAKE_MAX) or 0
+        button = cls(hand or 0, int(match["seat"]), step, match["move"], owner, label=item.label)
+        if hand is None:
+            button.forged_hand = excerpt(match["hand"], 24)
+        return button
 
     async def callback(self, interaction: discord.Interaction) -> None:
         cog = interaction.client.get_cog("Review") if hasattr(interaction.client, "get_cog") else None
@@ -104,6 +111,9 @@ class ReviewCog(KwxGroupCog, name="Review"):
         lang = self.lang(interaction)
         if interaction.user.id != button.owner:
             await safe_respond(interaction, content=tr("review.not_yours", lang), ephemeral=True)
+            return
+        if button.forged_hand is not None:
+            await self._refuse(interaction, ReviewRefused("not_found", "no such hand", hand=button.forged_hand), lang)
             return
         await safe_defer(interaction)  # an update of this message, within Discord's 3 seconds
         try:

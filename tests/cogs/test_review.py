@@ -3,6 +3,7 @@ interaction responses; refused for a hand in play, and for a member who did not 
 
 from __future__ import annotations
 
+import logging
 import re
 
 import discord
@@ -100,3 +101,18 @@ async def test_someone_elses_review_buttons_do_nothing_for_you(kit: Kit):
     out = await kit.fake.press(kit.bob, message, message.components[2].custom_id, check=False)
     assert "这是别人的复盘" in out.text
     assert kit.fake.message(message.id).embeds[0].description == before
+
+
+@pytest.mark.parametrize("hand", [2**63, 2**64 + 5, 10**30])
+async def test_a_forged_review_button_for_a_hand_past_any_id_is_answered_privately(kit: Kit, caplog, hand):
+    """Nobody sent this button: its hand number is past what the store holds (SQLite's 2^63), and reading it
+    raised an OverflowError traceback while the presser waited for nothing."""
+    caplog.set_level(logging.WARNING)
+    view = discord.ui.View(timeout=None)
+    view.add_item(discord.ui.Button(label="▶", custom_id=f"kwx:rv:{hand}:0:0:next:{kit.alice.id}"))
+    message = kit.fake.message((await kit.channel.send("…", view=view)).id)
+    out = await kit.fake.press(kit.alice, message, message.components[0].custom_id, check=False,
+                               raise_errors=False)
+    reply = answer(out)
+    assert reply.ephemeral and "没有在牌桌上打过" in reply.text and not reply.embeds
+    assert [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING] == []
