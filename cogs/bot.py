@@ -189,7 +189,7 @@ class KwxBot(commands.Bot):
             frontend.pass_claim = pass_claim
             self.kwx = Runtime(store, service, frontend, tiles, languages, table_seed=settings.table_seed)
             if settings.hosting:
-                self._start_hosting(store, service)
+                await self._start_hosting(store, service)
             await self.tree.set_translator(KwxTranslator())
             for extension in EXTENSIONS:
                 await self.load_extension(extension)
@@ -219,7 +219,7 @@ class KwxBot(commands.Bot):
         log.info("kwx ready: database %s, %d open table(s) resumed, %d tile emojis", store.path, len(resumed),
                  len(tiles.emojis))
 
-    def _start_hosting(self, store: Store, service: TableService) -> None:
+    async def _start_hosting(self, store: Store, service: TableService) -> None:
         """What a hosted bot runs beside the tables: scheduled backups of a SQLite store (the first at once
         when none is recent) and, with KWX_METRICS_PORT, /healthz and /metrics."""
         from cogs.operations import rate_limit_tokens
@@ -229,8 +229,8 @@ class KwxBot(commands.Bot):
         env = self.settings.env
         if env.metrics_port is not None:
             try:
-                self.monitor = start_monitoring(self, store, service, tokens=rate_limit_tokens,
-                                                host=env.metrics_host, port=env.metrics_port)
+                self.monitor = await start_monitoring(self, store, service, tokens=rate_limit_tokens,
+                                                      host=env.metrics_host, port=env.metrics_port)
             except OSError as exc:
                 raise SetupError(f"cannot serve /healthz and /metrics on {env.metrics_host}:"
                                  f"{env.metrics_port} (KWX_METRICS_PORT): {exc.strerror or exc}") from None
@@ -246,7 +246,7 @@ class KwxBot(commands.Bot):
             await backups.stop()
         monitor, self.monitor = self.monitor, None
         if monitor is not None:
-            monitor.stop()
+            await monitor.stop()
 
     async def sync_app_commands(self, sync: CommandSync) -> list[discord.app_commands.AppCommand]:
         """Send the slash commands to Discord: to one guild (instant) or globally (up to an hour).

@@ -2,7 +2,7 @@
 
     KwxBot(…, http_trace=http_trace())      # discord.py's session reports every REST answer here
     COUNTS.dm_refusals += 1                  # cogs.operations: Discord said a player's DMs are closed
-    server = start_monitoring(bot, store, service, tokens=…, host=…, port=…)   # KWX_METRICS_PORT
+    server = await start_monitoring(bot, store, service, tokens=…, host=…, port=…)   # KWX_METRICS_PORT
 
 Counted from the answers themselves (an aiohttp trace on discord.py's session), so discord.py's own retries
 after a 429 count too:
@@ -17,7 +17,6 @@ after a 429 count too:
 
 from __future__ import annotations
 
-import asyncio
 import math
 import re
 from collections import Counter
@@ -110,9 +109,10 @@ async def gateway_check(bot: discord.Client) -> str:
     return f"connected, heartbeat {latency * 1000:.0f} ms" if math.isfinite(latency) else "connected"
 
 
-def start_monitoring(bot: Any, store: Any, service: Any, *, tokens: Callable[[], float | None], host: str,
-                     port: int) -> HealthServer:
-    """Serve /healthz (gateway, store, tables; the loop itself) and /metrics; OSError if the port is taken."""
+async def start_monitoring(bot: Any, store: Any, service: Any, *, tokens: Callable[[], float | None], host: str,
+                           port: int) -> HealthServer:
+    """Serve /healthz (gateway, store, tables; the loop itself) and /metrics on this event loop; OSError if
+    the port is taken."""
     metrics = Metrics()
     metrics.watch(service=service, store=store, cluster=lambda: bot.cluster, backups=lambda: bot.backups)
     metrics.add(DiscordCollector(bot, tokens))
@@ -123,6 +123,6 @@ def start_monitoring(bot: Any, store: Any, service: Any, *, tokens: Callable[[],
         return f"{len(service.tables())} open"
 
     checks = {"gateway": lambda: gateway_check(bot), "store": store.check_writable, "tables": tables}
-    server = HealthServer(metrics, checks, asyncio.get_running_loop())
-    server.start(host, port)
+    server = HealthServer(metrics, checks)
+    await server.start(host, port)
     return server
