@@ -177,8 +177,7 @@ async def coordinate(args: argparse.Namespace) -> dict[str, Any]:
         while sum(e["event"] == "ready" for e in log) < args.processes:
             await asyncio.sleep(0.2)
         victim_tables = set()
-        async with store._read() as db, db.execute("SELECT id, guild FROM tables") as cur:
-            rows = await cur.fetchall()
+        rows = await store._all("SELECT id, guild FROM tables")
         owner_of = {r["id"]: r["guild"] for r in rows}
         victim_tables = {t for t, g in owner_of.items() if g in set(shares[1])}
         kill_by = time.time() + args.kill_after

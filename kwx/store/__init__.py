@@ -2,6 +2,7 @@
 
     store = await Store.open()            # $KWX_DB or data/kwx.sqlite3; WAL, foreign keys, migrations applied
     store = await Store.open("postgresql://…")   # or $KWX_DATABASE_URL: PostgreSQL (kwx.store.postgres), same API
+    # Both backends serve one typed interface (kwx.store.connection); SQLite is kwx.store.sqlite.
     ...
     await store.close()                    # or: async with await Store.open(path) as store: ...
 
@@ -50,15 +51,19 @@ Every query reads through its own connection (WAL), never waiting for the writer
     has_guild(guild) / has_player(guild, player) -> bool;  guild_ids() -> list[str];  player_name(guild, player)
 
 Errors: ValueError (bad input: a hand whose money does not add up, a non-int amount), ReversalRefused (a
-ValueError with .code 'already' | 'reversal' | 'hand': a correction the append-only ledger refuses),
-NotFound (unknown table/hand/entry in that guild), DuplicateEvent, StoreError (newer schema, bad import).
-`is_transient(exc)` tells a failure that may pass (locked, disk full, I/O) from a refusal (kwx.store.faults).
+ValueError with .code 'already' | 'reversal' | 'hand': a correction the append-only ledger refuses), and the
+store's own (kwx.store.errors, the same on both backends): NotFound (unknown table/hand/entry in that guild),
+DuplicateEvent, IntegrityError (a rule of the schema refused a write; `.constraint`), StoreBusy /
+StoreUnavailable (may pass), StoreError (newer schema, bad import; the base of them all).
+`is_transient(exc)` tells a failure that may pass (busy, disk full, I/O, network) from a refusal
+(kwx.store.faults).
 """
 
-from kwx.store import postgres  # noqa: F401  registers the postgresql:// backend of Store.open
+from kwx.store import postgres, sqlite  # noqa: F401  register the backends of Store.open
 from kwx.store.csvio import entries_to_csv, parse_csv
 from kwx.store.db import default_db_path
-from kwx.store.faults import StoreUnavailable, is_transient
+from kwx.store.errors import Constraint, IntegrityError, StoreBusy, StoreUnavailable
+from kwx.store.faults import is_transient
 from kwx.store.migrations import SCHEMA_VERSION
 from kwx.store.models import (
     LEDGER_REASONS,
@@ -93,7 +98,7 @@ __all__ = [
     "LEDGER_REASONS", "PAY", "PERIODS", "PLAY_REASONS", "SCHEMA_VERSION", "SETTLEMENT",
     "BalanceRow", "BalanceSheet", "DuplicateEvent", "EventRow", "HandHistory", "LeaderRow", "LedgerEntry",
     "LedgerHand", "LedgerPayment", "NewEvent", "NotFound", "PlayerStats", "ReversalRefused", "SeatResult", "Store",
-    "StoreError", "StoreUnavailable", "is_transient",
+    "StoreError", "StoreUnavailable", "is_transient", "Constraint", "IntegrityError", "StoreBusy",
     "TableRow", "Transfer", "as_dict", "default_db_path", "entries_to_csv", "parse_csv", "payments_from_seats",
     "settle_up",
 ]

@@ -15,8 +15,9 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from kwx.store.connection import params
 from kwx.store.db import shown
-from kwx.store.models import StoreError
+from kwx.store.errors import StoreError
 from kwx.store.store import Store
 
 # (table, columns, key columns) in an order that satisfies the foreign keys.
@@ -62,8 +63,7 @@ async def _rows(store: Store, table: str, columns: tuple[str, ...],
         if after is None:
             batch = await store._all(select + order)
         else:
-            marks = ", ".join("?" * len(key))
-            batch = await store._all(f"{select} WHERE ({', '.join(key)}) > ({marks}){order}", after)
+            batch = await store._all(f"{select} WHERE ({', '.join(key)}) > ({params(len(key))}){order}", *after)
         if not batch:
             return
         yield [tuple(row) for row in batch]
@@ -83,10 +83,10 @@ async def copy_store(source: Store, target: Store) -> CopyReport:
     report = CopyReport()
     async with target._write() as db:
         for table, columns, key in COPIED:
-            insert = f"INSERT INTO {table}({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})"
+            insert = f"INSERT INTO {table}({', '.join(columns)}) VALUES ({params(len(columns))})"
             count = 0
             async for batch in _rows(source, table, columns, key):
-                await db.executemany(insert, batch)
+                await db.execute_many(insert, batch)
                 count += len(batch)
             report.rows[table] = count
     await target.rebuild_summaries()
@@ -106,7 +106,7 @@ async def copy_store(source: Store, target: Store) -> CopyReport:
 
 
 async def _count(store: Store, guild: str) -> int:
-    row = await store._one("SELECT COUNT(*) FROM ledger_entries WHERE guild = ?", (guild,))
+    row = await store._one("SELECT COUNT(*) FROM ledger_entries WHERE guild = $1", guild)
     return int(row[0]) if row else 0
 
 

@@ -6,16 +6,15 @@ The table service writes an event (and commits) before any front end shows its e
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-import aiosqlite
-
 from kwx.store.clock import from_text
-from kwx.store.db import StoreBase, dump_json, load_json, lock
-from kwx.store.models import DuplicateEvent, EventRow, NewEvent, NotFound, TableRow
+from kwx.store.connection import Connection, Row
+from kwx.store.db import StoreBase, dump_json, load_json
+from kwx.store.errors import Constraint, DuplicateEvent, IntegrityError, NotFound
+from kwx.store.models import EventRow, NewEvent, TableRow
 
 _UNSET: Any = object()
 
@@ -30,18 +29,17 @@ class TablesMixin(StoreBase):
         """
         stamp = self._stamp(at)
         async with self._write() as db:
-            cur = await db.execute(
+            table_id: int = await db.fetch_value(
                 "INSERT INTO tables(guild, channel, rules, seed, seats, status, options, created_at, updated_at)"
-                " VALUES (?, ?, ?, ?, ?, 'open', ?, ?, ?)",
-                (guild, channel, dump_json(rules), str(seed), dump_json(list(seats)), dump_json(dict(options or {})),
-                 stamp, stamp))
-            await db.execute("INSERT INTO guilds(guild) VALUES (?) ON CONFLICT DO NOTHING", (guild,))
+                " VALUES ($1, $2, $3, $4, $5, 'open', $6, $7, $8) RETURNING id",
+                guild, channel, dump_json(rules), str(seed), dump_json(list(seats)), dump_json(dict(options or {})),
+                stamp, stamp)
+            await db.execute("INSERT INTO guilds(guild) VALUES ($1) ON CONFLICT DO NOTHING", guild)
             await _remember_seat_names(db, guild, seats, stamp)
-            assert cur.lastrowid is not None
-            return cur.lastrowid
+            return table_id
 
     async def get_table(self, table_id: int) -> TableRow:
-        row = await self._one("SELECT * FROM tables WHERE id = ?", (table_id,))
+        row = await self._one("SELECT * FROM tables WHERE id = $1", table_id)
         if row is None:
             raise NotFound(f"no table {table_id}")
         return _table_row(row)
@@ -65,12 +63,10 @@ class TablesMixin(StoreBase):
             changes["channel"] = channel
         stamp = self._stamp(at)
         changes["updated_at"] = stamp
-        assignments = ", ".join(f"{column} = ?" for column in changes)
+        assignments = ", ".join(f"{column} = ${number}" for number, column in enumerate(changes, 1))
         async with self._write() as db:
-            cur = await db.execute(f"UPDATE tables SET {assignments} WHERE id = ? RETURNING guild",
-                                   (*changes.values(), table_id))
-            row = await cur.fetchone()
-            await cur.close()
+            row = await db.fetch_one(f"UPDATE tables SET {assignments} WHERE id = ${len(changes) + 1} RETURNING guild",
+                                     *changes.values(), table_id)
             if row is None:
                 raise NotFound(f"no table {table_id}")
             if seats is not None:
@@ -84,7 +80,7 @@ class TablesMixin(StoreBase):
         if guild is None:
             rows = await self._all("SELECT * FROM tables WHERE status = 'open' ORDER BY id")
         else:
-            rows = await self._all("SELECT * FROM tables WHERE status = 'open' AND guild = ? ORDER BY id", (guild,))
+            rows = await self._all("SELECT * FROM tables WHERE status = 'open' AND guild = $1 ORDER BY id", guild)
         return [_table_row(row) for row in rows]
 
     async def append_event(self, table_id: int, hand_no: int, kind: str, payload: Any = None, *,
@@ -103,19 +99,16 @@ class TablesMixin(StoreBase):
         rows = [(e.seq, e.hand_no, e.kind, dump_json(e.payload)) for e in events]
         numbers: list[int] = []
         async with self._write() as db:
-            await lock(db, "events", table_id)
-            async with db.execute("SELECT COALESCE(MAX(seq), 0) FROM events WHERE table_id = ?", (table_id,)) as cur:
-                row = await cur.fetchone()
-            assert row is not None  # an aggregate always returns its row
-            last = row[0]
+            await db.lock("events", table_id)
+            last = await db.fetch_value("SELECT COALESCE(MAX(seq), 0) FROM events WHERE table_id = $1", table_id)
             for seq, hand_no, kind, payload in rows:
                 number = last + 1 if seq is None else seq
                 try:
                     await db.execute(
-                        "INSERT INTO events(table_id, seq, hand_no, kind, payload, created_at) VALUES (?,?,?,?,?,?)",
-                        (table_id, number, hand_no, kind, payload, stamp))
-                except sqlite3.IntegrityError as exc:
-                    if "FOREIGN KEY" in str(exc):
+                        "INSERT INTO events(table_id, seq, hand_no, kind, payload, created_at) VALUES ($1,$2,$3,$4,$5,$6)",
+                        table_id, number, hand_no, kind, payload, stamp)
+                except IntegrityError as exc:
+                    if exc.constraint is Constraint.FOREIGN_KEY:
                         raise NotFound(f"no table {table_id}") from None
                     raise DuplicateEvent(f"table {table_id} already has event {number}") from None
                 last = max(last, number)
@@ -132,11 +125,11 @@ class TablesMixin(StoreBase):
             raise ValueError("a batch names every event's seq")
         async with self._write() as db:
             try:
-                await db.executemany(
-                    "INSERT INTO events(table_id, seq, hand_no, kind, payload, created_at) VALUES (?,?,?,?,?,?)",
+                await db.execute_many(
+                    "INSERT INTO events(table_id, seq, hand_no, kind, payload, created_at) VALUES ($1,$2,$3,$4,$5,$6)",
                     params)
-            except sqlite3.IntegrityError as exc:
-                if "FOREIGN KEY" in str(exc):
+            except IntegrityError as exc:
+                if exc.constraint is Constraint.FOREIGN_KEY:
                     raise NotFound("an event names an unknown table") from None
                 raise DuplicateEvent(f"a batch repeats an event seq: {exc}") from None
 
@@ -144,15 +137,15 @@ class TablesMixin(StoreBase):
         """What it takes to replay a table's hand: its table's rules, its deal (`hand_start`: setup, 漂), its
         actions in order ([seat, verb, tile]), its commitment `seed_ref` and each seat's recorded net.
         NotFound for an unknown hand or a hand recorded by hand (no table)."""
-        hand = await self._one("SELECT table_id, hand_no, seed_ref, outcome FROM hands WHERE id = ? AND guild = ?",
-                               (hand_id, guild))
+        hand = await self._one("SELECT table_id, hand_no, seed_ref, outcome FROM hands WHERE id = $1 AND guild = $2",
+                               hand_id, guild)
         if hand is None or hand["table_id"] is None:
             raise NotFound(f"no hand {hand_id} played at a table in {guild}")
         table = await self.get_table(hand["table_id"])
-        rows = await self._all("SELECT kind, payload FROM events WHERE table_id = ? AND hand_no = ? "
-                               "AND kind IN ('hand_start', 'action') ORDER BY seq", (hand["table_id"], hand["hand_no"]))
-        seats = await self._all("SELECT seat, player_id, net FROM hand_seats WHERE hand_id = ? ORDER BY seat",
-                                (hand_id,))
+        rows = await self._all("SELECT kind, payload FROM events WHERE table_id = $1 AND hand_no = $2 "
+                               "AND kind IN ('hand_start', 'action') ORDER BY seq", hand["table_id"], hand["hand_no"])
+        seats = await self._all("SELECT seat, player_id, net FROM hand_seats WHERE hand_id = $1 ORDER BY seat",
+                                hand_id)
         deal = next((load_json(r["payload"]) for r in rows if r["kind"] == "hand_start"), None)
         if deal is None:
             raise NotFound(f"hand {hand_id}: its table's event log has no deal")
@@ -169,28 +162,28 @@ class TablesMixin(StoreBase):
     async def load_events(self, table_id: int, *, after_seq: int = 0) -> list[EventRow]:
         """The table's events with seq > after_seq, in seq order."""
         rows = await self._all(
-            "SELECT * FROM events WHERE table_id = ? AND seq > ? ORDER BY seq", (table_id, after_seq))
+            "SELECT * FROM events WHERE table_id = $1 AND seq > $2 ORDER BY seq", table_id, after_seq)
         return [EventRow(r["table_id"], r["seq"], r["hand_no"], r["kind"], load_json(r["payload"]),
                          from_text(r["created_at"])) for r in rows]
 
 
-def _table_row(row: sqlite3.Row) -> TableRow:
+def _table_row(row: Row) -> TableRow:
     return TableRow(id=row["id"], guild=row["guild"], channel=row["channel"], rules=load_json(row["rules"]),
                     seats=load_json(row["seats"]), status=row["status"], options=load_json(row["options"]),
                     created_at=from_text(row["created_at"]), updated_at=from_text(row["updated_at"]),
                     seed=row["seed"])
 
 
-async def _remember_seat_names(db: aiosqlite.Connection, guild: str, seats: Sequence[Any], stamp: str) -> None:
+async def _remember_seat_names(db: Connection, guild: str, seats: Sequence[Any], stamp: str) -> None:
     names = [(guild, seat["player_id"], seat["name"], stamp) for seat in seats
              if isinstance(seat, Mapping) and seat.get("player_id") and seat.get("name")]
     await upsert_names(db, names)
 
 
-async def upsert_names(db: aiosqlite.Connection, rows: list[tuple[str, str, str, str]]) -> None:
+async def upsert_names(db: Connection, rows: list[tuple[str, str, str, str]]) -> None:
     """Record (guild, player_id, name, stamp) rows as the latest display names."""
     if rows:
-        await db.executemany(
-            "INSERT INTO players(guild, player_id, name, updated_at) VALUES (?, ?, ?, ?)"
+        await db.execute_many(
+            "INSERT INTO players(guild, player_id, name, updated_at) VALUES ($1, $2, $3, $4)"
             " ON CONFLICT(guild, player_id) DO UPDATE SET name = excluded.name, updated_at = excluded.updated_at",
             rows)

@@ -12,6 +12,9 @@ from datetime import datetime
 from typing import Any, Literal
 
 from kwx.engine.rules import PAYMENT_REASONS
+from kwx.store.errors import DuplicateEvent as DuplicateEvent  # the errors live in kwx.store.errors
+from kwx.store.errors import NotFound as NotFound
+from kwx.store.errors import StoreError as StoreError
 
 # Reason ids of a hand's payments (docs/rules.md §8), shared with the engine.
 PLAY_REASONS: frozenset[str] = frozenset(PAYMENT_REASONS)
@@ -26,17 +29,6 @@ DEAL_IN_REASONS = frozenset({"hu", "baohu"})
 Period = Literal["all", "month", "week"]
 PERIODS: tuple[Period, ...] = ("all", "month", "week")
 
-
-class StoreError(Exception):
-    """The store cannot do what was asked (schema newer than this code, bad import file, ...)."""
-
-
-class NotFound(StoreError, LookupError):
-    """No such table, hand or ledger entry in the given guild."""
-
-
-class DuplicateEvent(StoreError):
-    """An event with this (table_id, seq) is already in the log."""
 
 
 class ReversalRefused(ValueError):

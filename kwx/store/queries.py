@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import asyncio
 import gzip
-import sqlite3
 from collections.abc import AsyncIterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any, Literal
 
 from kwx.store.clock import from_text, period_days
+from kwx.store.connection import Row, params
 from kwx.store.csvio import write_csv
 from kwx.store.db import StoreBase, load_json
 from kwx.store.export import Export, ExportTooBig, export_gzip
@@ -40,8 +40,8 @@ class QueriesMixin(StoreBase):
     async def has_guild(self, guild: str) -> bool:
         """Whether the server has any table, hand, ledger entry or named player here."""
         row = await self._one(
-            "SELECT EXISTS(SELECT 1 FROM guilds WHERE guild = :g) OR EXISTS(SELECT 1 FROM players WHERE guild = :g)",
-            {"g": guild})
+            "SELECT EXISTS(SELECT 1 FROM guilds WHERE guild = $1) OR EXISTS(SELECT 1 FROM players WHERE guild = $1)",
+            guild)
         return row is not None and bool(row[0])
 
     async def guild_ids(self) -> list[str]:
@@ -49,14 +49,14 @@ class QueriesMixin(StoreBase):
         return [row[0] for row in rows]
 
     async def player_name(self, guild: str, player: str) -> str | None:
-        row = await self._one("SELECT name FROM players WHERE guild = ? AND player_id = ?", (guild, player))
+        row = await self._one("SELECT name FROM players WHERE guild = $1 AND player_id = $2", guild, player)
         return None if row is None else row["name"]
 
     async def has_player(self, guild: str, player: str) -> bool:
         row = await self._one(
-            "SELECT EXISTS(SELECT 1 FROM balances WHERE guild = :g AND player_id = :p)"
-            " OR EXISTS(SELECT 1 FROM players WHERE guild = :g AND player_id = :p)",
-            {"g": guild, "p": player})
+            "SELECT EXISTS(SELECT 1 FROM balances WHERE guild = $1 AND player_id = $2)"
+            " OR EXISTS(SELECT 1 FROM players WHERE guild = $1 AND player_id = $2)",
+            guild, player)
         return row is not None and bool(row[0])
 
     # ------------------------------------------------------------------------------------------ balances
@@ -64,23 +64,21 @@ class QueriesMixin(StoreBase):
     async def balance(self, guild: str, player: str) -> BalanceRow:
         """One player's balance and hands played (zeros for a player with no history)."""
         row = await self._one(
-            "SELECT b.balance, b.hands, p.name FROM (SELECT ? AS guild, ? AS player_id) k"
+            "SELECT b.balance, b.hands, p.name FROM (SELECT $1 AS guild, $2 AS player_id) k"
             " LEFT JOIN balances b USING (guild, player_id) LEFT JOIN players p USING (guild, player_id)",
-            (guild, player))
+            guild, player)
         assert row is not None
         return BalanceRow(player, row["name"] or player, row["balance"] or 0, row["hands"] or 0)
 
     async def balances(self, guild: str) -> BalanceSheet:
         """Every player's balance in the guild, highest first, and the guild's number of recorded hands."""
         async with self._read() as db:
-            async with db.execute(
+            rows = await db.fetch(
                 "SELECT b.player_id, COALESCE(p.name, b.player_id) AS name, b.balance, b.hands FROM balances b"
-                " LEFT JOIN players p USING (guild, player_id) WHERE b.guild = ?"
-                " ORDER BY b.balance DESC, b.player_id", (guild,)) as cur:
-                rows = await cur.fetchall()
-            async with db.execute("SELECT hands FROM guilds WHERE guild = ?", (guild,)) as cur:
-                total = await cur.fetchone()
-        return BalanceSheet(total["hands"] if total else 0, [BalanceRow(*row) for row in rows])
+                " LEFT JOIN players p USING (guild, player_id) WHERE b.guild = $1"
+                " ORDER BY b.balance DESC, b.player_id", guild)
+            hands = await db.fetch_value("SELECT hands FROM guilds WHERE guild = $1", guild)
+        return BalanceSheet(hands or 0, [BalanceRow(*row) for row in rows])
 
     async def leaderboard(self, guild: str, period: Period = "all", *, now: datetime | None = None,
                           limit: int | None = None) -> list[LeaderRow]:
@@ -90,19 +88,19 @@ class QueriesMixin(StoreBase):
         bounds = period_days(period, now or self._clock())
         if bounds is None:
             sql = ("SELECT b.player_id, COALESCE(p.name, b.player_id) AS name, b.net, b.hands FROM balances b"
-                   " LEFT JOIN players p USING (guild, player_id) WHERE b.guild = ? AND (b.net <> 0 OR b.hands > 0)"
+                   " LEFT JOIN players p USING (guild, player_id) WHERE b.guild = $1 AND (b.net <> 0 OR b.hands > 0)"
                    " ORDER BY b.net DESC, b.player_id")
-            params: tuple[Any, ...] = (guild,)
+            args: tuple[Any, ...] = (guild,)
         else:
             sql = ("SELECT d.player_id, COALESCE(p.name, d.player_id) AS name, SUM(d.net) AS net,"
                    " SUM(d.hands) AS hands FROM daily_net d LEFT JOIN players p USING (guild, player_id)"
-                   " WHERE d.guild = ? AND d.day >= ? AND d.day < ? GROUP BY d.player_id, p.name"
+                   " WHERE d.guild = $1 AND d.day >= $2 AND d.day < $3 GROUP BY d.player_id, p.name"
                    " HAVING SUM(d.net) <> 0 OR SUM(d.hands) > 0 ORDER BY net DESC, d.player_id")
-            params = (guild, *bounds)
+            args = (guild, *bounds)
         if limit is not None:
-            sql += " LIMIT ?"
-            params += (limit,)
-        rows = await self._all(sql, params)
+            sql += f" LIMIT ${len(args) + 1}"
+            args += (limit,)
+        rows = await self._all(sql, *args)
         board: list[LeaderRow] = []
         for index, (player, name, net, hands) in enumerate(rows):
             rank = board[-1].rank if board and board[-1].net == net else index + 1
@@ -112,7 +110,7 @@ class QueriesMixin(StoreBase):
     async def settle_up(self, guild: str) -> list[Transfer]:
         """Cash transfers (at most n-1) that bring every balance in the guild to zero; record each one with
         `record_settlement(guild, payer=t.from_player, payee=t.to_player, amount=t.amount, ...)`."""
-        rows = await self._all("SELECT player_id, balance FROM balances WHERE guild = ? AND balance <> 0", (guild,))
+        rows = await self._all("SELECT player_id, balance FROM balances WHERE guild = $1 AND balance <> 0", guild)
         return settle_up({row["player_id"]: row["balance"] for row in rows})
 
     # ------------------------------------------------------------------------------------------ hands
@@ -121,8 +119,8 @@ class QueriesMixin(StoreBase):
         """The player's hands, newest first, `limit` from `offset`."""
         rows = await self._all(
             "SELECT h.*, hs.seat, hs.net, hs.won, hs.self_draw, hs.dealt_in, hs.liangdao FROM hand_seats hs"
-            " JOIN hands h ON h.id = hs.hand_id WHERE hs.guild = ? AND hs.player_id = ?"
-            " ORDER BY hs.hand_id DESC LIMIT ? OFFSET ?", (guild, player, limit, offset))
+            " JOIN hands h ON h.id = hs.hand_id WHERE hs.guild = $1 AND hs.player_id = $2"
+            " ORDER BY hs.hand_id DESC LIMIT $3 OFFSET $4", guild, player, limit, offset)
         return [HandHistory(
             hand_id=r["id"], table_id=r["table_id"], hand_no=r["hand_no"], created_at=from_text(r["created_at"]),
             outcome=r["outcome"], dealer=r["dealer"], winners=load_json(r["winners"]), fan=load_json(r["fan"]),
@@ -135,12 +133,11 @@ class QueriesMixin(StoreBase):
         reversal: {hand id: {"hu": -2, "angang": 4}}. A hand where nothing reached or left the player is absent."""
         if not hand_ids:
             return {}
-        marks = ", ".join("?" for _ in hand_ids)
         rows = await self._all(
-            "SELECT hand_id, reason, SUM(CASE WHEN to_player = ? THEN amount ELSE -amount END) AS net"
-            f" FROM ledger_entries WHERE guild = ? AND hand_id IN ({marks}) AND reverses_id IS NULL"
-            " AND (to_player = ? OR from_player = ?) GROUP BY hand_id, reason",
-            (player, guild, *hand_ids, player, player))
+            "SELECT hand_id, reason, SUM(CASE WHEN to_player = $1 THEN amount ELSE -amount END) AS net"
+            f" FROM ledger_entries WHERE guild = $2 AND hand_id IN ({params(len(hand_ids), 3)})"
+            " AND reverses_id IS NULL AND (to_player = $1 OR from_player = $1) GROUP BY hand_id, reason",
+            player, guild, *hand_ids)
         money: dict[int, dict[str, int]] = {}
         for row in rows:
             money.setdefault(row["hand_id"], {})[row["reason"]] = row["net"]
@@ -159,9 +156,9 @@ class QueriesMixin(StoreBase):
         rows = await self._stats_rows(guild, None)
         return sorted((_stats(row) for row in rows), key=lambda s: (-s.hands, s.player))
 
-    async def _stats_rows(self, guild: str, player: str | None) -> list[sqlite3.Row]:
-        where = "hs.guild = ? AND h.reversed_at IS NULL" + ("" if player is None else " AND hs.player_id = ?")
-        params = (guild,) if player is None else (guild, player)
+    async def _stats_rows(self, guild: str, player: str | None) -> list[Row]:
+        where = "hs.guild = $1 AND h.reversed_at IS NULL" + ("" if player is None else " AND hs.player_id = $2")
+        args = (guild,) if player is None else (guild, player)
         return await self._all(
             "SELECT hs.player_id, COALESCE(p.name, hs.player_id) AS name, COUNT(*) AS hands, SUM(hs.won) AS wins,"
             " SUM(hs.self_draw) AS self_draws, SUM(hs.dealt_in) AS deal_ins, SUM(hs.liangdao) AS liangdao,"
@@ -169,31 +166,32 @@ class QueriesMixin(StoreBase):
             " SUM(CASE WHEN hs.won <> 0 THEN hs.fan ELSE 0 END) AS fan_sum, SUM(hs.net) AS net"
             " FROM hand_seats hs JOIN hands h ON h.id = hs.hand_id"
             " LEFT JOIN players p ON p.guild = hs.guild AND p.player_id = hs.player_id"
-            f" WHERE {where} GROUP BY hs.player_id, p.name", params)
+            f" WHERE {where} GROUP BY hs.player_id, p.name", *args)
 
     # ------------------------------------------------------------------------------------------ ledger
 
     async def entries(self, guild: str, *, player: str | None = None, hand_id: int | None = None,
                       limit: int | None = 50, offset: int = 0) -> list[LedgerEntry]:
         """Ledger entries, newest first, optionally of one player or one hand."""
-        where: list[str] = ["guild = ?"]
-        params: list[str | int] = [guild]
+        where: list[str] = ["guild = $1"]
+        args: list[str | int] = [guild]
         if player is not None:
-            where.append("(from_player = ? OR to_player = ?)")
-            params += [player, player]
+            args.append(player)
+            where.append(f"(from_player = ${len(args)} OR to_player = ${len(args)})")
         if hand_id is not None:
-            where.append("hand_id = ?")
-            params.append(hand_id)
-        sql = f"SELECT * FROM ledger_entries WHERE {' AND '.join(where)} ORDER BY id DESC LIMIT ? OFFSET ?"
-        rows = await self._all(sql, (*params, _NO_LIMIT if limit is None else limit, offset))
+            args.append(hand_id)
+            where.append(f"hand_id = ${len(args)}")
+        sql = (f"SELECT * FROM ledger_entries WHERE {' AND '.join(where)} ORDER BY id DESC"
+               f" LIMIT ${len(args) + 1} OFFSET ${len(args) + 2}")
+        rows = await self._all(sql, *args, _NO_LIMIT if limit is None else limit, offset)
         return [_entry(row) for row in rows]
 
     async def iter_entries(self, guild: str, *, batch: int = 5000) -> AsyncIterator[LedgerEntry]:
         """All of the guild's entries, oldest first, read in batches (other work runs between them)."""
         last = 0
         while True:
-            rows = await self._all("SELECT * FROM ledger_entries WHERE guild = ? AND id > ? ORDER BY id LIMIT ?",
-                                   (guild, last, batch))
+            rows = await self._all("SELECT * FROM ledger_entries WHERE guild = $1 AND id > $2 ORDER BY id LIMIT $3",
+                                   guild, last, batch)
             for row in rows:
                 yield _entry(row)
             if len(rows) < batch:
@@ -220,11 +218,11 @@ class QueriesMixin(StoreBase):
         days are too many (the first and the last always kept). An undone hand neither counts nor moves it."""
         if max_points < 2:
             raise ValueError("a chart needs at least 2 points")
-        probe = ("SELECT (SELECT COUNT(*) FROM (SELECT 1 FROM hand_seats WHERE guild = :g AND player_id = :p"
-                 " LIMIT :n) h) + (SELECT COUNT(*) FROM (SELECT 1 FROM ledger_entries WHERE guild = :g"
-                 " AND to_player = :p AND hand_id IS NULL LIMIT :n) t) + (SELECT COUNT(*) FROM (SELECT 1"
-                 " FROM ledger_entries WHERE guild = :g AND from_player = :p AND hand_id IS NULL LIMIT :n) f)")
-        row = await self._one(probe, {"g": guild, "p": player, "n": max_points + 1})
+        probe = ("SELECT (SELECT COUNT(*) FROM (SELECT 1 FROM hand_seats WHERE guild = $1 AND player_id = $2"
+                 " LIMIT $3) h) + (SELECT COUNT(*) FROM (SELECT 1 FROM ledger_entries WHERE guild = $1"
+                 " AND to_player = $2 AND hand_id IS NULL LIMIT $3) t) + (SELECT COUNT(*) FROM (SELECT 1"
+                 " FROM ledger_entries WHERE guild = $1 AND from_player = $2 AND hand_id IS NULL LIMIT $3) f)")
+        row = await self._one(probe, guild, player, max_points + 1)
         if row is not None and row[0] <= max_points:
             return await self._hand_series(guild, player)
         return thin(await self._day_series(guild, player), max_points)
@@ -232,12 +230,12 @@ class QueriesMixin(StoreBase):
     async def _hand_series(self, guild: str, player: str) -> list[ChartPoint]:
         hands = await self._all(
             "SELECT h.created_at, hs.net FROM hand_seats hs JOIN hands h ON h.id = hs.hand_id"
-            " WHERE hs.guild = ? AND hs.player_id = ? AND h.reversed_at IS NULL ORDER BY h.created_at, h.id",
-            (guild, player))
+            " WHERE hs.guild = $1 AND hs.player_id = $2 AND h.reversed_at IS NULL ORDER BY h.created_at, h.id",
+            guild, player)
         others = await self._all(
-            "SELECT id, created_at, amount AS delta FROM ledger_entries WHERE guild = :g AND to_player = :p"
-            " AND hand_id IS NULL UNION ALL SELECT id, created_at, -amount FROM ledger_entries WHERE guild = :g"
-            " AND from_player = :p AND hand_id IS NULL ORDER BY id", {"g": guild, "p": player})
+            "SELECT id, created_at, amount AS delta FROM ledger_entries WHERE guild = $1 AND to_player = $2"
+            " AND hand_id IS NULL UNION ALL SELECT id, created_at, -amount FROM ledger_entries WHERE guild = $1"
+            " AND from_player = $2 AND hand_id IS NULL ORDER BY id", guild, player)
         moves = sorted([(from_text(r["created_at"]), 0, 1, r["net"]) for r in hands]
                        + [(from_text(r["created_at"]), 1, 0, r["delta"]) for r in others], key=lambda m: m[:2])
         played = balance = 0
@@ -249,8 +247,8 @@ class QueriesMixin(StoreBase):
         return series
 
     async def _day_series(self, guild: str, player: str) -> list[ChartPoint]:
-        rows = await self._all("SELECT day, flow, hands FROM daily_net WHERE guild = ? AND player_id = ?"
-                               " AND (flow <> 0 OR hands <> 0) ORDER BY day", (guild, player))
+        rows = await self._all("SELECT day, flow, hands FROM daily_net WHERE guild = $1 AND player_id = $2"
+                               " AND (flow <> 0 OR hands <> 0) ORDER BY day", guild, player)
         played = balance = 0
         series = []
         for row in rows:
@@ -277,14 +275,14 @@ class QueriesMixin(StoreBase):
         """The player's running balance: after each ledger entry (its time), or at the end of each day with
         activity (that day's midnight UTC, read from the per-day summary)."""
         if by == "day":
-            rows = await self._all("SELECT day, flow FROM daily_net WHERE guild = ? AND player_id = ? AND flow <> 0"
-                                   " ORDER BY day", (guild, player))
+            rows = await self._all("SELECT day, flow FROM daily_net WHERE guild = $1 AND player_id = $2 AND flow <> 0"
+                                   " ORDER BY day", guild, player)
             points = [(datetime.fromisoformat(row["day"]).replace(tzinfo=UTC), row["flow"]) for row in rows]
         elif by == "entry":
             rows = await self._all(
-                "SELECT id, created_at, amount AS delta FROM ledger_entries WHERE guild = :g AND to_player = :p"
-                " UNION ALL SELECT id, created_at, -amount FROM ledger_entries WHERE guild = :g AND from_player = :p"
-                " ORDER BY id", {"g": guild, "p": player})
+                "SELECT id, created_at, amount AS delta FROM ledger_entries WHERE guild = $1 AND to_player = $2"
+                " UNION ALL SELECT id, created_at, -amount FROM ledger_entries WHERE guild = $1 AND from_player = $2"
+                " ORDER BY id", guild, player)
             points = [(from_text(row["created_at"]), row["delta"]) for row in rows]
         else:
             raise ValueError(f"by must be 'entry' or 'day', not {by!r}")
@@ -310,7 +308,7 @@ def _rate(part: int, whole: int) -> float:
     return part / whole if whole else 0.0
 
 
-def _stats(row: sqlite3.Row) -> PlayerStats:
+def _stats(row: Row) -> PlayerStats:
     hands, wins, liangdao = row["hands"], row["wins"], row["liangdao"]
     return PlayerStats(
         player=row["player_id"], name=row["name"], hands=hands, wins=wins, self_draws=row["self_draws"],
@@ -320,7 +318,7 @@ def _stats(row: sqlite3.Row) -> PlayerStats:
         liangdao_win_rate=_rate(row["liangdao_wins"], liangdao))
 
 
-def _entry(row: sqlite3.Row) -> LedgerEntry:
+def _entry(row: Row) -> LedgerEntry:
     return LedgerEntry(id=row["id"], guild=row["guild"], from_player=row["from_player"], to_player=row["to_player"],
                        amount=row["amount"], reason=row["reason"], created_at=from_text(row["created_at"]),
                        hand_id=row["hand_id"], created_by=row["created_by"], note=row["note"],

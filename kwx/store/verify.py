@@ -119,7 +119,6 @@ async def _verify_sqlite(path: Path) -> VerifyReport:
 async def _verify_postgres(url: str) -> VerifyReport:
     import asyncpg
 
-    from kwx.store.postgres.conn import PgConn
     from kwx.store.postgres.migrations import MIGRATIONS as PG_MIGRATIONS
 
     report = VerifyReport(shown(url), "postgresql")
@@ -127,11 +126,9 @@ async def _verify_postgres(url: str) -> VerifyReport:
         conn = await asyncpg.connect(url)
     except (OSError, asyncpg.PostgresError) as exc:
         raise StoreError(f"cannot connect to PostgreSQL: {exc}") from exc
-    db = PgConn(conn)
     try:
         async def rows(sql: str) -> list[Any]:
-            async with db.execute(sql) as cur:
-                return list(await cur.fetchall())
+            return list(await conn.fetch(sql))
 
         async with conn.transaction(isolation="repeatable_read", readonly=True):
             names = {r[0] for r in await rows("SELECT table_name FROM information_schema.tables"

@@ -6,7 +6,7 @@ import pytest
 from store_helpers import GUILD
 
 from kwx.store import LedgerPayment, NotFound, payments_from_seats
-from kwx.store.ledger import SummaryChanges
+from kwx.store.summaries import SummaryChanges
 
 DISCARD_WIN = [("b", "a", 8, "hu"), ("c", "a", 2, "angang"), ("b", "a", 2, "angang")]
 

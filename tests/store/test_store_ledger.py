@@ -18,8 +18,7 @@ async def _summaries(store):
     """Non-zero rows of the summary tables."""
     out = {}
     for name in ("balances", "daily_net", "guilds"):
-        async with store._read() as db, db.execute(f"SELECT * FROM {name} ORDER BY 1, 2, 3") as cur:
-            rows = [tuple(r) for r in await cur.fetchall()]
+        rows = [tuple(r) for r in await store._all(f"SELECT * FROM {name} ORDER BY 1, 2, 3")]
         out[name] = [r for r in rows if any(isinstance(v, int) and v for v in r)]
     return out
 

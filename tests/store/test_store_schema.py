@@ -7,7 +7,7 @@ import sqlite3
 import aiosqlite
 import pytest
 
-from kwx.store import SCHEMA_VERSION, Store, StoreError
+from kwx.store import SCHEMA_VERSION, IntegrityError, Store, StoreError
 from kwx.store.migrations import MIGRATIONS, migrate
 
 
@@ -144,7 +144,7 @@ async def test_postgres_ledger_event_log_and_hands_refuse_update_delete_upsert_a
         ("TRUNCATE ledger_entries CASCADE", "append-only"),
         ("INSERT INTO ledger_entries SELECT * FROM ledger_entries ON CONFLICT (id) DO UPDATE SET amount = 1",
          "append-only"),
-        (copy.format(transfer, transfer), "UNIQUE"),  # reversed a second time
+        (copy.format(transfer, transfer), "unique constraint"),  # reversed a second time
         (copy.format(undo, undo), "a reversal cannot itself be reversed"),
         ("UPDATE events SET payload = '{}'", "append-only"), ("DELETE FROM events", "append-only"),
         ("TRUNCATE events", "append-only"),
@@ -156,13 +156,13 @@ async def test_postgres_ledger_event_log_and_hands_refuse_update_delete_upsert_a
         ("UPDATE hands SET reversed_at = 'x', winners = '[]'", "never rewritten"),
     ]
     for sql, refusal in attempts:
-        with pytest.raises(sqlite3.IntegrityError, match=refusal):
+        with pytest.raises(IntegrityError, match=refusal):
             async with store._write() as db:
                 await db.execute(sql)
     assert (await store.balance("g", "b")).balance == 0
     assert [e.payload for e in await store.load_events(table)] == [{"tile": "5p"}]
     await store.reverse_hand("g1", await store.hand_id(table, 1), by="m", why="x")  # noted once ...
-    with pytest.raises(sqlite3.IntegrityError, match="never rewritten"):
+    with pytest.raises(IntegrityError, match="never rewritten"):
         async with store._write() as db:
             await db.execute("UPDATE hands SET reversed_at = NULL")  # ... and for good
     assert [h.reversed for h in await store.history("g1", "a")] == [True]
@@ -176,11 +176,10 @@ async def test_postgres_schema_is_numbered_and_a_newer_one_is_refused():
     database = fresh_postgres_url()  # a schema of its own: this test leaves it unusable
     async with await Store.open(database) as store:
         assert isinstance(store, PgStore) and store.path == database
-        async with store._read() as db, db.execute("SELECT MAX(version) AS v FROM kwx_schema") as cur:
-            assert (await cur.fetchone())["v"] == PG_VERSION
+        assert await store._one("SELECT MAX(version) AS v FROM kwx_schema") == (PG_VERSION,)
         await store.transfer("g", "a", "b", 5, by="a")
         async with store._write() as db:
-            await db.execute("INSERT INTO kwx_schema(version) VALUES (?)", (PG_VERSION + 1,))
+            await db.execute("INSERT INTO kwx_schema(version) VALUES ($1)", PG_VERSION + 1)
     with pytest.raises(StoreError, match="newer"):
         await Store.open(database)
 

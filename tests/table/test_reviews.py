@@ -85,7 +85,7 @@ async def test_a_table_seed_that_does_not_give_the_commitment_is_reported(make_s
     table = await strong_table(svc, "review-three", 1, frontend)
     hand_id = await store.hand_id(table, 1)
     async with store._write() as db:  # noqa: SLF001 - a tampered tables row (the ledger itself is append-only)
-        await db.execute("UPDATE tables SET seed = ? WHERE id = ?", ("0" * 64, table))
+        await db.execute("UPDATE tables SET seed = $1 WHERE id = $2", "0" * 64, table)
     with pytest.raises(ReviewRefused) as refused:
         await load_ledger_hand(store, GUILD, hand_id, viewer=STRONG_HOST.player_id)
     assert refused.value.code == "commitment"

@@ -20,7 +20,9 @@ import asyncpg
 import pytest
 
 from kwx.engine.rules import RuleSet
-from kwx.store import DuplicateEvent, Store, StoreUnavailable, is_transient
+from kwx.store import DuplicateEvent, Store, StoreBusy, StoreError, StoreUnavailable, is_transient
+from kwx.store.postgres.conn import store_error as pg_store_error
+from kwx.store.sqlite.conn import store_error as sqlite_store_error
 from kwx.table import PlayerRef, TableError, TableService
 from kwx.table.recovery import rebuild
 from kwx.table.retry import RetryPolicy
@@ -42,15 +44,21 @@ QUICK = RetryPolicy(0.001, 0.004, give_up_after=0.05)  # an outage outlasts this
 PATIENT = RetryPolicy(0.001, 0.004, give_up_after=30.0)  # a blip never does
 
 
-def locked() -> Exception:
-    """What SQLite raises when another writer holds the database."""
-    error = sqlite3.OperationalError("database is locked")
-    error.sqlite_errorcode = 5  # type: ignore[attr-defined]
+def coded(cls: type[sqlite3.Error], message: str, code: int) -> sqlite3.Error:
+    """A SQLite error as the driver raises it, with its result code."""
+    error = cls(message)
+    error.sqlite_errorcode = code  # type: ignore[attr-defined]
     return error
 
 
+def locked() -> Exception:
+    """What the SQLite store raises when another writer holds the database."""
+    return sqlite_store_error(coded(sqlite3.OperationalError, "database is locked", 5))
+
+
 def connection_lost() -> Exception:
-    return asyncpg.ConnectionDoesNotExistError("connection was closed in the middle of operation")
+    """What the PostgreSQL store raises when its connection drops under a statement."""
+    return pg_store_error(asyncpg.ConnectionDoesNotExistError("connection was closed in the middle of operation"))
 
 
 @dataclass
@@ -287,42 +295,51 @@ async def test_a_long_outage_in_the_middle_of_a_hand_within_the_retry_time(store
 
 
 def test_which_failures_may_pass() -> None:
+    """Each backend raises kwx's own errors for its driver's; is_transient decides from those alone."""
     def sqlite_error(sql: str) -> sqlite3.Error:
         db = sqlite3.connect(":memory:")
         with pytest.raises(sqlite3.Error) as info:
             db.execute(sql)
         return info.value
 
-    def coded(cls: type[sqlite3.Error], message: str, code: int) -> sqlite3.Error:
-        error = cls(message)
-        error.sqlite_errorcode = code  # type: ignore[attr-defined]
-        return error
-
-    transient = [
-        locked(), sqlite3.OperationalError("database is locked"),  # without its code (older drivers): by text
+    sqlite_transient = [
+        coded(sqlite3.OperationalError, "database is locked", 5),
         coded(sqlite3.OperationalError, "database table is locked", 6),
         coded(sqlite3.OperationalError, "database or disk is full", 13),
         coded(sqlite3.OperationalError, "disk I/O error", 10 | 3 << 8),  # SQLITE_IOERR_WRITE
-        connection_lost(), asyncpg.ConnectionFailureError("x"), asyncpg.CannotConnectNowError("starting up"),
-        asyncpg.AdminShutdownError("x"), asyncpg.CrashShutdownError("x"), asyncpg.TooManyConnectionsError("x"),
-        asyncpg.DiskFullError("x"), asyncpg.OutOfMemoryError("x"), asyncpg.SerializationError("x"),
-        asyncpg.DeadlockDetectedError("x"), asyncpg.LockNotAvailableError("x"),
+    ]
+    pg_transient = [
+        asyncpg.ConnectionDoesNotExistError("x"), asyncpg.ConnectionFailureError("x"),
+        asyncpg.CannotConnectNowError("starting up"), asyncpg.AdminShutdownError("x"), asyncpg.CrashShutdownError("x"),
+        asyncpg.TooManyConnectionsError("x"), asyncpg.DiskFullError("x"), asyncpg.OutOfMemoryError("x"),
+        asyncpg.SerializationError("x"), asyncpg.DeadlockDetectedError("x"), asyncpg.LockNotAvailableError("x"),
+        ConnectionRefusedError(errno.ECONNREFUSED, "refused"), TimeoutError(),
+    ]
+    transient = [
+        *map(sqlite_store_error, sqlite_transient), *map(pg_store_error, pg_transient),
         ConnectionRefusedError(errno.ECONNREFUSED, "refused"), ConnectionResetError(), BrokenPipeError(),
         TimeoutError(), socket.gaierror(socket.EAI_AGAIN, "temporary failure in name resolution"),
         OSError(errno.ENOSPC, "No space left on device"), OSError(errno.EIO, "Input/output error"),
-        StoreUnavailable("down for maintenance"),
+        StoreUnavailable("down for maintenance"), StoreBusy("locked"),
     ]
-    permanent = [
-        RuntimeError("a bug"), ZeroDivisionError("division by zero"), RecursionError(), KeyError("seat"),
-        ValueError("an inconsistent hand"), TypeError(), AssertionError(), NotImplementedError(),
+    sqlite_permanent = [
         sqlite_error("SELECT * FROM no_such_table"), sqlite_error("SELEC 1"),
-        sqlite3.IntegrityError("UNIQUE constraint failed"), coded(sqlite3.DatabaseError, "malformed", 11),
+        coded(sqlite3.IntegrityError, "UNIQUE constraint failed", 2067), coded(sqlite3.DatabaseError, "malformed", 11),
         sqlite3.InterfaceError("bad parameter"), sqlite3.ProgrammingError("closed database"),
+    ]
+    pg_permanent = [
         asyncpg.UniqueViolationError("x"), asyncpg.UndefinedTableError("x"), asyncpg.DataError("x"),
         asyncpg.InternalServerError("x"), asyncpg.QueryCanceledError("x"), asyncpg.InterfaceError("x"),
+    ]
+    permanent = [
+        *map(sqlite_store_error, sqlite_permanent), *map(pg_store_error, pg_permanent),
+        RuntimeError("a bug"), ZeroDivisionError("division by zero"), RecursionError(), KeyError("seat"),
+        ValueError("an inconsistent hand"), TypeError(), AssertionError(), NotImplementedError(),
         DuplicateEvent("seq 7 is taken"), PermissionError(errno.EACCES, "denied"),
         FileNotFoundError(errno.ENOENT, "gone"), OSError(errno.EINVAL, "invalid"),
+        *sqlite_transient, *pg_transient[:-2],  # a driver's error that no backend translated is a bug
     ]
+    assert all(isinstance(e, StoreError) for e in map(sqlite_store_error, sqlite_transient + sqlite_permanent))
     assert [e for e in transient if not is_transient(e)] == []
     assert [e for e in permanent if is_transient(e)] == []
 

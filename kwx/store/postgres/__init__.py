@@ -3,8 +3,9 @@
     store = await Store.open("postgresql://user@host:5432/db")      # or KWX_DATABASE_URL=postgresql://…
     store = await Store.open("postgresql://…/db?search_path=kwx_test_1")   # a schema of its own (made if missing)
 
-The store's parts (tables/events, ledger, queries, settings) run unchanged on a pooled connection through
-the dialect layer in `conn.py`.
+The store's parts (tables/events, ledger, queries, settings) run on a pooled connection (`conn.PgConn`, the
+PostgreSQL side of kwx.store.connection.Connection); asyncpg's errors are raised as kwx's own
+(kwx.store.errors).
 
 Durability matches the SQLite backend's (WAL, synchronous=NORMAL): the event log's group commits are
 asynchronous commits (`synchronous_commit = off`: a crash of the database server may lose the last moment of
@@ -28,17 +29,20 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from datetime import datetime
 from decimal import Decimal
+from pathlib import Path
 from typing import Any, Self
 from urllib.parse import parse_qs, urlsplit, urlunsplit
 
 import asyncpg
 
 from kwx.store.clock import utcnow
-from kwx.store.db import dump_json, register_backend
-from kwx.store.models import DuplicateEvent, NewEvent, NotFound, StoreError
-from kwx.store.postgres.conn import PgConn
+from kwx.store.connection import Connection
+from kwx.store.db import dump_json
+from kwx.store.errors import Constraint, DuplicateEvent, IntegrityError, NotFound, StoreError
+from kwx.store.models import NewEvent
+from kwx.store.postgres.conn import PgConn, translated
 from kwx.store.postgres.migrations import MIGRATIONS
-from kwx.store.store import Store
+from kwx.store.store import Clock, Store, register_backend
 
 URL_SCHEMES = ("postgresql://", "postgres://")
 _SCHEMA_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,62}$")
@@ -135,7 +139,7 @@ class PgStore(Store):
     backend = "postgresql"
 
     def __init__(self, pool: asyncpg.Pool, url: str, clock: Callable[[], datetime]) -> None:
-        super().__init__(None, url, clock)  # type: ignore[arg-type]  # no single connection here
+        super().__init__(url, clock)
         self.pool = pool
         self._table_locks: dict[int, list[Any]] = {}  # table -> [lock, users]
         self._begin = "BEGIN"
@@ -151,9 +155,10 @@ class PgStore(Store):
         except (OSError, asyncpg.PostgresError) as exc:
             raise StoreError(f"cannot connect to PostgreSQL: {exc}") from exc
         try:
-            if schema is not None:
-                await conn.execute(f'CREATE SCHEMA IF NOT EXISTS "{schema}"')
-            await migrate(conn)
+            with translated():
+                if schema is not None:
+                    await conn.execute(f'CREATE SCHEMA IF NOT EXISTS "{schema}"')
+                await migrate(conn)
         finally:
             await conn.close()
         size = max_size or int(os.environ.get("KWX_DB_POOL") or 10)
@@ -192,37 +197,45 @@ class PgStore(Store):
         if any(p[1] is None for p in params):
             raise ValueError("a batch names every event's seq")
         started = time.perf_counter()
-        async with self.pool.acquire() as conn:
-            try:
-                await conn.executemany("INSERT INTO events(table_id, seq, hand_no, kind, payload, created_at)"
-                                       " VALUES ($1, $2, $3, $4, $5, $6)", params)
-            except asyncpg.ForeignKeyViolationError:
+        try:
+            with translated():
+                async with self.pool.acquire() as conn:
+                    await conn.executemany("INSERT INTO events(table_id, seq, hand_no, kind, payload, created_at)"
+                                           " VALUES ($1, $2, $3, $4, $5, $6)", params)
+        except IntegrityError as exc:
+            if exc.constraint is Constraint.FOREIGN_KEY:
                 raise NotFound("an event names an unknown table") from None
-            except asyncpg.UniqueViolationError as exc:
-                raise DuplicateEvent(f"a batch repeats an event seq: {exc}") from None
+            raise DuplicateEvent(f"a batch repeats an event seq: {exc}") from None
         self.write_times.observe(time.perf_counter() - started)
 
     @asynccontextmanager
-    async def _write(self) -> AsyncIterator[Any]:
+    async def _write(self) -> AsyncIterator[Connection]:
         """One transaction on a pooled connection; rolled back if the body raises (or is cancelled). Its
         commit waits for the WAL flush (synchronous), which also makes every earlier event batch durable.
         Timed in `write_times`."""
         started = time.perf_counter()
-        async with self.pool.acquire() as conn:
-            await conn.execute(self._begin)  # one round trip for BEGIN and the durability of this commit
-            try:
-                yield PgConn(conn)
-            except BaseException:
-                if not conn.is_closed():
-                    await conn.execute("ROLLBACK")
-                raise
-            await conn.execute("COMMIT")
+        with translated():  # the pool's connect, BEGIN and COMMIT (the body's statements translate their own)
+            async with self.pool.acquire() as conn:
+                await conn.execute(self._begin)  # one round trip for BEGIN and the durability of this commit
+                try:
+                    yield PgConn(conn)
+                except BaseException:
+                    if not conn.is_closed():
+                        await conn.execute("ROLLBACK")
+                    raise
+                await conn.execute("COMMIT")
         self.write_times.observe(time.perf_counter() - started)
 
     @asynccontextmanager
-    async def _read(self) -> AsyncIterator[Any]:
-        async with self.pool.acquire() as conn:
-            yield PgConn(conn)
+    async def _read(self) -> AsyncIterator[Connection]:
+        with translated():
+            async with self.pool.acquire() as conn:
+                yield PgConn(conn)
 
 
-register_backend(URL_SCHEMES, PgStore.connect)
+async def _open_url(url: str | None, clock: Clock | None, backup_dir: Path | None) -> PgStore:
+    assert url is not None  # chosen by its scheme
+    return await PgStore.connect(url, clock=clock)  # no file to back up: the operator's backups keep the server
+
+
+register_backend(URL_SCHEMES, _open_url)
