@@ -13,6 +13,8 @@ import pytest
 
 from cogs.bot import BotSettings, KwxBot, Pace
 from kwx.cli.settings import Settings
+from kwx.store import StoreBusy
+from kwx.store.sqlite.conn import store_error
 from tests.cogs.fakes import make_world
 from tests.cogs.kit import Kit, alice_asked, stop_kit
 
@@ -20,9 +22,10 @@ RETRY_SECONDS = 0.05
 
 
 def locked() -> Exception:
+    """What the SQLite store raises when another writer holds the database."""
     error = sqlite3.OperationalError("database is locked")
     error.sqlite_errorcode = 5  # type: ignore[attr-defined]
-    return error
+    return store_error(error)
 
 
 @pytest.fixture
@@ -81,7 +84,7 @@ async def test_a_failing_store_pauses_the_table_and_resume_plays_on(kit: Kit, mo
     assert len(errors) == 1 and (errors[0].exc_info is not None) == isinstance(error, RuntimeError)
     channel = channel_text(kit)
     assert "牌桌已暂停：保存到数据库失败" in channel  # the notice, on the board
-    assert ("保存失败，正在重试" in channel) == isinstance(error, sqlite3.OperationalError)
+    assert ("保存失败，正在重试" in channel) == isinstance(error, StoreBusy)
     board = kit.board(1)
     resume = next(c for c in board.components if c.custom_id == f"kwx:tbl:{table}:resume")
 
