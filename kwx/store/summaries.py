@@ -1,7 +1,7 @@
 """The summary tables (balances, daily_net, guilds), kept in step with the ledger in the same transaction.
 
-`SummaryChanges` adds up what one write changes and applies it with atomic `… = … + excluded.…` upserts in a fixed
-key order (two writers never deadlock on them); `rebuild_guild` recomputes a server's summaries from its
+`SummaryChanges` adds up what one write changes and applies it with atomic `… = … + excluded.…` upserts in a
+fixed key order (two writers never deadlock on them); `rebuild_guild` recomputes a server's summaries from its
 ledger and hands (the repair tool, and after a copy between backends).
 """
 
