@@ -34,7 +34,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from kwx.store import schema_triggers as triggers
+from kwx.store.schema_triggers import (
+    POSTGRESQL_1,
+    POSTGRESQL_3,
+    POSTGRESQL_CLUSTER,
+    POSTGRESQL_EDITION_1,
+    POSTGRESQL_FUNCTIONS,
+    SQLITE_1,
+    SQLITE_EDITION_1,
+    sqlite_3,
+)
 
 Dialect = Literal["sqlite", "postgresql"]
 # A column's kind -> its type on (SQLite, PostgreSQL).
@@ -156,14 +165,14 @@ class Version:
 HISTORY: tuple[Version, ...] = (
     Version("the tables, their event log and ledger",
             ("tables", "events", "players", "hands", "hand_seats", "ledger_entries", "balances", "daily_net",
-             "guilds"), triggers.SQLITE_1, f"{triggers.POSTGRESQL_FUNCTIONS}\n{triggers.POSTGRESQL_1}"),
+             "guilds"), SQLITE_1, f"{POSTGRESQL_FUNCTIONS}\n{POSTGRESQL_1}"),
     Version("per-server settings, and where a front end put each table's messages",
             ("guild_settings", "message_refs")),
-    Version("append-only in fact", (), triggers.sqlite_3([c.name for c in TABLES["hands"].columns]),
-            triggers.POSTGRESQL_3),
-    Version("a cluster of bot processes: leases and shared rate-limit buckets", (), None, triggers.POSTGRESQL_CLUSTER),
-    Version("tables that dealt a hand keep rules edition 1", (), triggers.SQLITE_EDITION_1,
-            triggers.POSTGRESQL_EDITION_1),
+    Version("append-only in fact", (), sqlite_3([c.name for c in TABLES["hands"].columns]),
+            POSTGRESQL_3),
+    Version("a cluster of bot processes: leases and shared rate-limit buckets", (), None, POSTGRESQL_CLUSTER),
+    Version("tables that dealt a hand keep rules edition 1", (), SQLITE_EDITION_1,
+            POSTGRESQL_EDITION_1),
 )
 
 
