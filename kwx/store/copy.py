@@ -18,23 +18,16 @@ from typing import Any
 from kwx.store.connection import params
 from kwx.store.db import shown
 from kwx.store.errors import StoreError
+from kwx.store.schema import TABLES
 from kwx.store.store import Store
 
-# (table, columns, key columns) in an order that satisfies the foreign keys.
-COPIED: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
-    ("tables", ("id", "guild", "channel", "rules", "seed", "seats", "status", "options", "created_at",
-                "updated_at"), ("id",)),
-    ("events", ("table_id", "seq", "hand_no", "kind", "payload", "created_at"), ("table_id", "seq")),
-    ("players", ("guild", "player_id", "name", "updated_at"), ("guild", "player_id")),
-    ("hands", ("id", "guild", "table_id", "hand_no", "dealer", "seed_ref", "outcome", "winners", "fan", "patterns",
-               "summary", "created_at", "created_by", "reversed_at"), ("id",)),
-    ("hand_seats", ("hand_id", "seat", "guild", "player_id", "net", "won", "self_draw", "dealt_in", "fan",
-                    "liangdao"), ("hand_id", "seat")),
-    ("ledger_entries", ("id", "guild", "hand_id", "from_player", "to_player", "amount", "reason", "created_at",
-                        "created_by", "note", "reverses_id", "period_day"), ("id",)),
-    ("guild_settings", ("guild", "key", "value", "updated_at"), ("guild", "key")),
-    ("message_refs", ("table_id", "ref", "channel_id", "message_id", "data", "updated_at"), ("table_id", "ref")),
-)
+# (table, columns, key columns) in an order that satisfies the foreign keys; the columns as the schema
+# describes them (kwx.store.schema). The summary tables are not copied: they are rebuilt from the ledger.
+_KEYS = {"tables": ("id",), "events": ("table_id", "seq"), "players": ("guild", "player_id"), "hands": ("id",),
+         "hand_seats": ("hand_id", "seat"), "ledger_entries": ("id",), "guild_settings": ("guild", "key"),
+         "message_refs": ("table_id", "ref")}
+COPIED: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = tuple(
+    (table, tuple(column.name for column in TABLES[table].columns), key) for table, key in _KEYS.items())
 BATCH = 5000
 
 
