@@ -7,7 +7,15 @@ import sqlite3
 import asyncpg
 import pytest
 
-from kwx.store import Constraint, DuplicateEvent, IntegrityError, NotFound, StoreError
+from kwx.store import (
+    Constraint,
+    DuplicateEvent,
+    IntegrityError,
+    NotFound,
+    StoreBusy,
+    StoreError,
+    is_transient,
+)
 
 GUILD = "g1"
 
@@ -54,3 +62,31 @@ async def test_a_bad_statement_is_a_store_error_not_the_drivers(store):
     with pytest.raises(StoreError) as failed:
         await store._all("SELECT * FROM no_such_table")
     assert not isinstance(failed.value, sqlite3.Error | asyncpg.PostgresError)
+
+
+@pytest.mark.sqlite_only
+async def test_another_process_writing_is_store_busy_which_may_pass_on_sqlite(store):
+    await store._db.execute("PRAGMA busy_timeout = 50")  # give up at once rather than after 5 s
+    other = sqlite3.connect(store.path, isolation_level=None)  # another process's writer, mid-transaction
+    other.execute("BEGIN IMMEDIATE")
+    try:
+        with pytest.raises(StoreBusy) as busy:
+            await store.set_guild_setting(GUILD, "lang", "en")
+        assert is_transient(busy.value)
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+    await store.set_guild_setting(GUILD, "lang", "en")  # and once it is done, the same write goes through
+    assert await store.guild_setting(GUILD, "lang") == "en"
+
+
+@pytest.mark.postgres_only
+async def test_a_lock_another_writer_holds_is_store_busy_which_may_pass_on_postgres(store, table):
+    async with store._write() as first:
+        await first.execute("UPDATE tables SET channel = 'a' WHERE id = $1", table)  # holds the row's lock
+        with pytest.raises(StoreBusy) as busy:
+            async with store._write() as second:
+                await second.execute("SET LOCAL lock_timeout = '50ms'")
+                await second.execute("UPDATE tables SET channel = 'b' WHERE id = $1", table)
+    assert is_transient(busy.value)
+    assert (await store.get_table(table)).channel == "a"
