@@ -11,12 +11,13 @@ Durability matches the SQLite backend's (WAL, synchronous=NORMAL): the event log
 asynchronous commits (`synchronous_commit = off`: a crash of the database server may lose the last moment of
 moves, never a committed hand's money), and every other write transaction (money, tables, settings) waits for
 its WAL flush, which — the WAL being one ordered log — also makes every earlier event batch durable. A URL
-that sets `?synchronous_commit=…` itself is obeyed for every write instead. Every write is one transaction (READ COMMITTED) on its own pooled connection,
-so writes from several coroutines and several processes run side by side; where two of them could race on
-the same thing (finishing the same hand, reversing the same hand or entry, numbering a table's next event)
-the store takes a transaction-scoped advisory lock first, and the summary tables are updated with atomic
-`… = … + excluded.…` upserts in a fixed key order. Migrations: `migrations.py`, applied at open under an
-advisory lock so two processes starting at once do not both run them.
+that sets `?synchronous_commit=…` itself is obeyed for every write instead. Every write is one transaction
+(READ COMMITTED) on its own pooled connection, so writes from several coroutines and several processes run
+side by side; where two of them could race on the same thing (finishing the same hand, reversing the same
+hand or entry, numbering a table's next event) the store takes a transaction-scoped advisory lock first
+(`Connection.lock`), and the summary tables are updated with atomic `… = … + excluded.…` upserts in a fixed
+key order. Migrations: the one history of kwx.store.schema as `migrations.py` renders it for PostgreSQL,
+applied at open under an advisory lock so two processes starting at once do not both run them.
 """
 
 from __future__ import annotations
