@@ -6,7 +6,8 @@
 
 The store is `--db`, else `$KWX_DATABASE_URL`, else `$KWX_DB` (environment or `.env`), else data/kwx.sqlite3.
 Backups go to `$KWX_BACKUP_DIR` (default: backups/ beside the store), the newest `$KWX_BACKUP_KEEP` (14) kept.
-A refusal (nothing changed) exits 2 with what to do; `verify` exits 1 with one line per problem it finds.
+A refusal (nothing changed) exits 2 with what to do; `verify` exits 0 on a sound store, 1 with one line per
+problem it finds (a file that cannot be read as a store is one), 2 only when there is no file to check.
 """
 
 from __future__ import annotations
@@ -56,7 +57,8 @@ async def run(command: str, args: argparse.Namespace, settings: Any) -> int:
     if _is_url(store):
         raise Refused(PG_BACKUP)
     if command == "backup":
-        return await _backup(Path(store), args.dest, args.keep or settings.backup_keep, settings, as_json)
+        keep = args.keep if args.keep is not None else settings.backup_keep  # --keep 0 is refused, not the default
+        return await _backup(Path(store), args.dest, keep, settings, as_json)
     return await _restore(Path(args.backup), Path(store), as_json)
 
 
@@ -66,7 +68,7 @@ def _is_url(target: object) -> bool:
 
 async def _backup(store: Path, dest: str | None, keep: int, settings: Any, as_json: bool) -> int:
     if keep < 1:
-        raise Refused("--keep must be at least 1")
+        raise Refused(f"--keep {keep}: keep at least 1 backup (the one just made)")
     if not store.is_file():
         raise Refused(f"no store at {store}")
     try:
@@ -90,8 +92,12 @@ async def _verify(target: Path | str, as_json: bool) -> int:
         raise Refused(f"no store at {target}")
     try:
         report = await verify_store(target)
-    except StoreError as exc:
-        raise Refused(str(exc)) from None
+    except StoreError as exc:  # a file that is not a readable store is a problem found, not a usage error
+        if as_json:
+            print(json.dumps({"store": str(target), "ok": False, "problems": [str(exc)]}, ensure_ascii=False))
+        else:
+            print(str(exc))
+        return 1
     if as_json:
         print(json.dumps(report.to_json(), ensure_ascii=False))
     elif report.ok:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from kwx.cli.settings import Settings
 
@@ -37,6 +38,12 @@ def run_local(args: argparse.Namespace, settings: Settings, prog: str = "python 
     if problem is not None:
         print(f"{prog}: {problem}", file=sys.stderr)
         return 2
+    unusable = store_problem(args.db or settings.db_path)
+    if unusable is not None:  # one line and exit 2, as in the ledger commands, not a crash report
+        from kwx.local.text import say
+
+        print(say("db_unusable", settings.lang, error=unusable), file=sys.stderr)
+        return 2
     if args.autoplay is not None:
         from kwx.local.autoplay import run_autoplay
 
@@ -50,6 +57,26 @@ def run_local(args: argparse.Namespace, settings: Settings, prog: str = "python 
     from kwx.local.app import run_app
 
     return run_app(settings, **options)
+
+
+def store_problem(db: str | Path) -> str | None:
+    """Why the SQLite store at `db` cannot be opened (not a database, a folder, no permission), or None. Read
+    only; a missing file is fine (the game creates it)."""
+    import sqlite3
+
+    if str(db).startswith(("postgresql://", "postgres://")) or str(db) == ":memory:" or not Path(db).exists():
+        return None
+    if Path(db).is_dir():
+        return f"{db}: is a folder, not a database file"
+    try:
+        conn = sqlite3.connect(f"{Path(db).resolve().as_uri()}?mode=ro", uri=True)
+        try:
+            conn.execute("PRAGMA schema_version").fetchone()
+        finally:
+            conn.close()
+    except sqlite3.Error as exc:
+        return f"{db}: {exc}"
+    return None
 
 
 def _interactive() -> bool:

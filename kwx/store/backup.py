@@ -113,7 +113,8 @@ def prune(directory: Path, stem: str, keep: int) -> list[Path]:
 def free_name(path: Path) -> Path:
     """`path`, or `path` with -1, -2 … before its suffix when that name (or its .partial) is taken."""
     candidate, n = path, 0
-    while candidate.exists() or candidate.with_name(candidate.name + ".partial").exists():
+    # lexists: a symbolic link is a taken name even when what it points at is not there
+    while os.path.lexists(candidate) or os.path.lexists(candidate.with_name(candidate.name + ".partial")):
         n += 1
         candidate = path.with_name(f"{path.stem}-{n}{path.suffix}")
     return candidate
@@ -131,11 +132,14 @@ def copy_checked(source: Path, dest: Path) -> int:
     Blocking: call it in a worker thread. Raises BackupError (nothing is left at `dest` then)."""
     if not source.is_file():
         raise BackupError(f"no store at {source}")
-    if dest.exists():
+    if os.path.lexists(dest):
         raise BackupError(f"{dest} already exists: a backup never writes over a file")
     partial = dest.with_name(dest.name + ".partial")
+    ours = False  # the .partial is deleted at the end only if this copy created it
     try:
         dest.parent.mkdir(parents=True, exist_ok=True)
+        _create_new(partial)
+        ours = True
         src = sqlite3.connect(source, isolation_level=None)
         try:
             src.execute("PRAGMA query_only = ON")
@@ -156,9 +160,20 @@ def copy_checked(source: Path, dest: Path) -> int:
     except (sqlite3.Error, OSError) as exc:
         raise BackupError(f"cannot back up {source} to {dest}: {exc}") from exc
     finally:
-        with contextlib.suppress(OSError):
-            partial.unlink(missing_ok=True)
+        if ours:
+            with contextlib.suppress(OSError):
+                partial.unlink(missing_ok=True)
     return dest.stat().st_size
+
+
+def _create_new(partial: Path) -> None:
+    """Create the empty `.partial` the copy goes into, refusing any file already there: a symbolic link
+    planted there would otherwise have the copy written through it, over whatever it points at."""
+    try:
+        os.close(os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600))
+    except FileExistsError:
+        raise BackupError(f"{partial} already exists (another backup under way, or left behind): a backup "
+                          "never writes over a file") from None
 
 
 def _flush(path: Path) -> None:

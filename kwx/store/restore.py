@@ -57,7 +57,7 @@ async def restore_store(backup: Path, target: Path, *, at: datetime | None = Non
     """Restore `backup` over the SQLite store at `target` (see the module docstring). Raises RestoreRefused."""
     if not backup.is_file():
         raise RestoreRefused(f"no backup at {backup}")
-    if target.exists() and backup.resolve() == target.resolve():
+    if target.exists() and _same_file(backup, target):  # a hard link too: restoring it would wait on its own lock
         raise RestoreRefused(f"{backup} is the store itself: name a backup")
     try:
         checked = await verify_store(backup)
@@ -75,6 +75,13 @@ async def restore_store(backup: Path, target: Path, *, at: datetime | None = Non
     after = await verify_store(target)
     report.problems_after = after.problems
     return report
+
+
+def _same_file(one: Path, other: Path) -> bool:
+    try:
+        return one.samefile(other)
+    except OSError:
+        return False
 
 
 def _replace(backup: Path, target: Path, stamp: str, report: RestoreReport) -> None:

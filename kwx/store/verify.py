@@ -175,6 +175,9 @@ async def _check(report: VerifyReport, rows: Rows, migrations: list[str], trigge
         report.problems.append(f"schema v{report.schema} is newer than this program's (v{known}): upgrade kwx")
     expected = [name for script in migrations[:report.schema] for name in _TRIGGER.findall(script)]
     report.problems += [f"append-only: trigger {name} is missing" for name in expected if name not in triggers]
+    # a trigger no migration made can change or delete what the ledger appends: name it
+    report.problems += [f"unknown trigger {name}: no kwx migration creates it" for name in sorted(triggers)
+                        if name not in expected]
     counts = (await rows("SELECT (SELECT COUNT(*) FROM hands), (SELECT COUNT(*) FROM ledger_entries),"
                          " (SELECT COUNT(*) FROM (SELECT guild FROM hands UNION SELECT guild FROM ledger_entries)"
                          " AS g)"))[0]

@@ -260,3 +260,22 @@ def test_into_a_pipe_the_line_mode_keeps_each_sentence_on_one_line(tmp_path) -> 
     said = play("--turn-seconds", "30")  # resumed: a long sentence about the timer
     (line,) = [x for x in said.splitlines() if x.startswith("--turn-seconds")]
     assert line.endswith("（这桌结束，打完的局都留在账上）。")
+
+
+def test_a_db_that_is_not_a_database_is_one_line_not_a_crash_report(tmp_path) -> None:
+    """As the ledger commands say it: one line naming the file and why, exit 2; no crash log, no 牌桌保留着."""
+    import subprocess
+    import sys
+
+    import bot
+
+    junk = tmp_path / "notes.txt"
+    junk.write_text("not a database\n" * 100)
+    for lang, word in (("zh-CN", "无法使用数据库"), ("en", "cannot use the database")):
+        done = subprocess.run([sys.executable, str(Path(bot.__file__)), "--local", "--plain", "--db", str(junk)],
+                              input="quit\n", capture_output=True, text=True, timeout=120,
+                              env={**os.environ, "KWX_LANG": lang})
+        assert done.returncode == 2 and done.stdout == ""
+        (line,) = done.stderr.splitlines()
+        assert word in line and str(junk) in line and "file is not a database" in line
+    assert junk.read_text() == "not a database\n" * 100 and not (tmp_path / "kwx-crash.log").exists()

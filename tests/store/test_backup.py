@@ -270,3 +270,48 @@ async def test_a_file_that_is_not_a_store_is_refused_as_a_backup(tmp_path, store
     with pytest.raises(RestoreRefused, match="not a kwx store"):
         await restore_store(empty, Path(store.path))
 
+
+
+# ---------------------------------------------------------------------------------------------- attacks
+
+
+async def test_a_partial_name_taken_by_a_symbolic_link_is_never_written_through(tmp_path, store):
+    await _play_a_little(store)
+    victim = tmp_path / "victim.sqlite3"
+    victim.write_bytes(b"another store")
+    dest = tmp_path / "named.sqlite3"
+    dest.with_name(dest.name + ".partial").symlink_to(victim)
+    with pytest.raises(BackupError, match="already exists"):
+        await back_up_to(Path(store.path), dest)
+    assert victim.read_bytes() == b"another store" and not dest.exists()
+    assert dest.with_name(dest.name + ".partial").is_symlink()  # not ours: left as it was
+    # in a folder, the backup takes another name instead
+    folder = tmp_path / "b"
+    folder.mkdir()
+    planted = folder / (backup_name(Path(store.path), NOON) + ".partial")
+    planted.symlink_to(tmp_path / "nowhere.sqlite3")  # dangling: exists() says no, the name is still taken
+    done = await back_up(Path(store.path), folder, keep=5, clock=lambda: NOON)
+    assert done.path.name.endswith("-1.sqlite3") and not (tmp_path / "nowhere.sqlite3").exists()
+
+
+async def test_a_restore_from_a_hard_link_to_the_store_is_refused_at_once(tmp_path, store):
+    await _play_a_little(store)
+    await store.close()
+    link = tmp_path / "looks-like-a-backup.sqlite3"
+    os.link(store.path, link)
+    before = Path(store.path).read_bytes()
+    with pytest.raises(RestoreRefused, match="is the store itself"):
+        await asyncio.wait_for(restore_store(link, Path(store.path)), 20)
+    assert Path(store.path).read_bytes() == before
+
+
+async def test_verify_names_a_trigger_no_migration_made(tmp_path, store):
+    await _play_a_little(store)
+    backup = (await back_up(Path(store.path), tmp_path / "backups")).path
+    with sqlite3.connect(backup) as conn:
+        conn.execute("CREATE TRIGGER sneaky AFTER INSERT ON ledger_entries BEGIN"
+                     " DELETE FROM ledger_entries WHERE id = NEW.id; END")
+    report = await verify_store(backup)
+    assert report.problems == ["unknown trigger sneaky: no kwx migration creates it"]
+    with pytest.raises(RestoreRefused, match="sneaky"):
+        await restore_store(backup, Path(store.path))

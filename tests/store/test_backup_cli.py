@@ -107,3 +107,22 @@ def test_verify_of_nothing_is_refused_and_creates_nothing(tmp_path, capsys, back
     code, _, err = _run(capsys, "verify", str(tmp_path / "missing.sqlite3"))
     assert code == 2 and "no store at" in err
     assert not (tmp_path / "missing.sqlite3").exists()
+
+
+@pytest.mark.sqlite_only
+def test_keep_zero_is_refused_not_read_as_the_default(db, tmp_path, capsys):
+    folder = tmp_path / "saved"
+    for _ in range(2):
+        assert _run(capsys, "backup", str(folder), "--db", db)[0] == 0
+    code, out, err = _run(capsys, "backup", str(folder), "--db", db, "--keep", "0")
+    assert code == 2 and out == "" and "--keep 0" in err and "nothing was changed" in err
+    assert len(list(folder.glob("kwx-*.sqlite3"))) == 2
+
+
+def test_verify_of_a_file_that_is_not_a_store_is_a_problem_found(tmp_path, capsys, backend):
+    junk = tmp_path / "junk.sqlite3"
+    junk.write_text("not a database")
+    code, out, err = _run(capsys, "verify", str(junk))
+    assert code == 1 and err == "" and len(out.splitlines()) == 1 and "junk.sqlite3" in out
+    code, out, _ = _run(capsys, "verify", str(junk), "--json")
+    assert code == 1 and json.loads(out)["ok"] is False
