@@ -372,9 +372,10 @@ def render_recent(lines: Sequence[str]) -> str:
     return "\n".join(f"· {line}" for line in lines)[:FIELD_MAX]
 
 
-def board_buttons(view: PublicView, lang: str) -> discord.ui.View | None:
+def board_buttons(view: PublicView, lang: str, web: Sequence[discord.ui.Item[Any]] = ()) -> discord.ui.View | None:
     """The board's "My hand" button while a hand is in play (also for players whose DMs are closed); Resume
-    while the table is paused; 取消托管 while a seat is in 托管 (only that player's press counts)."""
+    while the table is paused; 取消托管 while a seat is in 托管 (only that player's press counts); the table
+    page's buttons (`web`, cogs.web.web_buttons) while a hand is in play."""
     playing = view.phase in ("turn", "claim", "piao")
     if not playing and view.paused is None:
         return None
@@ -387,6 +388,9 @@ def board_buttons(view: PublicView, lang: str) -> discord.ui.View | None:
                                      style=discord.ButtonStyle.primary))
     if any(s.autoplay for s in view.seats) and view.paused is None:
         buttons.add_item(TableButton(view.table_id, "unauto", label=tr("action.autoplay_off", lang)))
+    if playing:
+        for item in web:
+            buttons.add_item(item)
     return buttons
 
 

@@ -38,6 +38,7 @@ from cogs.operations import (
     transient,
     wait_for_limit,
 )
+from cogs.web import web_buttons
 from kwx.present.i18n import tr
 from kwx.table.errors import TableError
 from kwx.table.views import PublicView, ResultView
@@ -294,7 +295,7 @@ class BoardDelivery:
             embed.description = tr("phase.closed", lang)
             return {"embeds": [embed], "view": None}
         return {"embeds": boards.board_embeds(view, lang, self.tiles, lines),
-                "view": boards.board_buttons(view, lang)}
+                "view": boards.board_buttons(view, lang, web_buttons(self.tables.bot, tc.id, lang))}
 
     async def _save_board_ref(self, tc: DiscordTable, hand: int, channel_id: int, message_id: int) -> None:
         self.refs.remember(tc.id, BOARD_REF, channel_id, message_id, {"hand": hand})

@@ -151,10 +151,13 @@ class KwxBot(commands.Bot):
         from cogs.ratelimit import GlobalRateLimiter
         from cogs.runtime import Runtime
         from cogs.translator import KwxTranslator
+        from cogs.web import WebButton, serve_web
         from kwx.store import Store
         from kwx.table.record import CLAIM_PAUSE
         from kwx.table.retry import RetryPolicy
         from kwx.table.service import TableService
+        from kwx.web.fanout import FanOut
+        from kwx.web.hub import WebFrontEnd
 
         settings, env, pace = self.settings, self.settings.env, self.settings.pace
         if env.api_base:
@@ -179,7 +182,10 @@ class KwxBot(commands.Bot):
                                        board_interval=pace.board_interval, ai_board_interval=pace.ai_board_interval,
                                        board_settle=claim_pause + 0.1 if claim_pause > 0 else 0.0,
                                        channel_lost=channel_lost)
-            service = TableService(store, frontend, ai_delay=pace.ai_delay, between_hands=pace.between_hands,
+            # KWX_WEB_PORT: the table pages get every view too (kwx/web), beside Discord.
+            pages = WebFrontEnd() if env.web_port is not None else None
+            service = TableService(store, FanOut([frontend, pages]) if pages is not None else frontend,
+                                   ai_delay=pace.ai_delay, between_hands=pace.between_hands,
                                    claim_pause=claim_pause, clock=self.clock,
                                    store_retry=RetryPolicy(give_up_after=env.store_retry_seconds))
 
@@ -187,13 +193,16 @@ class KwxBot(commands.Bot):
                 await service.act(table_id, player_id, "pass", step=step)
 
             frontend.pass_claim = pass_claim
-            self.kwx = Runtime(store, service, frontend, tiles, languages, table_seed=settings.table_seed)
+            self.kwx = Runtime(store, service, frontend, tiles, languages, table_seed=settings.table_seed,
+                               web_url=env.web_url)
+            if pages is not None:
+                self.kwx.web = await serve_web(self, service, pages, env)
             if settings.hosting:
                 await self._start_hosting(store, service)
             await self.tree.set_translator(KwxTranslator())
             for extension in EXTENSIONS:
                 await self.load_extension(extension)
-            self.add_dynamic_items(*DYNAMIC_ITEMS)
+            self.add_dynamic_items(*DYNAMIC_ITEMS, WebButton)
             if settings.upload_emojis:
                 tiles.emojis.update(await ensure_tile_emojis(self))
             if settings.sync is not None and settings.shards is not None and 0 not in settings.shards.ids:
@@ -208,6 +217,8 @@ class KwxBot(commands.Bot):
                 resumed = await service.start(include=lambda row: row.guild != LOCAL_GUILD)
         except BaseException:
             await self._stop_hosting()
+            if self.kwx is not None and self.kwx.web is not None:
+                await self.kwx.web.stop()
             await store.close()
             raise
         if settings.freeze_gc:
@@ -308,7 +319,9 @@ class KwxBot(commands.Bot):
             return
         cluster, self.cluster = self.cluster, None
         release = cluster.stop if cluster is not None else _nothing  # after the tables stop: others resume them
-        steps = (("stop the tables", runtime.service.shutdown), ("release the leases", release),
+        web = runtime.web.stop if runtime.web is not None else _nothing
+        steps = (("close the table pages", web), ("stop the tables", runtime.service.shutdown),
+                 ("release the leases", release),
                  ("finish sending", runtime.frontend.idle), ("stop the backups and metrics", self._stop_hosting),
                  ("stop the front end", runtime.frontend.close), ("close the store", runtime.store.close))
         for what, step in steps:

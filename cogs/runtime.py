@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from cogs.emoji import TileFormatter
     from cogs.frontend import DiscordFrontEnd
     from kwx.table.service import TableService
+    from kwx.web.server import WebServer
 
 
 @dataclass
@@ -26,6 +27,8 @@ class Runtime:
     tiles: TileFormatter
     languages: Languages
     table_seed: str | None = None  # tests and benchmarks: deterministic walls for /kwx new
+    web: WebServer | None = None  # the table pages, when KWX_WEB_PORT is set (cogs/web.py)
+    web_url: str | None = None  # KWX_WEB_URL: their public address, for the links players are given
 
 
 def runtime(client: Any) -> Runtime:

@@ -26,6 +26,8 @@ LOWER_FLOORS = {
     "kwx.store": {"kwx.engine", "kwx.store"},
     "kwx.present": {"kwx.engine", "kwx.store", "kwx.present"},
     "kwx.table": {"kwx.engine", "kwx.store", "kwx.present", "kwx.table"},
+    # The web front end: the table service's third front end, under the terminal's (which serves it with --web).
+    "kwx.web": {"kwx.engine", "kwx.store", "kwx.present", "kwx.table", "kwx.web"},
     # Beside the floors: what an operator watches reads whatever it is handed, and imports no floor.
     "kwx.metrics": {"kwx.metrics"},
     "kwx.health": {"kwx.metrics", "kwx.health"},

@@ -29,7 +29,7 @@ EN_MAY_HOLD = sorted(TILE_NAMES | {"碰", "杠", "明杠", "暗杠", "卡五星"
 TYPED = {"help", "quit", "hand", "back", "hu", "win", "peng", "pung", "gang", "kong", "ankong", "angang", "pass", "liangdao",
          "discard", "make", "run", "Tab", "Esc", "Enter", "Ctrl-Q"}
 ZH_MAY_HOLD = TYPED | {f.name for f in dataclasses.fields(RuleSet)} | set(PRESETS) | {
-    "kwx", "UTC", "CSV", "AI", "ID", "English", "python", "bot", "py"}
+    "kwx", "UTC", "CSV", "AI", "ID", "English", "python", "bot", "py", "Discord"}
 
 
 def english_mixed(line: str) -> list[str]:

@@ -39,6 +39,9 @@ def build_parser(prog: str = "python bot.py") -> argparse.ArgumentParser:
                         "may claim it (default 1.5; 0 for tests)")
     p.add_argument("--seed", metavar="S", default=None,
                    help="wall seed for a NEW local table (an open table keeps the seed it was created with)")
+    p.add_argument("--web", action="store_true",
+                   help="with --local: play in your browser (http://127.0.0.1:$KWX_WEB_PORT, default 8765) instead of "
+                        "the terminal")
     p.add_argument("--plain", action="store_true",
                    help="at the terminal: the line-by-line mode (pipes, screen readers) instead of the game screen")
     p.add_argument("--turn-seconds", type=float, metavar="S", default=None,

@@ -39,6 +39,11 @@ class Settings:
     backup_hours: float = 24.0  # KWX_BACKUP_HOURS: the bot backs the SQLite store up this often; 0 = never
     metrics_port: int | None = None  # KWX_METRICS_PORT: serve /healthz and /metrics there; unset = not at all
     metrics_host: str = "127.0.0.1"  # KWX_METRICS_HOST: the address they listen on (loopback unless told)
+    web_port: int | None = None  # KWX_WEB_PORT: serve the table pages (and the Activity) there; unset = not at all
+    web_host: str = "127.0.0.1"  # KWX_WEB_HOST: the address they listen on (a TLS proxy in front; README)
+    web_url: str | None = None  # KWX_WEB_URL: the public address of the web root, for the links the DM panel gives
+    web_secret: str | None = None  # KWX_WEB_SECRET: signs personal table links (unset: derived from DISCORD_TOKEN)
+    client_secret: str | None = None  # DISCORD_CLIENT_SECRET: the Activity's OAuth2 code exchange
 
     @property
     def database(self) -> str | Path:
@@ -75,6 +80,13 @@ def _api_base(env: Mapping[str, str]) -> str | None:
     if not value.startswith(("http://", "https://")) or "/api/v" not in value:
         raise ConfigError(f"DISCORD_API_BASE must be an http(s) URL ending in /api/v10, not {value!r}")
     return value.rstrip("/")
+
+
+def _web_url(env: Mapping[str, str]) -> str | None:
+    value = _clean(env.get("KWX_WEB_URL"))
+    if value is not None and not value.startswith(("http://", "https://")):
+        raise ConfigError(f"KWX_WEB_URL must be an http(s) URL (the web root players open), not {value!r}")
+    return value.rstrip("/") + "/" if value else None
 
 
 def _seconds(env: Mapping[str, str], name: str, default: float) -> float:
@@ -141,6 +153,11 @@ def settings_from(env: Mapping[str, str]) -> Settings:
         backup_hours=_number(env, "KWX_BACKUP_HOURS", 0, 24 * 366, 24.0),
         metrics_port=_whole(env, "KWX_METRICS_PORT", 1, 65535, None),
         metrics_host=_clean(env.get("KWX_METRICS_HOST")) or "127.0.0.1",
+        web_port=_whole(env, "KWX_WEB_PORT", 1, 65535, None),
+        web_host=_clean(env.get("KWX_WEB_HOST")) or "127.0.0.1",
+        web_url=_web_url(env),
+        web_secret=_clean(env.get("KWX_WEB_SECRET")),
+        client_secret=_clean(env.get("DISCORD_CLIENT_SECRET")),
     )
 
 

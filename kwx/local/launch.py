@@ -1,4 +1,5 @@
-"""Which local front end a command line asks for: the game screen, the line mode, or the autoplay runner.
+"""Which local front end a command line asks for: the game screen, the line mode, the browser, or the autoplay
+runner.
 
     return run_local(args, settings, prog="kwx-bot")     # bot.py's branch without Discord
 
@@ -48,6 +49,10 @@ def run_local(args: argparse.Namespace, settings: Settings, prog: str = "python 
         from kwx.local.autoplay import run_autoplay
 
         return run_autoplay(settings, args.autoplay, db=args.db, seed=args.seed, delay=args.delay)
+    if args.web:
+        from kwx.local.browser import run_web
+
+        return run_web(settings, args)
     options = {"db": args.db, "seed": args.seed, "delay": args.delay, "turn_seconds": args.turn_seconds,
                "new": bool(args.new)}
     if args.plain or not _interactive():

@@ -1,0 +1,90 @@
+"""Discord's side of the web table (kwx/web): serving it beside the bot, and the board's two buttons.
+
+    kwx:web:<table>:open   打开牌桌 / Open the table: answered with LAUNCH_ACTIVITY, Discord opens the Activity
+                           in that channel (the page finds the table by its channel)
+    kwx:web:<table>:link   在浏览器中打开 / Open in a browser: the presser's personal link, answered to them alone
+
+The buttons are on the board while a hand is in play, and only when the bot serves the pages (KWX_WEB_PORT;
+"open" also needs the Activity's secret, DISCORD_CLIENT_SECRET).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from typing import Any
+
+import discord
+
+from cogs.operations import safe_respond
+from kwx.present.i18n import tr
+from kwx.web.hub import WebFrontEnd
+from kwx.web.oauth import DiscordOAuth
+from kwx.web.seats import SeatLinks, secret_from
+from kwx.web.server import WebServer
+
+logger = logging.getLogger(__name__)
+
+WEB_VERBS = ("open", "link")
+
+
+async def serve_web(client: Any, service: Any, hub: WebFrontEnd, settings: Any) -> WebServer:
+    """The web root for this bot's tables, listening on KWX_WEB_HOST:KWX_WEB_PORT (0: any free port)."""
+    seed = settings.web_secret or settings.discord_token or ""
+    oauth = None
+    if settings.client_secret and client.application_id:
+        oauth = DiscordOAuth(str(client.application_id), settings.client_secret, api_base=settings.api_base)
+    server = WebServer(service, hub, SeatLinks(secret_from(seed)), oauth=oauth, default_lang=settings.lang)
+    port = await server.start(settings.web_host, settings.web_port or 0)
+    logger.info("table pages at http://%s:%d/ (public address %s)", settings.web_host, port,
+                settings.web_url or "unset: KWX_WEB_URL")
+    return server
+
+
+def web_buttons(client: Any, table_id: int, lang: str) -> list[discord.ui.Item[Any]]:
+    """The board's web buttons for this bot: none when it serves no pages."""
+    web: WebServer | None = getattr(getattr(client, "kwx", None), "web", None)
+    if web is None:
+        return []
+    items: list[discord.ui.Item[Any]] = []
+    if web.oauth is not None:
+        items.append(WebButton(table_id, "open", label=tr("web.open_table", lang), style=discord.ButtonStyle.success))
+    items.append(WebButton(table_id, "link", label=tr("web.open_in_browser", lang)))
+    return items
+
+
+class WebButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"kwx:web:(?P<table>\d{1,12}):(?P<verb>\w+)"):
+    def __init__(self, table_id: int, verb: str, *, label: str | None = None,
+                 style: discord.ButtonStyle = discord.ButtonStyle.secondary) -> None:
+        super().__init__(discord.ui.Button(custom_id=f"kwx:web:{table_id}:{verb}", label=label, style=style))
+        self.table_id = table_id
+        self.verb = verb
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any],
+                             match: re.Match[str], /) -> WebButton:
+        return cls(int(match["table"]), match["verb"])
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        runtime = getattr(interaction.client, "kwx", None)
+        web: WebServer | None = getattr(runtime, "web", None)
+        lang = runtime.languages.of(interaction.guild_id) if runtime is not None else "zh-CN"
+        if self.verb not in WEB_VERBS:
+            return
+        if web is None:
+            await safe_respond(interaction, content=tr("web.no_web", lang), ephemeral=True)
+        elif self.verb == "open":
+            if web.oauth is None:
+                await safe_respond(interaction, content=tr("web.no_activity", lang), ephemeral=True)
+                return
+            try:
+                await interaction.response.launch_activity()
+            except discord.HTTPException as exc:
+                logger.info("LAUNCH_ACTIVITY refused for table %s: %r", self.table_id, exc)
+                await safe_respond(interaction, content=tr("web.no_activity", lang), ephemeral=True)
+        else:
+            base = getattr(runtime, "web_url", None) or f"http://127.0.0.1:{web.port}/"
+            token = web.sessions.links.issue(self.table_id, str(interaction.user.id))
+            url = f"{base}?lang={lang}#link={token}"
+            await safe_respond(interaction, content=tr("web.link_sent", lang, table=self.table_id, url=url),
+                               ephemeral=True)
