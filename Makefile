@@ -9,7 +9,7 @@ LOCK := requirements.lock
 UV_TOOL := build/uv
 UV := $(UV_TOOL)/bin/uv
 
-.PHONY: setup test lint typecheck run bench clean e2e mutation lock
+.PHONY: setup test lint typecheck run bench clean e2e mutation lock web
 
 $(STAMP): pyproject.toml $(LOCK)
 	$(PYTHON) -m venv $(VENV)
@@ -47,6 +47,7 @@ bench: $(STAMP)
 	$(PY) -m benchmarks.discord_load --json
 	$(PY) -m benchmarks.lifecycle --json
 	$(PY) -m benchmarks.discord_e2e --json
+	$(PY) -m benchmarks.web --json
 
 # Mutation testing (mutmut; slow, not in CI): each target of scripts/mutation.py mutates one module against its
 # own test folder and reports the share of mutants the tests kill. `make mutation TARGETS=payments` runs one.
@@ -67,6 +68,13 @@ lock: $(UV)
 	$(UV) pip compile pyproject.toml --extra dev --extra bench --python-version 3.11 \
 		--python-platform x86_64-unknown-linux-gnu --generate-hashes --quiet \
 		--custom-compile-command 'make lock' $(if $(UPGRADE),--upgrade) -o $(LOCK)
+
+# Discord's Embedded App SDK for the table page, bundled once into kwx/web/static/discord-sdk.js (committed, so
+# `make run` and `make test` need no Node): the versions in websdk/package-lock.json, from the npm registry.
+web:
+	cd websdk && npm ci --no-audit --no-fund
+	websdk/node_modules/.bin/esbuild websdk/entry.js --bundle --minify --format=iife --target=es2020 \
+		--legal-comments=none --outfile=kwx/web/static/discord-sdk.js
 
 # The real bot process against the loopback Discord (kwx/devtools/loopback): one short game, one JSON line.
 e2e: $(STAMP)

@@ -33,7 +33,8 @@ async def serve_web(client: Any, service: Any, hub: WebFrontEnd, settings: Any) 
     seed = settings.web_secret or settings.discord_token or ""
     oauth = None
     if settings.client_secret and client.application_id:
-        oauth = DiscordOAuth(str(client.application_id), settings.client_secret, api_base=settings.api_base)
+        oauth = DiscordOAuth(str(client.application_id), settings.client_secret, api_base=settings.api_base,
+                             bot_token=settings.discord_token)
     server = WebServer(service, hub, SeatLinks(secret_from(seed)), oauth=oauth, default_lang=settings.lang)
     port = await server.start(settings.web_host, settings.web_port or 0)
     logger.info("table pages at http://%s:%d/ (public address %s)", settings.web_host, port,

@@ -59,6 +59,9 @@ def test_the_installed_commands_work_outside_the_checkout(installed, tmp_path):
     module, tiles, word = where.stdout.split("\n")[:3]
     assert Path(module).is_relative_to(installed.parent) and not Path(module).is_relative_to(ROOT)
     assert int(tiles) == 22 and word == "Name"  # the tile art and the catalog came with the package
+    page = _run(installed, "python", "-c", "import kwx.web.server as w; print(sorted(p.name for p in "
+                "w.STATIC_DIR.iterdir()))", cwd=tmp_path)
+    assert page.stdout.strip() == "['discord-sdk.js', 'index.html', 'table.css', 'table.js']", page.stderr
 
 
 def test_the_installed_bot_reads_env_from_its_directory_and_keeps_data_there(installed, tmp_path):

@@ -32,15 +32,27 @@ class DiscordUser:
     name: str
 
 
+@dataclass(frozen=True)
+class ActivityInstance:
+    guild: str
+    channel: str
+    users: frozenset[str]
+
+
 class DiscordOAuth:
     def __init__(self, client_id: str, client_secret: str, *, api_base: str | None = None,
-                 timeout: float = 10.0) -> None:
+                 bot_token: str | None = None, timeout: float = 10.0) -> None:
         self.client_id = client_id
         self._secret = client_secret
+        self._bot_token = bot_token  # reads an activity instance: where it runs, who is in it
         self.api_base = (api_base or DISCORD_API).rstrip("/")
         self._timeout = aiohttp.ClientTimeout(total=timeout)
         self._session: aiohttp.ClientSession | None = None
         self._who: dict[str, tuple[float, DiscordUser]] = {}
+
+    @property
+    def checks_instances(self) -> bool:
+        return bool(self._bot_token)
 
     def _http(self) -> aiohttp.ClientSession:
         if self._session is None or self._session.closed:
@@ -77,10 +89,23 @@ class DiscordOAuth:
         self._who[access_token] = (now + WHO_CACHE_SECONDS, user)
         return user
 
+    async def instance(self, instance_id: str) -> ActivityInstance:
+        """Where an Activity instance runs and who is in it (GET /applications/{id}/activity-instances/{id},
+        with the bot's token): the table is the one of its channel, whatever the page says."""
+        if not self._bot_token or not instance_id.replace("-", "").isalnum() or len(instance_id) > 64:
+            raise OAuthRefused("token", "no such activity instance")
+        body = await self._call("GET", f"/applications/{self.client_id}/activity-instances/{instance_id}",
+                                headers={"Authorization": f"Bot {self._bot_token}"}, refused="token")
+        location = body.get("location") if isinstance(body, dict) else None
+        if not isinstance(location, dict) or not isinstance(body.get("users"), list):
+            raise OAuthRefused("token", "no location in the activity instance")
+        return ActivityInstance(str(location.get("guild_id") or ""), str(location.get("channel_id") or ""),
+                                frozenset(str(u) for u in body["users"]))
+
     async def _call(self, method: str, path: str, *, refused: str, **options: Any) -> Any:
         try:
             async with self._http().request(method, self.api_base + path, **options) as response:
-                if response.status in (400, 401, 403):
+                if response.status in (400, 401, 403, 404):
                     raise OAuthRefused(refused, f"HTTP {response.status}")
                 if response.status >= 300:
                     raise OAuthRefused("unreachable", f"HTTP {response.status}")

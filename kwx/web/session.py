@@ -85,7 +85,14 @@ class Sessions:
         token, guild, channel = hello.get("access_token"), hello.get("guild"), hello.get("channel")
         if isinstance(token, str) and isinstance(channel, str) and self.oauth is not None:
             user = await self.oauth.user(token)
-            table_id = self.service.table_in_channel(str(guild or ""), channel)
+            instance = hello.get("instance")
+            if self.oauth.checks_instances and isinstance(instance, str):
+                # Discord says where the Activity runs and who is in it: the page's word is not needed
+                where = await self.oauth.instance(instance)
+                if user.id not in where.users:
+                    raise OAuthRefused("token", "not in this activity instance")
+                guild, channel = where.guild, where.channel
+            table_id = self.service.table_in_channel(str(guild or ""), str(channel))
             if table_id is None:
                 raise TableError("no_table", "no table in this channel")
             return self._at(table_id, user.id, user.name)

@@ -83,10 +83,10 @@ class Page:
 
 @contextlib.asynccontextmanager
 async def served(tmp_path: Any, *, oauth: DiscordOAuth | None = None, ai_delay: float = 0.0,
-                 claim_seconds: float = 0) -> AsyncIterator[Served]:
+                 between_hands: float = 0.2) -> AsyncIterator[Served]:
     store = await Store.open(tmp_path / "kwx.sqlite3")
     hub = WebFrontEnd()
-    service = TableService(store, hub, ai_delay=ai_delay, between_hands=0.2, claim_pause=0.0)
+    service = TableService(store, hub, ai_delay=ai_delay, between_hands=between_hands, claim_pause=0.0)
     links = SeatLinks(SECRET)
     server = WebServer(service, hub, links, oauth=oauth, default_lang="en")
     port = await server.start("127.0.0.1", 0)

@@ -59,6 +59,7 @@ class Exchange:
     fault: bool = False  # answered by an injected fault
     message: Message | None = None  # the message created, edited or deleted
     interaction: Interaction | None = None  # the interaction answered
+    bearer_user: int | None = None  # the user whose OAuth2 token authorized it (GET /users/@me from an Activity)
 
     @property
     def route(self) -> str:

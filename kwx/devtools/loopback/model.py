@@ -18,6 +18,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from kwx.devtools.loopback.activities import Activities
+
 EPHEMERAL = 64
 LOADING = 128
 ALL_PERMISSIONS = (1 << 51) - 1
@@ -149,6 +151,7 @@ class DiscordModel:
         self.gateway: GatewaySink | None = None
         # Called with each message the bot creates or edits, and whether it is new (benchmarks time them).
         self.observer: Callable[[Message, bool], None] | None = None
+        self.activities = Activities(self.APP_ID)  # OAuth2 codes and tokens, activity instances
         self.inbox: dict[int, list[Message]] = {}  # each user's DMs and ephemeral messages, oldest first
         self._user_events: dict[int, asyncio.Event] = {}
         self._message_waiters: list[asyncio.Future[None]] = []

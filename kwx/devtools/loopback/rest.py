@@ -121,7 +121,12 @@ class RestApi:
         headers: dict[str, str] = {}
         if not template.startswith(("/interactions/", "/webhooks/")):
             auth = ex.request.headers.get("Authorization", "")
-            if not auth.startswith("Bot ") or (self.token is not None and auth[4:] != self.token):
+            if ex.operation.id in BEARER_OPERATIONS and auth.startswith("Bearer "):
+                ex.bearer_user = self.model.activities.bearer(auth)
+                if ex.bearer_user is None:
+                    self.stats.invalid_requests += 1
+                    return Answer(401, {"code": 0, "message": "401: Unauthorized"})
+            elif not auth.startswith("Bot ") or (self.token is not None and auth[4:] != self.token):
                 self.stats.invalid_requests += 1
                 return Answer(401, {"code": 0, "message": "401: Unauthorized"})
             self.stats.requests[route] += 1
@@ -197,6 +202,8 @@ class RestApi:
             raise invalid_form(errors)
 
 
+# Operations a user's OAuth2 token may call (an Activity's server asking whose token it holds).
+BEARER_OPERATIONS = frozenset({"get_my_user"})
 # Operations whose body is a message (a send, an edit, a followup): checked for what the description cannot say.
 _MESSAGE_BODIES = frozenset({"create_message", "update_message", "execute_webhook", "update_original_webhook_message",
                              "update_webhook_message"})

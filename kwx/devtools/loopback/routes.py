@@ -36,7 +36,8 @@ class Routes:
         self.gateway_url = gateway_url
         self.shards = shards
         self.table: dict[str, Callable[[Exchange], Any]] = {
-            "get_my_user": lambda ex: self.model.bot_user,
+            "get_my_user": self._me,
+            "applications_get_activity_instance": self._activity_instance,
             "get_my_oauth2_application": self._application,
             "get_my_application": self._application,
             "get_bot_gateway": self._gateway_bot,
@@ -72,6 +73,18 @@ class Routes:
                 "bot_public": True, "bot_require_code_grant": False, "verify_key": "0" * 64, "flags": 0,
                 "owner": {"id": "1", "username": "owner", "discriminator": "0", "avatar": None}, "team": None,
                 "summary": "", "rpc_origins": [], "bot": bot, "interactions_endpoint_url": None}
+
+    def _me(self, ex: Exchange) -> dict[str, Any]:
+        """The bot, or with an OAuth2 bearer token the user it was given to."""
+        if ex.bearer_user is None:
+            return self.model.bot_user
+        return self.model.users[ex.bearer_user]
+
+    def _activity_instance(self, ex: Exchange) -> dict[str, Any]:
+        instance = self.model.activities.instances.get(ex.params["instance_id"])
+        if instance is None or ex.params["application_id"] != str(self.model.APP_ID):
+            raise unknown("Activity Instance", 10_095)
+        return copy.deepcopy(instance)
 
     def _gateway_bot(self, ex: Exchange) -> dict[str, Any]:
         return {"url": self.gateway_url(), "shards": self.shards,
@@ -240,6 +253,9 @@ class Routes:
             resource["message"] = copy.deepcopy(ex.message.payload)
         elif rtype == 6:
             inter.original_id = inter.message_id
+        elif rtype == 12:  # LAUNCH_ACTIVITY: the presser's client opens the Activity in that channel
+            instance = model.activities.launch(inter.user_id, inter.channel_id, inter.guild_id)
+            resource["activity_instance"] = {"id": instance["instance_id"]}
         elif rtype == 7:
             inter.original_id = inter.message_id
             m = self._live(inter.message_id)

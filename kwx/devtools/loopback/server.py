@@ -25,6 +25,7 @@ from typing import Any
 
 from aiohttp import BodyPartReader, web
 
+from kwx.devtools.loopback.activities import OAuthError
 from kwx.devtools.loopback.calls import Request
 from kwx.devtools.loopback.gateway import API_VERSION, Gateway
 from kwx.devtools.loopback.model import DiscordModel, Message
@@ -58,6 +59,7 @@ class LoopbackDiscord:
         app = web.Application(client_max_size=64 * 1024 * 1024)
         app.router.add_route("GET", "/", self.gateway.serve)  # Discord's own gateway address, redirected here
         app.router.add_route("GET", "/gateway", self.gateway.serve)
+        app.router.add_route("POST", "/api/v{version}/oauth2/token", self._oauth_token)
         app.router.add_route("*", "/api/v{version}/{tail:.*}", self._serve)
         self._runner = web.AppRunner(app, access_log=None, handle_signals=False)
         await self._runner.setup()
@@ -113,6 +115,17 @@ class LoopbackDiscord:
                 "off_spec": len(s.off_spec), "identifies": s.identifies, "resumes": s.resumes}
 
     # == HTTP ================================================================================================
+    async def _oauth_token(self, request: web.Request) -> web.Response:
+        """POST /oauth2/token: a form, as OAuth2 takes it (kwx.devtools.loopback.activities)."""
+        if request.content_type != "application/x-www-form-urlencoded":
+            return web.json_response({"error": "invalid_request", "error_description": "a form is expected"},
+                                     status=400)
+        form = {k: str(v) for k, v in (await request.post()).items()}
+        try:
+            return web.json_response(self.model.activities.exchange(form))
+        except OAuthError as e:
+            return web.json_response(e.body, status=e.status)
+
     async def _serve(self, request: web.Request) -> web.StreamResponse:
         body, files = await _read_body(request)
         answer = await self.rest.handle(Request(request.method, "/" + request.match_info["tail"],

@@ -69,7 +69,8 @@
     const { access_token } = await answer.json();
     if (!access_token) throw new Error("token refused");
     await sdk.commands.authenticate({ access_token });
-    return { t: "hello", access_token, guild: sdk.guildId || "", channel: sdk.channelId || "" };
+    const instance = (params.get("mock") && params.get("instance_id")) || sdk.instanceId;
+    return { t: "hello", access_token, instance, guild: sdk.guildId || "", channel: sdk.channelId || "" };
   }
 
   function connect() {
@@ -153,6 +154,7 @@
     drawSeat($("seat-left"), b, n > 2 ? b.seats[(bottom + 2) % n] : null, false);
     drawCentre(b);
     drawHand(b, mine);
+    tick();
   }
 
   function drawStatus(b) {
@@ -256,17 +258,18 @@
     if (state.picked && h.discard_waits[state.picked]) {
       warn.textContent = t("panel.ready_discard", { tile: tileWord(state.picked), waits: h.discard_waits[state.picked].map(tileWord).join(" ") });
     }
-    const button = (label, cls, onclick) => {
+    const button = (label, cls, onclick, verb) => {
       const btn = el("button", cls, label);
       btn.type = "button"; btn.onclick = onclick;
+      if (verb) btn.dataset.verb = verb;
       actions.append(btn);
       return btn;
     };
     const act = (c) => () => confirmThen(c.warn, () => press({ t: "act", verb: c.verb, tile: c.tile, step: h.step }));
     for (const c of choices) {
-      if (c.verb === "hu") button(t(h.drawn ? "action.zimo" : "action.hu"), "win", act(c));
-      else if (c.verb === "peng") button(t("action.peng"), "go", act(c));
-      else if (c.verb === "gang") button(c.tile && choices.filter((x) => x.verb === "gang").length > 1 ? t("action.kong_tile", { tile: tileWord(c.tile) }) : t("action.gang"), "go", act(c));
+      if (c.verb === "hu") button(t(h.drawn ? "action.zimo" : "action.hu"), "win", act(c), "hu");
+      else if (c.verb === "peng") button(t("action.peng"), "go", act(c), "peng");
+      else if (c.verb === "gang") button(c.tile && choices.filter((x) => x.verb === "gang").length > 1 ? t("action.kong_tile", { tile: tileWord(c.tile) }) : t("action.gang"), "go", act(c), "gang");
     }
     if (declares.size) {
       const btn = button(t("action.liangdao"), "go", () => { state.liangdao = !state.liangdao; state.picked = null; draw(); });
@@ -274,12 +277,12 @@
       if (state.liangdao) warn.textContent = t("panel.liangdao_pick");
     }
     if (h.drawn && discards.has(h.drawn)) {
-      button(t("action.moqie"), "", () => pick(h.drawn, discards.get(h.drawn), true));
+      button(t("action.moqie"), "", () => pick(h.drawn, discards.get(h.drawn), true), "moqie");
     }
     const pass = choices.find((c) => c.verb === "pass");
-    if (pass) button(t("action.pass"), "", act(pass));
+    if (pass) button(t("action.pass"), "", act(pass), "pass");
     if (choices.some((c) => c.verb === "piao")) {
-      for (let n = 0; n <= h.piao_max; n++) button(`${t("action.piao")} ${n}`, "go", () => press({ t: "act", verb: "piao", amount: n, step: h.step }));
+      for (let n = 0; n <= h.piao_max; n++) button(`${t("action.piao")} ${n}`, "go", () => press({ t: "act", verb: "piao", amount: n, step: h.step }), "piao");
     }
     if (b.paused && b.phase !== "lobby") button(t("action.resume"), "go", () => press({ t: "resume" }));
     const auto = button(t(h.autoplay ? "action.autoplay_off" : "action.autoplay_on"), "quiet", () => press({ t: "autoplay", on: !h.autoplay }));

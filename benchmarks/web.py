@@ -1,0 +1,221 @@
+"""Table pages under load: `python -m benchmarks.web [--tables 300] [--hands 1] [--think 0.5] [--json]`.
+
+N tables (default 300) of three web players each run on the real service, the real store (a temporary SQLite
+file) and the real web root, each player a WebSocket client speaking the page's protocol (no browser): it waits
+`--think` seconds (on average, uniformly 0.5–1.5×) after its seat is asked, then wins when it may, passes a
+claim, or discards its drawn tile. Measured, as one JSON line:
+
+- `p99_ms` / `p50_ms`: from a press leaving a player's socket until every seat's socket of that table has the
+  board that follows it (goal ≤ 150 ms): discards, wins and 漂 (a pass changes no board by itself: the board
+  moves on when the last seat has answered, which is that seat's press);
+- `errors`: presses refused or sockets lost (goal 0); `leaked`: messages that carried a concealed tile of
+  another seat (every message is checked; goal 0);
+- `page_bytes`: what a first load of the page fetches: the page, its script and styles, the Activity's SDK and
+  every tile picture (goal ≤ 500 KB).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import random
+import statistics
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+
+from kwx.engine.tiles import Tile
+from kwx.store import Store
+from kwx.table.service import TableService
+from kwx.table.views import PlayerRef
+from kwx.web.hub import WebFrontEnd
+from kwx.web.seats import SeatLinks
+from kwx.web.server import WebServer
+
+GOAL_P99_MS = 150.0
+GOAL_PAGE_BYTES = 500_000
+PAGE_FILES = ("", "static/table.css", "static/table.js", "static/discord-sdk.js",
+              *(f"tiles/{t.compact}.png" for t in Tile), "tiles/back.png")
+
+
+@dataclass
+class TableRun:
+    table_id: int
+    hands: int
+    pending: list[tuple[tuple[int, int], float, set[int]]] = field(default_factory=list)
+    finished: set[int] = field(default_factory=set)
+    done: asyncio.Event = field(default_factory=asyncio.Event)
+
+
+@dataclass
+class Tally:
+    latencies: list[float] = field(default_factory=list)
+    errors: int = 0
+    leaked: int = 0
+    messages: int = 0
+    presses: int = 0
+
+
+def leaks(message: dict[str, Any], seat: int) -> int:
+    """How many concealed tiles of other seats one message carries."""
+    if message["t"] == "hand":
+        return len(message["view"]["concealed"]) if message["view"]["seat"] != seat else 0
+    if message["t"] != "board":
+        return 0
+    n = 0
+    for s in message["view"]["seats"]:
+        if s["seat"] != seat and not s["liangdao"]:
+            n += len(s["revealed"]) + sum(1 for m in s["melds"] if m["kind"] == "ankong" and m["tile"])
+    return n
+
+
+def decide(view: dict[str, Any]) -> dict[str, Any] | None:
+    choices = view["choices"]
+    verbs = {c["verb"]: c for c in choices}
+    if "hu" in verbs:
+        return {"verb": "hu"}
+    if "piao" in verbs:
+        return {"verb": "piao", "amount": 0}
+    if "pass" in verbs:
+        return {"verb": "pass"}
+    discards = [c["tile"] for c in choices if c["verb"] == "discard"]
+    if discards:
+        return {"verb": "discard", "tile": view["drawn"] if view["drawn"] in discards else discards[0]}
+    return None
+
+
+async def player(http: aiohttp.ClientSession, base: str, link: str, run: TableRun, index: int, tally: Tally,
+                 think: float, rng: random.Random) -> None:
+    ws = await http.ws_connect(base + "ws")
+    await ws.send_json({"t": "hello", "link": link, "lang": "zh-CN"})
+    seat = -1
+    acted: set[tuple[int, int]] = set()
+    pressing: asyncio.Task[None] | None = None
+
+    async def press(view: dict[str, Any], choice: dict[str, Any]) -> None:
+        await asyncio.sleep(think * rng.uniform(0.5, 1.5))
+        if choice["verb"] != "pass":  # a pass changes no board until the last seat has answered
+            run.pending.append(((view["hand"], view["step"]), time.perf_counter(), set()))
+        tally.presses += 1
+        await ws.send_json({"t": "act", "id": f"{view['hand']}-{view['step']}", "step": view["step"], **choice})
+
+    try:
+        while not run.done.is_set():
+            msg = await ws.receive()
+            if msg.type != aiohttp.WSMsgType.TEXT:
+                tally.errors += 1
+                return
+            data = json.loads(msg.data)
+            tally.messages += 1
+            now = time.perf_counter()
+            if data["t"] == "welcome":
+                continue
+            if data["t"] == "hand":
+                seat = data["view"]["seat"] if seat < 0 else seat
+            tally.leaked += leaks(data, seat)
+            if data["t"] == "board":
+                shown = (data["view"]["hand"], data["view"]["step"])
+                for entry in list(run.pending):
+                    stepped, at, seen = entry
+                    if stepped < shown and index not in seen:
+                        seen.add(index)
+                        if len(seen) == 3:
+                            tally.latencies.append((now - at) * 1000)
+                            run.pending.remove(entry)
+            elif data["t"] == "hand":
+                view = data["view"]
+                key = (view["hand"], view["step"])
+                choice = decide(view)
+                if choice is not None and key not in acted and view["hand"] not in run.finished:
+                    acted.add(key)
+                    pressing = asyncio.ensure_future(press(view, choice))
+            elif data["t"] == "answer" and not data["ok"]:
+                tally.errors += 1
+            elif data["t"] == "result":
+                run.finished.add(data["result"]["hand"])
+                if len(run.finished) >= run.hands:
+                    run.done.set()
+    finally:
+        if pressing is not None:
+            pressing.cancel()
+        await ws.close()
+
+
+async def page_bytes(http: aiohttp.ClientSession, base: str) -> int:
+    total = 0
+    for path in PAGE_FILES:
+        async with http.get(base + path) as response:
+            response.raise_for_status()
+            total += len(await response.read())
+    return total
+
+
+async def measure(tables: int, hands: int, think: float, seed: int = 1) -> dict[str, Any]:
+    rng = random.Random(seed)
+    with tempfile.TemporaryDirectory() as folder:
+        store = await Store.open(Path(folder) / "bench.sqlite3")
+        hub = WebFrontEnd()
+        service = TableService(store, hub, ai_delay=0.0, between_hands=0.0, claim_pause=0.0, demo_hands=None)
+        links = SeatLinks(b"benchmark secret, not for use")
+        server = WebServer(service, hub, links, default_lang="zh-CN")
+        port = await server.start("127.0.0.1", 0)
+        base = f"http://127.0.0.1:{port}/"
+        tally = Tally()
+        connector = aiohttp.TCPConnector(limit=0)
+        async with aiohttp.ClientSession(connector=connector) as http:
+            size = await page_bytes(http, base)
+            runs: list[TableRun] = []
+            for n in range(tables):
+                players = [PlayerRef(f"{n}-{k}", f"P{n}-{k}") for k in range(3)]
+                t = await service.open_table("bench", f"c{n}", players[0], seed=f"web-{n}", turn_seconds=0,
+                                             claim_seconds=0)
+                for p in players[1:]:
+                    await service.join(t, p)
+                runs.append(TableRun(t, hands))
+            clients = []
+            for run, n in zip(runs, range(tables), strict=True):
+                for k in range(3):
+                    link = links.issue(run.table_id, f"{n}-{k}")
+                    clients.append(asyncio.ensure_future(
+                        player(http, base, link, run, k, tally, think, random.Random(rng.random()))))
+            await asyncio.sleep(0.5)  # every page has said hello
+            started = time.perf_counter()
+            for run, n in zip(runs, range(tables), strict=True):
+                await service.start_game(run.table_id, by=f"{n}-0")
+            await asyncio.wait_for(asyncio.gather(*(r.done.wait() for r in runs)), timeout=600)
+            elapsed = time.perf_counter() - started
+            for c in clients:
+                c.cancel()
+            await asyncio.gather(*clients, return_exceptions=True)
+        await server.stop()
+        await service.shutdown()
+        await store.close()
+    lat = sorted(tally.latencies)
+    p99 = lat[min(len(lat) - 1, int(len(lat) * 0.99))] if lat else float("nan")
+    return {"benchmark": "web", "tables": tables, "players": tables * 3, "hands": hands,
+            "presses": tally.presses, "measured": len(lat), "p50_ms": round(statistics.median(lat), 1) if lat else None,
+            "p99_ms": round(p99, 1), "errors": tally.errors, "leaked": tally.leaked, "messages": tally.messages,
+            "page_bytes": size, "seconds": round(elapsed, 1),
+            "ok": bool(lat) and p99 <= GOAL_P99_MS and tally.errors == 0 and tally.leaked == 0
+            and size <= GOAL_PAGE_BYTES}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.web", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--tables", type=int, default=300)
+    parser.add_argument("--hands", type=int, default=1)
+    parser.add_argument("--think", type=float, default=0.5, help="seconds a player waits before a press (mean)")
+    parser.add_argument("--json", action="store_true", help="one JSON line (the default prints it indented)")
+    args = parser.parse_args(argv)
+    result = asyncio.run(measure(args.tables, args.hands, args.think))
+    print(json.dumps(result) if args.json else json.dumps(result, indent=2))
+    return 0 if result["ok"] else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
