@@ -47,7 +47,7 @@ PAGE_FILES = ("", "static/table.css", "static/table.js", "static/discord-sdk.js"
 class TableRun:
     table_id: int
     hands: int
-    pending: list[tuple[tuple[int, int], float, set[int]]] = field(default_factory=list)
+    pending: list[tuple[tuple[int, int], float, set[int], str]] = field(default_factory=list)
     finished: set[int] = field(default_factory=set)
     done: asyncio.Event = field(default_factory=asyncio.Event)
 
@@ -59,6 +59,7 @@ class Tally:
     leaked: int = 0
     messages: int = 0
     presses: int = 0
+    by_verb: dict[str, list[float]] = field(default_factory=dict)
 
 
 def leaks(message: dict[str, Any], seat: int) -> int:
@@ -100,7 +101,7 @@ async def player(http: aiohttp.ClientSession, base: str, link: str, run: TableRu
     async def press(view: dict[str, Any], choice: dict[str, Any]) -> None:
         await asyncio.sleep(think * rng.uniform(0.5, 1.5))
         if choice["verb"] != "pass":  # a pass changes no board until the last seat has answered
-            run.pending.append(((view["hand"], view["step"]), time.perf_counter(), set()))
+            run.pending.append(((view["hand"], view["step"]), time.perf_counter(), set(), choice["verb"]))
         tally.presses += 1
         await ws.send_json({"t": "act", "id": f"{view['hand']}-{view['step']}", "step": view["step"], **choice})
 
@@ -119,13 +120,15 @@ async def player(http: aiohttp.ClientSession, base: str, link: str, run: TableRu
                 seat = data["view"]["seat"] if seat < 0 else seat
             tally.leaked += leaks(data, seat)
             if data["t"] == "board":
-                shown = (data["view"]["hand"], data["view"]["step"])
+                # The first board a socket gets after a press is the one it caused: one seat acts at a time,
+                # and a board's step is not the hand's (the public step does not count claim answers).
                 for entry in list(run.pending):
-                    stepped, at, seen = entry
-                    if stepped < shown and index not in seen:
+                    _, at, seen, verb = entry
+                    if at < now and index not in seen:
                         seen.add(index)
                         if len(seen) == 3:
                             tally.latencies.append((now - at) * 1000)
+                            tally.by_verb.setdefault(verb, []).append((now - at) * 1000)
                             run.pending.remove(entry)
             elif data["t"] == "hand":
                 view = data["view"]
@@ -201,6 +204,8 @@ async def measure(tables: int, hands: int, think: float, seed: int = 1) -> dict[
             "presses": tally.presses, "measured": len(lat), "p50_ms": round(statistics.median(lat), 1) if lat else None,
             "p99_ms": round(p99, 1), "errors": tally.errors, "leaked": tally.leaked, "messages": tally.messages,
             "page_bytes": size, "seconds": round(elapsed, 1),
+            "p99_ms_by_verb": {v: round(sorted(x)[min(len(x) - 1, int(len(x) * 0.99))], 1)
+                               for v, x in sorted(tally.by_verb.items())},
             "ok": bool(lat) and p99 <= GOAL_P99_MS and tally.errors == 0 and tally.leaked == 0
             and size <= GOAL_PAGE_BYTES}
 
