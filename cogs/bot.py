@@ -196,7 +196,7 @@ class KwxBot(commands.Bot):
             self.kwx = Runtime(store, service, frontend, tiles, languages, table_seed=settings.table_seed,
                                web_url=env.web_url)
             if pages is not None:
-                self.kwx.web = await serve_web(self, service, pages, env)
+                self.kwx.web = await serve_web(self, service, pages, env, store)
             if settings.hosting:
                 await self._start_hosting(store, service)
             await self.tree.set_translator(KwxTranslator())
@@ -274,7 +274,13 @@ class KwxBot(commands.Bot):
                 synced = await self.tree.sync(guild=guild)
                 log.info("synced %d slash command(s) to guild %s", len(synced), sync.guild)
                 return synced
-            synced = await self.tree.sync()
+            if self.settings.env.client_secret:  # an Activity: its entry point command goes with the commands
+                from cogs.web import sync_with_entry_point
+
+                await sync_with_entry_point(self)
+                synced = [c for c in await self.tree.fetch_commands() if c.type.value != 4]
+            else:
+                synced = await self.tree.sync()
             if sync.guild:  # the test guild's copy would show every command twice there
                 guild = discord.Object(int(sync.guild))
                 self.tree.clear_commands(guild=guild)

@@ -26,16 +26,36 @@ from kwx.web.server import WebServer
 logger = logging.getLogger(__name__)
 
 WEB_VERBS = ("open", "link")
+ENTRY_POINT_TYPE = 4  # PRIMARY_ENTRY_POINT: how an app with Activities is launched from the App Launcher
+LAUNCH_BY_DISCORD = 2  # its handler: Discord opens the Activity itself, no interaction reaches the bot
 
 
-async def serve_web(client: Any, service: Any, hub: WebFrontEnd, settings: Any) -> WebServer:
+def entry_point_command() -> dict[str, Any]:
+    """The app's entry point command: Discord launches the Activity (the page finds the table by its channel)."""
+    return {"name": "launch", "type": ENTRY_POINT_TYPE, "handler": LAUNCH_BY_DISCORD,
+            "description": tr("web.entry_point", "en"),
+            "description_localizations": {"zh-CN": tr("web.entry_point", "zh-CN")},
+            "integration_types": [0], "contexts": [0]}
+
+
+async def sync_with_entry_point(client: Any) -> None:
+    """The global slash commands and the entry point command in one overwrite: Discord refuses an overwrite that
+    drops an Activity's entry point (50240), so a bot with an Activity cannot use tree.sync() alone."""
+    tree, translator = client.tree, client.tree.translator
+    payload = [await c.get_translated_payload(tree, translator) if translator is not None else c.to_dict(tree)
+               for c in tree.get_commands()]
+    await client.http.bulk_upsert_global_commands(client.application_id, payload=[*payload, entry_point_command()])
+
+
+async def serve_web(client: Any, service: Any, hub: WebFrontEnd, settings: Any, store: Any) -> WebServer:
     """The web root for this bot's tables, listening on KWX_WEB_HOST:KWX_WEB_PORT (0: any free port)."""
     seed = settings.web_secret or settings.discord_token or ""
     oauth = None
     if settings.client_secret and client.application_id:
         oauth = DiscordOAuth(str(client.application_id), settings.client_secret, api_base=settings.api_base,
                              bot_token=settings.discord_token)
-    server = WebServer(service, hub, SeatLinks(secret_from(seed)), oauth=oauth, default_lang=settings.lang)
+    server = WebServer(service, hub, SeatLinks(secret_from(seed)), oauth=oauth, store=store,
+                       default_lang=settings.lang)
     port = await server.start(settings.web_host, settings.web_port or 0)
     logger.info("table pages at http://%s:%d/ (public address %s)", settings.web_host, port,
                 settings.web_url or "unset: KWX_WEB_URL")

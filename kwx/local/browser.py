@@ -46,7 +46,7 @@ async def serve_local(db: Any, *, lang: str, port: int, seed: str | None = None,
     service = TableService(store, hub, ai_delay=ai_delay, between_hands=BETWEEN_HANDS,
                            claim_pause=TERMINAL_CLAIM_PAUSE)
     you = PlayerRef(YOU_ID, tr("local.you", lang))
-    server = WebServer(service, hub, SeatLinks(secrets.token_bytes(32)), default_lang=lang)
+    server = WebServer(service, hub, SeatLinks(secrets.token_bytes(32)), store=store, default_lang=lang)
     try:
         await service.start(include=only_channel(LOCAL_GUILD, WEB_CHANNEL))
         table_id = service.table_in_channel(LOCAL_GUILD, WEB_CHANNEL)

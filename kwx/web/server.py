@@ -7,6 +7,7 @@ OAuth2 code exchange (aiohttp).
     GET  /api/config        what the Activity needs before it authorizes: the application's client id
     POST /api/token         {"code"} → {"access_token"}: the code exchange, done here so the secret stays here
     GET  /ws                the page's socket (kwx.web.session)
+    GET  /review            a finished hand's 复盘 for the player of a link (kwx.web.review)
 
 `WebServer.start(host, port)` serves it beside whatever else runs on the event loop (the bot, the terminal's
 local table); `stop()` closes every socket, and pages reconnect to the next process.
@@ -26,6 +27,7 @@ from kwx.present.art import TILE_DIR
 from kwx.table.errors import TableError
 from kwx.web.hub import Viewer, WebFrontEnd, message
 from kwx.web.oauth import DiscordOAuth, OAuthRefused
+from kwx.web.review import answer_review
 from kwx.web.seats import LinkRefused, SeatLinks
 from kwx.web.session import Sessions
 
@@ -40,14 +42,15 @@ STATIC_TYPES = {".js": "text/javascript", ".css": "text/css", ".html": "text/htm
 
 class WebServer:
     def __init__(self, service: Any, hub: WebFrontEnd, links: SeatLinks, *, oauth: DiscordOAuth | None = None,
-                 default_lang: str = "zh-CN") -> None:
+                 store: Any = None, default_lang: str = "zh-CN") -> None:
         self.hub = hub
+        self.store = store  # the ledger, for a finished hand's review (None: no reviews)
         self.sessions = Sessions(service, hub, links, oauth=oauth, default_lang=default_lang)
         self.oauth = oauth
         self.app = web.Application(client_max_size=64 * 1024)
         self.app.add_routes([
             web.get("/", self._page), web.get("/static/{name}", self._static), web.get("/tiles/{name}", self._tile),
-            web.get("/api/config", self._config), web.post("/api/token", self._token), web.get("/ws", self._socket),
+            web.get("/api/config", self._config), web.get("/review", self._review), web.post("/api/token", self._token), web.get("/ws", self._socket),
         ])
         self._runner: web.AppRunner | None = None
         self._sockets: set[web.WebSocketResponse] = set()
@@ -92,6 +95,11 @@ class WebServer:
         if not TILE_NAME.match(name) or not (TILE_DIR / name).is_file():
             raise web.HTTPNotFound()
         return web.FileResponse(TILE_DIR / name, headers={"Cache-Control": "public, max-age=86400"})
+
+    async def _review(self, request: web.Request) -> web.Response:
+        if self.store is None:
+            raise web.HTTPNotFound()
+        return await answer_review(request, self.store, self.sessions.links)
 
     # -- the Activity's sign-in -------------------------------------------------------------------------
     async def _config(self, request: web.Request) -> web.Response:

@@ -111,7 +111,10 @@ class Sessions:
         """The table as it stands, for a page that just (re)connected."""
         service, hub = self.service, self.hub
         board = service.public_view(who.table_id)
-        out = [message("welcome", table=who.table_id, player=who.player_id, name=who.name, lang=lang,
+        # The seat's own link, signed here: the page opens a finished hand's review with it (an Activity page
+        # has no link of its own).
+        link = self.links.issue(who.table_id, who.player_id) if who.player_id is not None else None
+        out = [message("welcome", table=who.table_id, player=who.player_id, name=who.name, lang=lang, link=link,
                        strings=self._strings[lang], tiles=self._tiles[lang], now=time.time()),
                hub.board_message(board, lang)]
         if who.player_id is not None and board.phase != "lobby":

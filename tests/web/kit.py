@@ -88,7 +88,7 @@ async def served(tmp_path: Any, *, oauth: DiscordOAuth | None = None, ai_delay: 
     hub = WebFrontEnd()
     service = TableService(store, hub, ai_delay=ai_delay, between_hands=between_hands, claim_pause=0.0)
     links = SeatLinks(SECRET)
-    server = WebServer(service, hub, links, oauth=oauth, default_lang="en")
+    server = WebServer(service, hub, links, oauth=oauth, store=store, default_lang="en")
     port = await server.start("127.0.0.1", 0)
     http = aiohttp.ClientSession()
     try:

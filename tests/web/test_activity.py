@@ -89,6 +89,8 @@ async def test_a_discord_player_and_an_activity_player_finish_a_hand(tmp_path, b
             await page.wait_for_selector("#result:not([hidden])", timeout=15_000)
             assert "Result of hand 1" in await page.inner_text("#result")
             assert discord_.stats.off_spec == []  # every request, the callback's included, as Discord describes it
+            entry = [c for c in discord_.model.commands[None] if c["type"] == 4]  # the app's entry point command
+            assert [(c["name"], c["handler"]) for c in entry] == [("launch", 2)]
             assert problems == []
             assert await bot.stop() == 0, bot.output()[-2000:]
 

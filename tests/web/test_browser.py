@@ -42,6 +42,12 @@ async def test_a_whole_hand_against_two_ai_players(tmp_path, browser):
         assert "Result of hand 1" in result
         assert ("Exhaustive draw" in result) or (" fan" in result and "→" in result)  # a draw, or a win paid
         await chromium.screenshot(page, tmp_path, "result-phone")
+        review = page.locator("#result a")  # the hand's 复盘, from Ann's seat
+        href = await review.get_attribute("href")
+        async with s.http.get(s.base + href) as answer:
+            assert answer.status == 200 and "Review of hand #1: Ann" in await answer.text()
+        async with s.http.get(s.base + href.replace("link=", "link=x")) as answer:
+            assert answer.status == 403
         await page.set_viewport_size(chromium.LAPTOP)
         await chromium.screenshot(page, tmp_path, "result-laptop")
         await page.click("#result button")

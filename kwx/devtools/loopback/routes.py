@@ -29,6 +29,8 @@ from kwx.devtools.loopback.model import (
     Message,
 )
 
+ENTRY_POINT = 4  # the application command type of an Activity's entry point (PRIMARY_ENTRY_POINT)
+
 
 class Routes:
     def __init__(self, model: DiscordModel, *, gateway_url: Callable[[], str] = lambda: "", shards: int = 1) -> None:
@@ -217,6 +219,10 @@ class Routes:
         if gid is not None and gid not in self.model.guilds:
             raise HTTPError(403, 50001, "Missing Access")
         old = {c["name"]: c["id"] for c in self._commands(gid)}
+        had_entry = any(int(c.get("type") or 1) == ENTRY_POINT for c in self._commands(gid))
+        if gid is None and had_entry and not any(int(c.get("type") or 1) == ENTRY_POINT for c in ex.request.body or []):
+            # An app with Activities keeps its entry point: a global overwrite without it is refused
+            raise HTTPError(400, 50240, "You cannot remove this app's Primary Entry Point command.")
         self.model.commands[gid] = [self._command_object(cmd, gid, old) for cmd in ex.request.body or []]
         return self.model.commands[gid]
 

@@ -112,6 +112,7 @@
     switch (m.t) {
       case "welcome":
         state.S = m.strings; state.tiles = m.tiles || {}; state.me = m.player; state.table = m.table;
+        state.link = m.link;
         state.board = null; state.hand = null;
         document.documentElement.lang = m.lang;
         veil(null);
@@ -344,9 +345,11 @@
       hands.append(el("div", "", name), row);
     }
     box.append(hands);
-    if (r.review) {
-      const a = el("a", "", t("web.review")); a.href = r.review; a.target = "_blank"; a.rel = "noopener";
-      box.append(el("p"), a);
+    if (state.link && r.seed) {
+      const a = el("a", "", t("web.review"));
+      a.href = `review?hand=${r.hand}&lang=${encodeURIComponent(state.lang)}&link=${encodeURIComponent(state.link)}`;
+      a.target = "_blank"; a.rel = "noopener noreferrer";
+      const p = el("p"); p.append(a); box.append(p);
     }
     if (r.seed) box.append(el("p", "small", `seed ${r.seed} · ${r.seed_ref || ""}`));
     const ok = el("button", "", t("web.continue"));
