@@ -181,6 +181,34 @@ def test_at_discord_size_every_two_emojis_differ_on_dark_and_light_themes() -> N
         assert closest[0] > 6, closest  # measured: 8.2 (2筒 and 2条: two coins or two sticks, blue or green 2)
 
 
+def _faded_corners(size: int) -> dict[Tile, Reading]:
+    """How each claimed number tile's corner reads at `size` px against the 18 numerals faded the same way."""
+    digits = {(n, suit): _corner(art.faded(_digit_alone(n, suit)), size) for n in range(1, 10) for suit in "ps"}
+    readings: dict[Tile, Reading] = {}
+    for tile in NUMBER_TILES:
+        corner = _corner(_png(art.claimed_png_path(tile).read_bytes()), size)
+        distances = {key: _distance(corner, digit) for key, digit in digits.items()}
+        own = distances.pop((tile.number, tile.suit))
+        readings[tile] = Reading(own, min(distances.values()) - own)
+    return readings
+
+
+@pytest.mark.parametrize("size", (19, 48))
+def test_a_claimed_discard_still_reads_as_its_number_and_suit(size: int) -> None:
+    # Measured at 19 px: margin 8.8 (7条 against a blue 7) with the suit's colour kept; the grey, see-through
+    # fade read 2.4, 7筒 and 7条 nearly the same grey.
+    readings = _faded_corners(size)
+    assert min(r.margin for r in readings.values()) > 6, sorted(readings.items(), key=lambda kv: kv[1].margin)[:3]
+
+
+def test_a_claimed_discard_reads_as_taken_on_both_themes() -> None:
+    for tile in ALL_TILES:
+        face, claimed = _png(tile_png_path(tile).read_bytes()), _png(art.claimed_png_path(tile).read_bytes())
+        assert claimed == art.faded(face) or _distance(claimed, art.faded(face)) < 1  # committed = drawn
+        for background in DISCORD_BACKGROUNDS:
+            assert _distance(_inline(face, 19, background), _inline(claimed, 19, background)) > 15, (tile, background)
+
+
 @pytest.mark.parametrize("tile", NUMBER_TILES, ids=str)
 def test_committed_number_tiles_are_what_the_code_draws_without_any_font(tile: Tile) -> None:
     # the numerals are strokes, not a font: a machine without CJK fonts draws the same tiles (regenerate

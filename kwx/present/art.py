@@ -23,7 +23,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from PIL import Image, ImageDraw, ImageFont
+from PIL import Image, ImageDraw, ImageEnhance, ImageFont
 
 from kwx.engine.tiles import Tile
 
@@ -33,7 +33,12 @@ EMOJI_SIZE = 128
 TILE_BOX = (16, 0, 112, 128)  # where the tile sits inside the emoji square: 96×128
 BACK_NAME = "back"
 CLAIMED_DIR = "claimed"  # data/tiles/claimed/5p.png …: the faded faces (see `faded`)
-CLAIMED_ALPHA = 150  # of 255: how much of a claimed tile still shows
+# A claimed discard: its colours washed halfway to grey and darkened, nearly opaque. It reads as taken (a grey
+# body beside the ivory ones) and still as its tile at 19 px: the numeral keeps its suit's blue or green (a grey,
+# see-through face lost both, and 7筒 read like 7条).
+CLAIMED_SATURATION = 0.55
+CLAIMED_BRIGHTNESS = 0.78
+CLAIMED_ALPHA = 235  # of 255
 
 _SS = 4  # supersampling factor
 IVORY = (255, 250, 236)
@@ -83,13 +88,14 @@ def tile_png_bytes(tile: int | None, *, claimed: bool = False) -> bytes:
 
 
 def faded(face: Image.Image) -> Image.Image:
-    """A tile as a pond shows a discard another seat took: grey and half transparent, so it reads as gone on
-    the dark and the light theme alike, while its numeral still tells what it was."""
+    """A tile as a pond shows a discard another seat took: greyer and darker, so it reads as taken on the dark
+    and the light theme alike, while its numeral, in its suit's colour, still tells what it was."""
     face = face.convert("RGBA")
     alpha = face.getchannel("A").point(lambda a: a * CLAIMED_ALPHA // 255)
-    grey = face.convert("L").point(lambda v: 64 + v * 5 // 8).convert("RGBA")
-    grey.putalpha(alpha)
-    return grey
+    washed = ImageEnhance.Color(face.convert("RGB")).enhance(CLAIMED_SATURATION)
+    washed = ImageEnhance.Brightness(washed).enhance(CLAIMED_BRIGHTNESS).convert("RGBA")
+    washed.putalpha(alpha)
+    return washed
 
 
 def to_png(image: Image.Image) -> bytes:

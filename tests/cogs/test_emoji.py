@@ -99,7 +99,11 @@ async def test_a_claimed_discard_has_a_faded_emoji_of_its_own_and_is_struck_thro
     dim = Image.open(io.BytesIO(fake.emoji_images[eid])).convert("RGBA")
     assert dim.size == face.size == (128, 128)
     r, g, b, a = dim.getpixel((64, 100))
-    assert a < face.getpixel((64, 100))[3] and max(r, g, b) - min(r, g, b) < 8  # grey and see-through
+    fr, fg, fb, _ = face.getpixel((64, 100))
+    assert r + g + b < fr + fg + fb  # greyer and darker than the live face: taken
+    assert dim.getchannel("A").getextrema()[1] > 200  # nearly opaque, so it reads on either theme
+    px = dim.load()
+    assert any(px[x, y][1] > max(px[x, y][0], px[x, y][2]) + 20 for x in range(128) for y in range(128))  # green
     assert TileFormatter().claimed(Tile.S8) == "~~8条~~"
 
 
