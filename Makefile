@@ -9,7 +9,7 @@ LOCK := requirements.lock
 UV_TOOL := build/uv
 UV := $(UV_TOOL)/bin/uv
 
-.PHONY: setup test lint typecheck run bench clean e2e mutation lock web
+.PHONY: setup test lint typecheck run plain bench clean e2e mutation lock web
 
 $(STAMP): pyproject.toml $(LOCK)
 	$(PYTHON) -m venv $(VENV)
@@ -36,6 +36,10 @@ test: $(STAMP)
 
 run: $(STAMP)
 	$(PY) bot.py
+
+# The terminal table's line-by-line mode (screen readers, scripts), whether or not DISCORD_TOKEN is set.
+plain: $(STAMP)
+	$(PY) -m kwx play --plain
 
 # Speed, separate from the tests (several minutes): each prints one JSON object.
 bench: $(STAMP)
@@ -77,5 +81,8 @@ web:
 		--legal-comments=none --outfile=kwx/web/static/discord-sdk.js
 
 # The real bot process against the loopback Discord (kwx/devtools/loopback): one short game, one JSON line.
+# KWX_* settings reach the bot (not KWX_DB or KWX_LANG: a fresh store, a player who reads English):
+# `make e2e KWX_METRICS_PORT=9108 HOLD=120` reports what /healthz and /metrics answered, then keeps the bot up
+# 120 s to watch them with curl.
 e2e: $(STAMP)
-	$(PY) -m kwx.devtools.loopback --json
+	$(PY) -m kwx.devtools.loopback --json $(if $(HOLD),--hold $(HOLD))

@@ -3,6 +3,7 @@ it runs the installed `kwx-bot` from the state directory it creates."""
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import sys
@@ -24,6 +25,17 @@ def test_the_unit_runs_kwx_bot_in_its_state_directory_and_stops_it_with_sigterm(
     assert unit["ExecStart"] == INSTALLED
     assert unit["StateDirectory"] == "kwx" and unit["WorkingDirectory"] == "/var/lib/kwx"
     assert unit["KillSignal"] == "SIGTERM" and unit["User"] == "kwx"
+
+
+def test_the_backup_folder_the_settings_suggest_is_writable_under_the_units_read_only_file_system():
+    """ProtectSystem=strict makes every path read-only but the ones named: a KWX_BACKUP_DIR on another disk, as
+    .env.example and the README suggest, was refused."""
+    text = UNIT.read_text(encoding="utf-8")
+    writable = [line.split("=", 1)[1].lstrip("-") for line in text.splitlines() if line.startswith("ReadWritePaths=")]
+    suggested = re.search(r"KWX_BACKUP_DIR=(/\S+)", (ROOT / ".env.example").read_text(encoding="utf-8"))
+    assert _settings(text)["ProtectSystem"] == "strict" and suggested is not None
+    assert suggested.group(1).rstrip(",.") in writable
+    assert suggested.group(1).rstrip(",.") in (ROOT / "README.md").read_text(encoding="utf-8")
 
 
 @pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="systemd-analyze is not installed here")

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any, NoReturn
 
 # Command modules, in the order `--help` lists them.
-COMMANDS = ("fan", "waits", "rules", "replay", "simulate", "ledger", "verify", "review")
+COMMANDS = ("play", "fan", "waits", "rules", "replay", "simulate", "ledger", "verify", "review")
 
 
 class CliError(Exception):
