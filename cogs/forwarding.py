@@ -16,12 +16,13 @@ NOTIFY's 8000 bytes), not the message it was on.
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, cast
 
 import discord
 
-from cogs.buttons import DYNAMIC_ITEMS
+from cogs.buttons import ActButton, TableButton
 from cogs.operations import safe_defer, safe_respond
 from kwx.present.i18n import tr
 
@@ -79,19 +80,27 @@ async def forward_press(bot: Any, interaction: discord.Interaction, table_id: in
 def rebuilt_interaction(client: discord.Client, press: dict[str, Any]) -> discord.Interaction:
     """The forwarded press as an interaction of this process, already deferred by the receiver."""
     # `press` is press_payload's JSON, sent by another process of this bot: a component press's payload.
+    # discord.py has no public way to build an interaction from a payload, nor to say that another process
+    # has answered it already: the two private names below are the smallest reach into it.
     interaction: discord.Interaction = discord.Interaction(data=cast("PressPayload", press), state=client._connection)
     interaction.response._response_type = discord.InteractionResponseType.deferred_message_update
     return interaction
+
+
+# The buttons a table's press carries (cogs.buttons: `kwx:act:<fields>`, `kwx:tbl:<fields>`), by their prefix;
+# each class reads its own fields (from_custom_id) as when discord.py matches its template.
+FORWARDED_ID = re.compile(r"(?s)kwx:(?P<kind>act|tbl):(?P<fields>.*)")
+KINDS: dict[str, type[ActButton] | type[TableButton]] = {"act": ActButton, "tbl": TableButton}
 
 
 async def run_forwarded_press(client: discord.Client, press: dict[str, Any]) -> None:
     """Answer a press another process received, with the same button callback as a press of our own."""
     interaction = rebuilt_interaction(client, press)
     custom_id = str(press.get("data", {}).get("custom_id") or "")
-    for item_class in DYNAMIC_ITEMS:
-        match = item_class.__discord_ui_compiled_template__.fullmatch(custom_id)
-        if match is not None:
-            item = await item_class.from_custom_id(interaction, discord.ui.Button(custom_id=custom_id), match)
-            await item.callback(interaction)
-            return
-    logger.warning("forwarded press with an unknown custom id %r", custom_id[:100])
+    match = FORWARDED_ID.fullmatch(custom_id)
+    if match is None:
+        logger.warning("forwarded press with an unknown custom id %r", custom_id[:100])
+        return
+    item_class = KINDS[match["kind"]]
+    item = await item_class.from_custom_id(interaction, discord.ui.Button(custom_id=custom_id), match)
+    await item.callback(interaction)
