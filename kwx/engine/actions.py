@@ -11,13 +11,26 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any, ClassVar, NamedTuple
 
 from kwx.engine.analysis import Meld
 from kwx.engine.payments import Payment
 from kwx.engine.tiles import Tile, TileError, format_compact, parse_tile
 
-VERBS = ("discard", "liangdao", "gang", "peng", "hu", "pass")
+
+class Verb(StrEnum):
+    """What a seat may do (a StrEnum: a verb compares equal to its JSON text, "discard" …)."""
+
+    DISCARD = "discard"
+    LIANGDAO = "liangdao"  # declare 亮倒 with the discard that goes with it
+    GANG = "gang"  # a kong: 暗杠 / 补杠 on one's own turn, 直杠 on a discard
+    PENG = "peng"
+    HU = "hu"
+    PASS = "pass"
+
+
+VERBS = tuple(v.value for v in Verb)
 _TILE_VERBS = frozenset({"discard", "liangdao"})  # verbs that always name a tile
 _NO_TILE_VERBS = frozenset({"peng", "hu", "pass"})  # verbs that never do
 

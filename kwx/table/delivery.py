@@ -28,6 +28,7 @@ from kwx.engine.actions import Action, Event, Liangdao
 from kwx.table.context import TableContext
 from kwx.table.errors import TableError
 from kwx.table.live import LiveTable
+from kwx.table.log_records import RecordKind
 from kwx.table.outbox import Outbox
 from kwx.table.phases import BETWEEN, PIAO, PLAYING
 from kwx.table.ports import FrontEndCall
@@ -151,7 +152,7 @@ class Delivery:
             captured: list[Queued] = []
             self._capturing = captured
             try:
-                self.show(t.at_moment(hand, t.step + 1), Applied("action", events=events, new_window=True,
+                self.show(t.at_moment(hand, t.step + 1), Applied(RecordKind.ACTION, events=events, new_window=True,
                                                                  liangdao_seats=_declared(events)))
             finally:
                 self._capturing = None

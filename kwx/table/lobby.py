@@ -155,7 +155,7 @@ class Lobby:
             if len(t.lobby) < t.capacity:
                 raise TableError("need_players", f"{t.capacity} players are needed to start, "
                                                  f"{len(t.lobby)} are seated")
-            applied = await self._writer.commit(t, "start", t.start_record(by, self._ctx.clock()))
+            applied = await self._writer.commit(t, t.start_record(by, self._ctx.clock()))
             oplog.started(t)
             self._delivery.show(t, applied)
             await self._play.open_next_hand(t)

@@ -4,4 +4,17 @@ lobby → (start) → between → [piao →] playing → between → [piao →] 
 `between` is the pause after a hand (and the instant between `start` and the first deal).
 """
 
-LOBBY, BETWEEN, PIAO, PLAYING, CLOSED = "lobby", "between", "piao", "playing", "closed"
+from enum import StrEnum
+
+
+class Phase(StrEnum):
+    """A StrEnum: a status compares equal to its text ("playing" …), the form views and tests use."""
+
+    LOBBY = "lobby"
+    BETWEEN = "between"
+    PIAO = "piao"
+    PLAYING = "playing"
+    CLOSED = "closed"
+
+
+LOBBY, BETWEEN, PIAO, PLAYING, CLOSED = Phase.LOBBY, Phase.BETWEEN, Phase.PIAO, Phase.PLAYING, Phase.CLOSED

@@ -28,6 +28,7 @@ from kwx.table.context import TableContext, check_open
 from kwx.table.delivery import Delivery
 from kwx.table.errors import TableError
 from kwx.table.live import LiveTable
+from kwx.table.log_records import AutoplayRecord
 from kwx.table.phases import BETWEEN, LOBBY, PIAO, PLAYING
 from kwx.table.presence import Presence
 from kwx.table.record import parse_tile_arg
@@ -92,8 +93,7 @@ class Play:
             if t.seat_player(seat).is_ai:
                 return
             if (player_id in t.autoplay) != on:
-                applied = await self._writer.commit(t, "autoplay", {"player_id": player_id, "on": on,
-                                                                    "at": self._ctx.clock()})
+                applied = await self._writer.commit(t, AutoplayRecord(player_id, on, self._ctx.clock()))
                 self._delivery.show(t, applied)
             if not on and t.paused == "nobody":  # "I am back" resumes a table paused for want of players
                 await self._presence.resume_locked(t, player_id)
@@ -104,7 +104,7 @@ class Play:
         delivery = self._delivery
         try:
             frames = delivery.pause_frames(t, action)
-            applied = await self._writer.commit(t, "action", t.action_record(action, by, self._ctx.clock()))
+            applied = await self._writer.commit(t, t.action_record(action, by, self._ctx.clock()))
             if frames:
                 delivery.send_frames(t, applied, frames)
             t.send_due = applied.show_at
@@ -119,7 +119,7 @@ class Play:
 
     async def apply_piao(self, t: LiveTable, seat: int, amount: int, by: str, received: float) -> None:
         try:
-            applied = await self._writer.commit(t, "piao", t.piao_record(seat, amount, by, self._ctx.clock()))
+            applied = await self._writer.commit(t, t.piao_record(seat, amount, by, self._ctx.clock()))
             self._delivery.show(t, applied, board=False)
             if len(t.piao_picks) == 3:
                 await self._presence.deal(t)
@@ -129,8 +129,7 @@ class Play:
 
     async def open_next_hand(self, t: LiveTable) -> None:
         try:
-            kind, payload = t.next_hand_record(self._ctx.clock())
-            applied = await self._writer.commit(t, kind, payload)
+            applied = await self._writer.commit(t, t.next_hand_record(self._ctx.clock()))
             self._delivery.show(t, applied)
         finally:
             self._scheduler.arm(t)

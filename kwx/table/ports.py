@@ -37,9 +37,9 @@ class FrontEnd(Protocol):
         """A short public notice by string-catalog key (a seat timed out and entered 托管, a player left …)."""
 
     async def table_paused(self, view: PublicView, reason: str) -> None:
-        """The table paused (`view.paused` is `reason`, kwx.table.record.PAUSE_REASONS or "store"): nothing is
+        """The table paused (`view.paused` is `reason`, a kwx.table.log_records.PauseReason): nothing is
         played until someone resumes it. Its notice has been sent already."""
 
     async def table_closed(self, summary: TableSummary) -> None:
-        """The table closed after a game was played (`summary.reason`, kwx.table.record.CLOSE_REASONS): who won
+        """The table closed after a game was played (`summary.reason`, a kwx.table.log_records.CloseReason): who won
         what here, and the fewest transfers that settle it."""

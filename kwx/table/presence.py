@@ -27,8 +27,18 @@ from kwx.table.context import TableContext, check_open
 from kwx.table.delivery import Delivery
 from kwx.table.errors import SavingFailed, TableError
 from kwx.table.live import LiveTable
+from kwx.table.log_records import (
+    CloseReason,
+    LeaveRecord,
+    PauseReason,
+    PauseRecord,
+    ResumeRecord,
+    SeatRecord,
+    StopRecord,
+    parse_record,
+)
 from kwx.table.phases import BETWEEN, CLOSED, LOBBY, PIAO, PLAYING
-from kwx.table.record import STORE_PAUSE, Applied
+from kwx.table.record import Applied
 from kwx.table.retry import StoreFailed
 from kwx.table.scheduler import Scheduler
 from kwx.table.viewbuild import public_view, result_view
@@ -133,7 +143,7 @@ class Presence:
     # == pause and resume (with the table's lock held) ===================================================
     async def _pause(self, t: LiveTable, reason: str, *, before: Callable[[], None] | None = None) -> None:
         """`before`: a call to queue once the pause is written, ahead of what shows it (a hand's result)."""
-        applied = await self._writer.commit(t, "pause", {"reason": reason, "at": self._ctx.clock()})
+        applied = await self._writer.commit(t, PauseRecord(PauseReason(reason), self._ctx.clock()))
         oplog.paused(t, reason)
         if before is not None:
             before()
@@ -142,17 +152,17 @@ class Presence:
 
     async def resume_locked(self, t: LiveTable, by: str) -> None:
         """Resume `t`, paused: a store pause first catches up with the log and finishes what failed."""
-        if t.paused == STORE_PAUSE:  # never written: the log knows nothing of this pause
+        if t.paused == PauseReason.STORE:  # never written: the log knows nothing of this pause
             await self._catch_up(t)
-            if t.paused == STORE_PAUSE:
+            if t.paused == PauseReason.STORE:
                 self._delivery.show(t, t.store_resumed(by, self._ctx.clock()))
                 await self._carry_on(t)
-                if t.paused == STORE_PAUSE:
+                if t.paused == PauseReason.STORE:
                     raise SavingFailed("saving failed again: the table is paused")
                 return
             if t.paused is None:  # a record that landed resumed the table itself, or closed it
                 return
-        applied = await self._writer.commit(t, "resume", {"by": by, "at": self._ctx.clock()})
+        applied = await self._writer.commit(t, ResumeRecord(by, self._ctx.clock()))
         oplog.resumed(t, by)
         self._delivery.show(t, applied)
 
@@ -178,17 +188,18 @@ class Presence:
             logger.warning("table %s: cannot read its event log to resume (%r)", t.id, exc)
             raise SavingFailed("the store cannot be read: the table stays paused") from exc
         for row in rows:
-            applied = t.apply(row.kind, row.payload)
+            entry = parse_record(row.kind, row.payload)
+            applied = t.apply(entry)
             t.seq = row.seq
-            if row.kind == "stop":  # the table was being closed: it is
-                await self._stopped(t, applied, row.payload.get("reason", "stopped"))
+            if isinstance(entry, StopRecord):  # the table was being closed: it is
+                await self._stopped(t, applied, entry.reason)
                 return
             self._delivery.show(t, applied)
 
     # == the end of a hand ===============================================================================
     async def deal(self, t: LiveTable) -> None:
         """Every 漂 is picked: the deal."""
-        self._delivery.show(t, await self._writer.commit(t, "hand_start", t.deal_record(self._ctx.clock())))
+        self._delivery.show(t, await self._writer.commit(t, t.deal_record(self._ctx.clock())))
 
     async def end_hand(self, t: LiveTable, *, resumed: bool = False, present: bool = False) -> None:
         """A finished hand: to the ledger (unless it is there), then what the end of a hand decides
@@ -238,7 +249,7 @@ class Presence:
             raise TableError("not_seated", "you are not at this table")
         if player_id in t.leaving:
             return
-        applied = await self._writer.commit(t, "leave", {"player_id": player_id, "at": self._ctx.clock()})
+        applied = await self._writer.commit(t, LeaveRecord(player_id, self._ctx.clock()))
         oplog.leaving(t, player_id)
         self._delivery.show(t, applied)
         if t.status == BETWEEN:  # no hand in play: the seat is empty now
@@ -254,8 +265,7 @@ class Presence:
         if player.player_id in t.player_ids and player.player_id not in t.vacant:
             raise TableError("already_seated", "you already have a seat at this table")
         old = player.player_id if player.player_id in t.vacant else t.vacant[0]
-        applied = await self._writer.commit(t, "seat", {"replaces": old, "at": self._ctx.clock(), "player": {
-            "player_id": player.player_id, "name": player.name, "ai_level": player.ai_level}})
+        applied = await self._writer.commit(t, SeatRecord(old, player, self._ctx.clock()))
         oplog.seated(t, player.player_id, old)
         self._delivery.show(t, applied)
         if not t.vacant and t.paused == "seat_empty":
@@ -279,12 +289,12 @@ class Presence:
 
     async def close(self, t: LiveTable, *, reason: str = "stopped", by: str = "",
                     before: Callable[[], None] | None = None) -> None:
-        """Close `t` for `reason` (CLOSE_REASONS; "stopped" names who stopped it, `by`). `before`: a call to queue
+        """Close `t` for `reason` (a CloseReason; "stopped" names who stopped it, `by`). `before`: a call to queue
         once the close is written, ahead of what shows it (a hand's result). A finished hand goes to the ledger
         first: a table whose ledger write fails stays open (paused)."""
         if t.status == BETWEEN and not t.ledger_done and await self._writer.write_hand(t) is None:
             raise SavingFailed("saving failed: the table is paused")
-        applied = await self._writer.commit(t, "stop", {"by": by, "at": self._ctx.clock(), "reason": reason})
+        applied = await self._writer.commit(t, StopRecord(by, self._ctx.clock(), CloseReason(reason)))
         await self._stopped(t, applied, reason, before)
 
     async def _stopped(self, t: LiveTable, applied: Applied, reason: str,

@@ -7,19 +7,7 @@ computed from the unix time each record carries). A TableRecord is plain data an
 no clock, no I/O (kwx/table/recovery.py replays a log into one); the table being played in a process is a
 `LiveTable` (kwx/table/live.py), the record plus its lock, timers and outbox.
 
-Records of the event log (`kind`: payload), none of them holding the seed:
-    start       {by, at, seating, waiting}                  the host started the game
-    piao_open   {setup, at}                                  漂 choice phase before a hand (rules.piao only)
-    piao        {seat, amount, by, step, at}                 one seat's 漂 pick
-    hand_start  {setup, piao, at}                            a hand is dealt (setup: hand_no, dealer, seating, …)
-    action      {seat, verb, tile, by, step, at}             one engine action
-    autoplay    {player_id, on, at}                          a player switched 托管 on or off themselves
-    pause       {reason, at}                                 the table paused (see PAUSE_REASONS)
-    resume      {by, at}                                     a paused table plays on (fresh deadlines)
-    leave       {player_id, at}                              a seated player leaves at the end of the hand
-    seat        {replaces, player: {player_id, name, ai_level}, at}   a left seat is taken (join or AI)
-    stop        {by, at, reason?}                            the table was stopped (or closed: CLOSE_REASONS)
-`by` says who decided: `player`, `timeout`, `ai` (an AI seat) or `auto` (the AI playing for a human in 托管).
+The records of the event log and their JSON forms are in kwx/table/log_records.py.
 """
 
 from __future__ import annotations
@@ -28,7 +16,7 @@ import copy
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Self
+from typing import Any, Self, TypeAlias
 
 from kwx.engine.actions import Action, Event, Gang, Liangdao, Peng
 from kwx.engine.ai import choose, decide, observe
@@ -41,34 +29,47 @@ from kwx.engine.table import TableState
 from kwx.engine.tiles import Tile, parse_tile
 from kwx.engine.wall import wall_from_seed
 from kwx.store import LedgerHand, SeatResult, payments_from_seats
-from kwx.table.phases import BETWEEN, CLOSED, LOBBY, PIAO, PLAYING
+from kwx.table.log_records import (
+    ActionRecord,
+    AutoplayRecord,
+    By,
+    CloseReason,
+    HandStartRecord,
+    LeaveRecord,
+    LogRecord,
+    PauseReason,
+    PauseRecord,
+    PiaoOpenRecord,
+    PiaoRecord,
+    RecordKind,
+    ResumeRecord,
+    SeatRecord,
+    StartRecord,
+    StopRecord,
+    action_record,
+)
+from kwx.table.phases import BETWEEN, CLOSED, LOBBY, PIAO, PLAYING, Phase
 from kwx.table.succession import HandSetup, new_table_state, upcoming
 from kwx.table.views import PlayerRef
 
 AUTOPLAY_LEVEL = "strong"  # the AI that plays for a human in 托管
 TIMEOUTS_FOR_AUTOPLAY = 2
-# Why a table paused: a hand in which no human made a move of their own; a seat left empty by `leave`; the
-# front end lost the table's channel (deleted, or the bot may no longer post there).
-PAUSE_REASONS = ("nobody", "seat_empty", "channel_lost")
-# A table also pauses when a store write fails for good. That pause is in memory only (`store_paused`): the
-# store could not take a record of it, and a restart plays on from the last record written.
-STORE_PAUSE = "store"
-# Why a table closed: stopped by a person; idle while paused; its channel/thread/server went away; every
-# human left; a table with no human seat reached its hand limit.
-CLOSE_REASONS = ("stopped", "idle", "channel_gone", "empty", "hand_limit")
 CLAIM_PAUSE = 1.5  # seconds the board holds every discard and 补杠 at a table with a human (see `pause_s`)
+
+
+Notice: TypeAlias = tuple[str, dict[str, str]]  # a catalog key for the board, and the words that fill it in
 
 
 @dataclass
 class Applied:
     """What one record changed, for the service to tell the front ends."""
 
-    kind: str
+    kind: RecordKind
     events: list[Event] = field(default_factory=list)  # engine events (full; filter before showing)
     new_window: bool = False  # a new decision opened (turn, claim window, 漂 phase): new deadline, new prompts
     liangdao_seats: list[int] = field(default_factory=list)
     finished: bool = False  # the hand ended with this record
-    notices: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    notices: list[Notice] = field(default_factory=list)
     base: float | None = None  # when the record's first moment shows (its time, or the end of a pause)
     show_at: float | None = None  # when what the record leads to shows (after the pauses of its moments)
 
@@ -96,7 +97,7 @@ class TableRecord:
         self.claim_seconds = float(claim_seconds)
         self.claim_pause = max(0.0, float(claim_pause))
 
-        self.status = LOBBY
+        self.status: Phase = LOBBY
         self.step = 0  # +1 per game record (piao_open, piao, hand_start, action)
         self.seq = 0  # last event-log seq written
         self.state: TableState | None = None  # the engine's sequence of hands (dealer, 上楼, rotation)
@@ -120,11 +121,11 @@ class TableRecord:
         self.wait_started: float | None = None
         self.finished_at: float | None = None
         self.meld_from: dict[tuple[int, int], int] = {}  # (seat, tile) -> whose discard made that meld
-        self.held_notices: list[tuple[str, dict[str, Any]]] = []  # from claim answers, until the window closes
+        self.held_notices: list[Notice] = []  # from claim answers, until the window closes
         self.ledger_done = True
-        # Presence and the end of a table's life: see PAUSE_REASONS / the pause, resume, leave and
+        # Presence and the end of a table's life: see PauseReason / the pause, resume, leave and
         # seat records.
-        self.paused: str | None = None  # a PAUSE_REASONS id while paused
+        self.paused: PauseReason | None = None
         self.paused_at: float | None = None
         self.human_moved = False  # a human made a move of their own in the hand in play (or resumed it)
         self.human_asked = False  # a human seat was asked to decide in the hand in play
@@ -223,44 +224,63 @@ class TableRecord:
         return self.wait_started + seconds if seconds > 0 else None  # 0 seconds: no timer
 
     # == building records (the service persists them, then applies them) =================================
-    def start_record(self, by: str, at: float) -> dict[str, Any]:
+    def start_record(self, by: str, at: float) -> StartRecord:
         ids = [p.player_id for p in self.lobby]
-        return {"by": by, "at": at, "seating": ids[:3], "waiting": ids[3] if len(ids) > 3 else None}
+        return StartRecord(by, at, tuple(ids[:3]), ids[3] if len(ids) > 3 else None)
 
-    def next_hand_record(self, at: float) -> tuple[str, dict[str, Any]]:
+    def next_hand_record(self, at: float) -> PiaoOpenRecord | HandStartRecord:
         """Between hands: the record that opens the next hand (its 漂 phase, or the deal)."""
         assert self.status == BETWEEN and self.next is not None
         if self.rules.piao:
-            return "piao_open", {"setup": self.next.to_json(), "at": at}
-        return "hand_start", {"setup": self.next.to_json(), "piao": [0, 0, 0], "at": at}
+            return PiaoOpenRecord(self.next, at)
+        return HandStartRecord(self.next, (0, 0, 0), at)
 
-    def deal_record(self, at: float) -> dict[str, Any]:
+    def deal_record(self, at: float) -> HandStartRecord:
         """After the last 漂 pick: the deal."""
         assert self.status == PIAO and self.setup is not None and len(self.piao_picks) == 3
-        return {"setup": self.setup.to_json(), "piao": [self.piao_picks[s] for s in range(3)], "at": at}
+        return HandStartRecord(self.setup, tuple(self.piao_picks[s] for s in range(3)), at)
 
-    def action_record(self, action: Action, by: str, at: float) -> dict[str, Any]:
-        return {"seat": action.seat, "verb": action.verb,
-                "tile": action.tile.compact if action.tile is not None else None,
-                "by": by, "step": self.step, "at": at}
+    def action_record(self, action: Action, by: By | str, at: float) -> ActionRecord:
+        return action_record(action, by, self.step, at)
 
-    def piao_record(self, seat: int, amount: int, by: str, at: float) -> dict[str, Any]:
-        return {"seat": seat, "amount": amount, "by": by, "step": self.step, "at": at}
+    def piao_record(self, seat: int, amount: int, by: By | str, at: float) -> PiaoRecord:
+        return PiaoRecord(seat, amount, By(by), self.step, at)
 
     # == the reducer =====================================================================================
-    def apply(self, kind: str, payload: dict[str, Any]) -> Applied:
-        handler = getattr(self, f"_on_{kind}", None)
-        if handler is None:
-            raise ValueError(f"unknown event-log record {kind!r} at table {self.id}")
-        out: Applied = handler(payload)
+    def apply(self, record: LogRecord) -> Applied:
+        """Apply one record of the log. Raises ValueError (or the engine's IllegalAction) when it does not fit
+        the table as it stands: a corrupt log."""
+        match record:
+            case StartRecord():
+                out = self._on_start(record)
+            case PiaoOpenRecord():
+                out = self._on_piao_open(record)
+            case PiaoRecord():
+                out = self._on_piao(record)
+            case HandStartRecord():
+                out = self._on_hand_start(record)
+            case ActionRecord():
+                out = self._on_action(record)
+            case AutoplayRecord():
+                out = self._on_autoplay(record)
+            case PauseRecord():
+                out = self._on_pause(record)
+            case ResumeRecord():
+                out = self._on_resume(record)
+            case LeaveRecord():
+                out = self._on_leave(record)
+            case SeatRecord():
+                out = self._on_seat(record)
+            case StopRecord():
+                out = self._on_stop(record)
         if not self.held_notices:
             self.shown_autoplay = frozenset(self.autoplay)
         return out
 
-    def _on_start(self, p: dict[str, Any]) -> Applied:
+    def _on_start(self, p: StartRecord) -> Applied:
         if self.status != LOBBY:
             raise ValueError(f"table {self.id}: start while {self.status}")
-        ids = [*p["seating"], *([p["waiting"]] if p.get("waiting") else [])]
+        ids = [*p.seating, *([p.waiting] if p.waiting else [])]
         missing = [pid for pid in ids if pid not in self.players]
         if missing:
             raise ValueError(f"table {self.id}: start names unknown players {missing}")
@@ -269,73 +289,72 @@ class TableRecord:
         self.state = new_table_state(self.rules, self._seed)
         self.next = upcoming(self.state, self.player_ids, self._seed)
         self.start_now = True
-        self.finished_at = float(p["at"])
-        return Applied("start", notices=[("lobby.started", {})])
+        self.finished_at = p.at
+        return Applied(RecordKind.START, notices=[("lobby.started", {})])
 
-    def _on_piao_open(self, p: dict[str, Any]) -> Applied:
-        self._check_status(BETWEEN, "piao_open")
-        self.setup = self._checked_setup(p)  # `next` stays until the deal checks it again
+    def _on_piao_open(self, p: PiaoOpenRecord) -> Applied:
+        self._check_status(BETWEEN, p.kind)
+        self.setup = self._checked_setup(p.setup)  # `next` stays until the deal checks it again
         self.hand = None
         self.meld_from = {}
         self.status = PIAO
         self.piao_picks = {}
         self.human_moved = self.human_asked = False
         self.hold_until = None
-        self._open_window(float(p["at"]))
-        return Applied("piao_open", new_window=True)
+        self._open_window(p.at)
+        return Applied(p.kind, new_window=True)
 
-    def _on_piao(self, p: dict[str, Any]) -> Applied:
-        self._check_status(PIAO, "piao")
-        seat, amount = int(p["seat"]), int(p["amount"])
+    def _on_piao(self, p: PiaoRecord) -> Applied:
+        self._check_status(PIAO, p.kind)
+        seat, amount = p.seat, p.amount
         if seat in self.piao_picks or not 0 <= amount <= (self.rules.piao or 0):
             raise ValueError(f"table {self.id}: bad 漂 record {p}")
         self.piao_picks[seat] = amount
         self.step += 1
-        out = Applied("piao")
-        self._track(self.seating[seat], p.get("by", "player"), "piao", out, at=p.get("at"))
+        out = Applied(p.kind)
+        self._track(self.seating[seat], p.by, "piao", out, at=p.at)
         return out
 
-    def _on_hand_start(self, p: dict[str, Any]) -> Applied:
+    def _on_hand_start(self, p: HandStartRecord) -> Applied:
         if self.status not in (BETWEEN, PIAO):
             raise ValueError(f"table {self.id}: hand_start while {self.status}")
-        setup = self.setup = self._checked_setup(p)
+        setup = self.setup = self._checked_setup(p.setup)
         self.next = None
         self.start_now = False
         self.meld_from = {}
         assert self.state is not None
         seed = hand_seed(self._seed, setup.hand_no)
-        self.hand = self.state.start_hand(seed, tuple(p["piao"]), wall=wall_from_seed(seed))
-        self.piao_picks = dict(enumerate(p["piao"]))
+        self.hand = self.state.start_hand(seed, p.piao, wall=wall_from_seed(seed))
+        self.piao_picks = dict(enumerate(p.piao))
         self.status = PLAYING
         if not self.rules.piao:  # with 漂 the hand began at piao_open
             self.human_moved = self.human_asked = False
         self.hold_until = None
-        self._open_window(float(p["at"]))
-        return Applied("hand_start", events=list(self.hand.events), new_window=True)
+        self._open_window(p.at)
+        return Applied(p.kind, events=list(self.hand.events), new_window=True)
 
-    def _on_action(self, p: dict[str, Any]) -> Applied:
-        self._check_status(PLAYING, "action")
+    def _on_action(self, p: ActionRecord) -> Applied:
+        self._check_status(PLAYING, p.kind)
         hand = self.hand
         assert hand is not None
-        seat = int(p["seat"])
-        tile = parse_tile(p["tile"]) if p.get("tile") else None
+        seat = p.seat
         claim = hand.phase in (CLAIM, ROB)
         answered_rob = hand.phase == ROB
-        events = hand.apply(Action(seat, p["verb"], tile))  # raises IllegalAction on a corrupt log
+        events = hand.apply(p.action)  # raises IllegalAction on a corrupt log
         self.step += 1
         if claim:
             self.hidden_answers += 1
-        out = Applied("action", events=events)
+        out = Applied(p.kind, events=events)
         # A claim answer is nobody else's business: no timeout notice says a seat had a claim, and 托管 it
         # caused is announced once the window has closed.
-        self._track(self.seating[seat], p.get("by", "player"), p["verb"], out, claim=claim, at=p.get("at"))
+        self._track(self.seating[seat], p.by, p.verb, out, claim=claim, at=p.at)
         for e in events:
             claimed = isinstance(e, Peng) or isinstance(e, Gang) and e.gang == "zhigang"
             if claimed and isinstance(e, Peng | Gang) and e.from_seat is not None:
                 self.meld_from[e.seat, int(e.tile)] = e.from_seat
             elif isinstance(e, Liangdao):
                 out.liangdao_seats.append(e.seat)
-        at = float(p["at"])
+        at = p.at
         if any(e.kind != "pass" for e in events):  # only hidden claim answers leave the window open
             out.new_window = True
             at = self._pause_times(at, events, answered_rob, out)
@@ -356,18 +375,18 @@ class TableRecord:
         moment.hand, moment.step = hand, step
         return moment
 
-    def _on_autoplay(self, p: dict[str, Any]) -> Applied:
-        out = Applied("autoplay")
-        pid = p["player_id"]
+    def _on_autoplay(self, p: AutoplayRecord) -> Applied:
+        out = Applied(p.kind)
+        pid = p.player_id
         player = self.players.get(pid)
         name = player.name if player else pid
-        if p["on"] and pid not in self.autoplay:
+        if p.on and pid not in self.autoplay:
             self.autoplay.add(pid)
             out.notices.append(("event.autoplay_on", {"player": name, "player_id": pid}))
-        elif not p["on"] and pid in self.autoplay:
+        elif not p.on and pid in self.autoplay:
             self._back(pid, name, out)
-        if not p["on"]:  # "I am back" is a move of one's own
-            self._present(float(p["at"]))
+        if not p.on:  # "I am back" is a move of one's own
+            self._present(p.at)
         return out
 
     # -- presence and the end of a table's life -----------------------------------------------------------
@@ -376,21 +395,21 @@ class TableRecord:
             self.human_moved = True
         self.last_human_at = at
 
-    def _on_pause(self, p: dict[str, Any]) -> Applied:
+    def _on_pause(self, p: PauseRecord) -> Applied:
         if self.status in (LOBBY, CLOSED):
             raise ValueError(f"table {self.id}: pause while {self.status}")
-        self.paused = str(p["reason"])
-        self.paused_at = float(p["at"])
-        return Applied("pause", notices=[(f"table.paused.{self.paused}", {})])
+        self.paused = p.reason
+        self.paused_at = p.at
+        return Applied(p.kind, notices=[(f"table.paused.{self.paused}", {})])
 
-    def _on_resume(self, p: dict[str, Any]) -> Applied:
+    def _on_resume(self, p: ResumeRecord) -> Applied:
         """A paused table plays on: an open decision gets a full fresh deadline from now (the pause was
         nobody's timeout); between hands the next hand starts `between_hands` after the resume."""
         if self.paused is None:
             raise ValueError(f"table {self.id}: resume while not paused")
-        at = float(p["at"])
-        out = self._play_on(p.get("by", ""), at)
-        by = self.players.get(p.get("by", ""))
+        at = p.at
+        out = self._play_on(p.by, at)
+        by = self.players.get(p.by)
         if by is not None and not by.is_ai:
             self._present(at)
             if by.player_id in self.autoplay:
@@ -400,7 +419,7 @@ class TableRecord:
     def _play_on(self, by: str, at: float) -> Applied:
         self.paused = self.paused_at = None
         player = self.players.get(by)
-        out = Applied("resume", notices=[("table.resumed", {"player": player.name if player else "",
+        out = Applied(RecordKind.RESUME, notices=[("table.resumed", {"player": player.name if player else "",
                                                             "player_id": by})])
         if self.status in (PIAO, PLAYING):
             self.window += 1
@@ -411,25 +430,25 @@ class TableRecord:
         return out
 
     def store_paused(self, at: float) -> Applied:
-        """Pause in memory: a store write failed for good (see STORE_PAUSE)."""
-        self.paused, self.paused_at = STORE_PAUSE, at
-        return Applied("pause", notices=[(f"table.paused.{STORE_PAUSE}", {})])
+        """Pause in memory: a store write failed for good (PauseReason.STORE: never written)."""
+        self.paused, self.paused_at = PauseReason.STORE, at
+        return Applied(RecordKind.PAUSE, notices=[(f"table.paused.{PauseReason.STORE}", {})])
 
     def store_resumed(self, by: str, at: float) -> Applied:
         """A table paused by the store plays on, as it paused, in memory: an open decision gets a fresh
         deadline. Nothing else changes, so the log still replays to this state."""
-        if self.paused != STORE_PAUSE:
+        if self.paused != PauseReason.STORE:
             raise ValueError(f"table {self.id}: not paused by the store")
         return self._play_on(by, at)
 
-    def _on_leave(self, p: dict[str, Any]) -> Applied:
+    def _on_leave(self, p: LeaveRecord) -> Applied:
         """A seated player leaves a started game: the AI plays their seat until the hand ends (托管), then
         the seat is empty (`vacant`) until someone takes it. Between hands it is empty at once."""
-        pid = p["player_id"]
+        pid = p.player_id
         if pid not in self.player_ids or pid in self.vacant:
             raise ValueError(f"table {self.id}: {pid} leaves a seat they do not have")
         player = self.players[pid]
-        out = Applied("leave", notices=[("table.leaving", {"player": player.name, "player_id": pid})])
+        out = Applied(p.kind, notices=[("table.leaving", {"player": player.name, "player_id": pid})])
         if self.status in (PIAO, PLAYING):
             self.leaving.add(pid)
             if pid not in self.autoplay:
@@ -448,12 +467,11 @@ class TableRecord:
             if humans:
                 self.host = humans[0]
 
-    def _on_seat(self, p: dict[str, Any]) -> Applied:
+    def _on_seat(self, p: SeatRecord) -> Applied:
         """Someone takes a left seat (a member joins, or the host seats an AI): the new player plays that
         seat from the next hand on, starting at 0 at this table; the leaver keeps their net in the summary. A
         leaver who comes back takes their own seat again, with their net and what the table knew of them."""
-        old = p["replaces"]
-        new = PlayerRef(p["player"]["player_id"], p["player"]["name"], p["player"].get("ai_level"))
+        old, new = p.replaces, p.player
         back = new.player_id == old
         if old not in self.vacant or self.status != BETWEEN or (new.player_id in self.player_ids and not back):
             raise ValueError(f"table {self.id}: bad seat record {p}")
@@ -469,8 +487,8 @@ class TableRecord:
             self.state.forget_player(self.player_ids.index(new.player_id))
         self.next = upcoming(self.state, self.player_ids, self._seed)
         if not new.is_ai:
-            self.last_human_at = float(p["at"])
-        return Applied("seat", notices=[("table.seat_taken", {"player": new.name, "player_id": new.player_id})])
+            self.last_human_at = p.at
+        return Applied(p.kind, notices=[("table.seat_taken", {"player": new.name, "player_id": new.player_id})])
 
     def humans_seated(self) -> list[str]:
         """Human players who hold a seat (not left) in the game."""
@@ -483,26 +501,24 @@ class TableRecord:
         ids += [x for x in self.scores if x not in ids]
         return ids
 
-    def _on_stop(self, p: dict[str, Any]) -> Applied:
+    def _on_stop(self, p: StopRecord) -> Applied:
         self.status = CLOSED
         self.paused = None
         self.wait_started = None
-        reason = p.get("reason", "stopped")
-        if reason != "stopped":
-            return Applied("stop", notices=[(f"table.closed.{reason}", {})])
-        by = self.players.get(p.get("by", ""))
-        name = by.name if by else p.get("by", "")
-        return Applied("stop", notices=[("lobby.stopped", {"player": name, "player_id": p.get("by")})])
+        if p.reason != CloseReason.STOPPED:
+            return Applied(p.kind, notices=[(f"table.closed.{p.reason}", {})])
+        by = self.players.get(p.by)
+        name = by.name if by else p.by
+        return Applied(p.kind, notices=[("lobby.stopped", {"player": name, "player_id": p.by})])
 
     # -- helpers -----------------------------------------------------------------------------------------
-    def _checked_setup(self, p: dict[str, Any]) -> HandSetup:
+    def _checked_setup(self, setup: HandSetup) -> HandSetup:
         """The record's hand setup, which must be the one the engine's table state gives next."""
-        setup = HandSetup.from_json(p["setup"])
         if setup != self.next:
             raise ValueError(f"table {self.id}: the log deals {setup}, the table state gives {self.next}")
         return setup
 
-    def _check_status(self, status: str, kind: str) -> None:
+    def _check_status(self, status: Phase, kind: RecordKind) -> None:
         if self.status != status:
             raise ValueError(f"table {self.id}: {kind} while {self.status}")
 

@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from kwx.engine.rules import RuleSet
 from kwx.store import EventRow, TableRow
 from kwx.table.live import LiveTable
+from kwx.table.log_records import ActionRecord, PiaoRecord, parse_record
 from kwx.table.record import CLAIM_PAUSE, TableRecord
 from kwx.table.views import PlayerRef
 
@@ -36,8 +37,12 @@ def replay(record: TableRecord, events: Iterable[EventRow]) -> None:
     """Apply `events` to `record` in order: a pure function of the two (no clock, no I/O). Raises ValueError
     (or the engine's IllegalAction) on a log that does not fit the record."""
     for e in events:
-        if e.kind in ("action", "piao") and e.payload.get("step") != record.step:
-            raise ValueError(f"table {record.id}: record {e.seq} was made at step {e.payload.get('step')}, "
+        try:
+            entry = parse_record(e.kind, e.payload)
+        except ValueError as exc:
+            raise ValueError(f"table {record.id}: record {e.seq}: {exc}") from None
+        if isinstance(entry, ActionRecord | PiaoRecord) and entry.step != record.step:
+            raise ValueError(f"table {record.id}: record {e.seq} was made at step {entry.step}, "
                              f"the replay is at step {record.step}")
-        record.apply(e.kind, e.payload)
+        record.apply(entry)
         record.seq = e.seq

@@ -50,6 +50,7 @@ from kwx.table.errors import SavingFailed, TableError
 from kwx.table.journal import Journal
 from kwx.table.live import LiveTable
 from kwx.table.lobby import Lobby
+from kwx.table.log_records import PauseReason, RecordKind
 from kwx.table.phases import BETWEEN, CLOSED, LOBBY, PIAO, PLAYING
 from kwx.table.play import Play
 from kwx.table.ports import FrontEnd
@@ -173,7 +174,7 @@ class TableService:
             t = ctx.tables[table_id]
             async with t.lock:
                 restarted = self._presence.fresh_deadlines(t)
-                self._delivery.show(t, Applied("resume", new_window=True), everyone=True)
+                self._delivery.show(t, Applied(RecordKind.RESUME, new_window=True), everyone=True)
                 if restarted:
                     self._delivery.notice(t, "table.restarted")
                 try:
@@ -211,7 +212,7 @@ class TableService:
                 continue
             async with t.lock:
                 Scheduler.cancel(t)
-                t.paused = "released"  # an AI move already queued checks it, and gives up
+                t.paused = PauseReason.RELEASED  # an AI move already queued checks it, and gives up
                 self.context.tables.pop(table_id, None)
             if t.outbox is not None:
                 t.outbox.close_soon()

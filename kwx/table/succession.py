@@ -12,8 +12,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
+from kwx.engine.json_values import (
+    JsonFormError,
+    JsonObject,
+    as_object,
+    get_int,
+    get_ints,
+    get_optional_str,
+    get_strs,
+)
 from kwx.engine.rules import RuleSet
 from kwx.engine.seeds import first_dealer, hand_seed
 from kwx.engine.table import TableState
@@ -29,14 +37,19 @@ class HandSetup:
     base_multiplier: int  # 上楼 (1 without the option)
     dice: tuple[int, int]
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         return {"hand_no": self.hand_no, "dealer": self.dealer, "seating": list(self.seating),
                 "waiting": self.waiting, "base_multiplier": self.base_multiplier, "dice": list(self.dice)}
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> HandSetup:
-        return cls(int(data["hand_no"]), int(data["dealer"]), tuple(data["seating"]), data.get("waiting"),
-                   int(data["base_multiplier"]), (int(data["dice"][0]), int(data["dice"][1])))
+    def from_json(cls, data: object) -> HandSetup:
+        """The setup a record carries; raises JsonFormError (a ValueError) naming the field that does not fit."""
+        obj = as_object(data, "a hand setup")
+        dice = get_ints(obj, "dice")
+        if len(dice) != 2:
+            raise JsonFormError(f"'dice' must be two numbers, not {dice!r}")
+        return cls(get_int(obj, "hand_no"), get_int(obj, "dealer"), get_strs(obj, "seating"),
+                   get_optional_str(obj, "waiting"), get_int(obj, "base_multiplier"), (dice[0], dice[1]))
 
 
 def new_table_state(rules: RuleSet, table_seed: str) -> TableState:

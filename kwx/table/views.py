@@ -67,7 +67,7 @@ class PublicView:
     rules_name: str = "standard"
     last_events: tuple[dict[str, Any], ...] = ()  # public JSON of the events since the previous view
     waiting_player: PlayerRef | None = None  # rotation: the fourth player sitting out
-    paused: str | None = None  # why the table is paused (kwx.table.record.PAUSE_REASONS), None while it plays
+    paused: str | None = None  # why the table is paused (kwx.table.log_records.PauseReason), None while it plays
     claim_kind: str | None = None  # phase claim: "discard" (X 打出 T) or "bugang" (X 补杠 T)
     seed_ref: str | None = None  # the commitment to this hand's seed (revealed in its ResultView)
     host: PlayerRef | None = None  # who may start, stop and add AI players
@@ -188,7 +188,7 @@ class TableSummary:
     net: tuple[tuple[PlayerRef, int], ...]
     biggest: tuple[int, PlayerRef, int] | None  # (hand no, winner, amount won)
     transfers: tuple[TransferView, ...]
-    reason: str = "stopped"  # kwx.table.record.CLOSE_REASONS while closing; "open" in a listing
+    reason: str = "stopped"  # a kwx.table.log_records.CloseReason while closing; "open" in a listing
 
 
 @dataclass(frozen=True)

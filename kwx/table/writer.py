@@ -9,6 +9,7 @@ that saving is retried and once that it works again; a write that fails for good
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 from collections.abc import Callable, Coroutine
@@ -21,8 +22,9 @@ from kwx.table.context import TableContext
 from kwx.table.delivery import Delivery
 from kwx.table.errors import SavingFailed
 from kwx.table.live import LiveTable
+from kwx.table.log_records import HandStartRecord, LogRecord, PauseReason, PiaoOpenRecord, parse_record
 from kwx.table.phases import BETWEEN, PIAO, PLAYING
-from kwx.table.record import STORE_PAUSE, Applied
+from kwx.table.record import Applied
 from kwx.table.retry import RetryPolicy, StoreFailed, write_with_retry
 from kwx.table.scheduler import Scheduler
 
@@ -38,32 +40,33 @@ class DurableWriter:
         self.retry = retry  # how a failing store write is tried again, and for how long
         self._store_down: set[int] = set()  # tables whose last store write failed and is being retried
 
-    async def commit(self, t: LiveTable, kind: str, payload: dict[str, Any]) -> Applied:
+    async def commit(self, t: LiveTable, record: LogRecord) -> Applied:
         """Write the record (committed) and then apply it. Call with `t.lock` held and the record valid."""
         ctx = self._ctx
-        hand_no = t.hand_no if kind not in ("piao_open", "hand_start") else int(payload["setup"]["hand_no"])
+        hand_no = record.setup.hand_no if isinstance(record, PiaoOpenRecord | HandStartRecord) else t.hand_no
+        written = record
 
         async def write() -> None:
-            if "at" in payload and t.id in self._store_down:
-                payload["at"] = ctx.clock()  # not written yet: the next decision's time counts from now
+            nonlocal written
+            if t.id in self._store_down:
+                written = dataclasses.replace(written, at=ctx.clock())  # the next decision's time counts from now
             try:
-                await ctx.journal.append(t.id, t.seq + 1, hand_no, kind, payload)
+                await ctx.journal.append(t.id, t.seq + 1, hand_no, record.kind, written.to_json())
             except DuplicateEvent:
                 # A try reported failed may have committed (a connection lost as it committed): when the log
                 # holds this very record, it is written, as the log holds it.
                 stored = await ctx.store.load_events(t.id, after_seq=t.seq)
-                if not stored or not _same_record(stored[0], kind, payload):
+                if not stored or not _same_record(stored[0], written):
                     raise
-                payload.clear()
-                payload.update(stored[0].payload)
+                written = parse_record(stored[0].kind, stored[0].payload)
 
         try:
-            await self.durably(t, f"event {t.seq + 1} ({kind})", write)
+            await self.durably(t, f"event {t.seq + 1} ({record.kind})", write)
         except StoreFailed as failed:
             self.pause_for_store(t)
             raise SavingFailed("saving failed: the table is paused") from failed
         t.seq += 1
-        return t.apply(kind, payload)
+        return t.apply(written)
 
     async def write_hand(self, t: LiveTable) -> bool | None:
         """Write the finished hand to the ledger (idempotent): True when this wrote it, False when it was
@@ -86,7 +89,7 @@ class DurableWriter:
         if t.paused is not None or t.status not in (PIAO, PLAYING, BETWEEN):
             return
         self._ctx.stats.store_pauses += 1
-        self._delivery.tell_paused(t, t.store_paused(self._ctx.clock()), STORE_PAUSE)
+        self._delivery.tell_paused(t, t.store_paused(self._ctx.clock()), PauseReason.STORE)
         self._scheduler.arm(t)
 
     async def durably(self, t: LiveTable, what: str, write: Callable[[], Coroutine[Any, Any, _T]]) -> _T:
@@ -135,7 +138,7 @@ class DurableWriter:
             raise SavingFailed("saving failed: try again") from exc
 
 
-def _same_record(row: EventRow, kind: str, payload: dict[str, Any]) -> bool:
+def _same_record(row: EventRow, record: LogRecord) -> bool:
     """The stored record is this one (its time aside: a retried write carries a later one)."""
-    mine = json.loads(dump_json(payload))
-    return row.kind == kind and {**row.payload, "at": None} == {**mine, "at": None}
+    mine = json.loads(dump_json(record.to_json()))
+    return row.kind == record.kind and {**row.payload, "at": None} == {**mine, "at": None}

@@ -11,7 +11,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from kwx.store import EventRow, TableRow
+from kwx.table.log_records import parse_record
 from kwx.table.recovery import rebuild
 
 LOGS = Path(__file__).parent / "logs"
@@ -36,3 +39,21 @@ def test_a_log_of_the_december_2026_format_replays_to_the_table_it_recorded():
     assert dict(t.scores) == after["scores"] and sum(t.scores.values()) == 0
     assert (t.host, list(t.vacant), list(t.player_ids)) == (after["host"], after["vacant"], after["player_ids"])
     assert list(t.biggest or ()) == after["biggest"]
+
+
+def test_todays_records_are_written_in_the_form_the_old_log_holds():
+    """Reading a record and writing it again gives the JSON the log holds: a log written now reads as before
+    (`kwx verify`, the review page and people read it too)."""
+    _, events, _ = load("table_log_2026_12.json")
+    for e in events:
+        assert parse_record(e.kind, e.payload).to_json() == e.payload, e
+
+
+def test_a_malformed_record_is_refused_naming_the_field():
+    row, events, _ = load("table_log_2026_12.json")
+    bad = next(e for e in events if e.kind == "action")
+    broken = EventRow(bad.table_id, bad.seq, bad.hand_no, "action", {**bad.payload, "verb": "steal"}, bad.created_at)
+    with pytest.raises(ValueError, match=r"record \d+: the action record: 'verb' must be one of discard, .*'steal'"):
+        rebuild(row, [e for e in events if e.seq < bad.seq] + [broken])
+    with pytest.raises(ValueError, match="unknown event-log record 'shuffle'"):
+        parse_record("shuffle", {})

@@ -11,6 +11,7 @@ import pytest
 from kwx.engine.rules import RuleSet
 from kwx.store import EventRow, TableRow
 from kwx.table.live import LiveTable
+from kwx.table.log_records import LogRecord
 from kwx.table.recovery import rebuild
 from kwx.table.views import PlayerRef
 from tests.engine.builders import passive
@@ -25,20 +26,20 @@ def drawn_hands(rules: RuleSet, hands: int) -> tuple[LiveTable, list[tuple[str, 
     t = LiveTable(1, "g", "c", rules, SEED, "a", LOBBY)
     log: list[tuple[str, dict[str, Any]]] = []
 
-    def record(kind: str, payload: dict[str, Any]) -> None:
-        log.append((kind, payload))
-        t.apply(kind, payload)
+    def record(entry: LogRecord) -> None:
+        log.append((entry.kind, entry.to_json()))
+        t.apply(entry)
 
-    record("start", t.start_record("a", 0.0))
+    record(t.start_record("a", 0.0))
     for _ in range(hands):
-        record(*t.next_hand_record(0.0))
+        record(t.next_hand_record(0.0))
         for seat in range(3):
-            record("piao", t.piao_record(seat, 0, "player", 0.0))
-        record("hand_start", t.deal_record(0.0))
+            record(t.piao_record(seat, 0, "player", 0.0))
+        record(t.deal_record(0.0))
         while t.to_act():
             assert t.hand is not None
             seat = t.to_act()[0]
-            record("action", t.action_record(passive(t.hand, seat), "player", 0.0))
+            record(t.action_record(passive(t.hand, seat), "player", 0.0))
         assert t.hand is not None and t.hand.result is not None and t.hand.result.end == "huangzhuang"
     return t, log
 

@@ -29,15 +29,15 @@ def dealt(script, rules: RuleSet = STANDARD, draws: str = DRAWS) -> TableRecord:
     script(*HANDS, draws=draws, dealer=0)
     t = TableRecord(7, GUILD, "c1", rules, "views-seed", ANN.player_id, [ANN, AI1, AI2], turn_seconds=30,
                     claim_seconds=12, claim_pause=0)
-    t.apply("start", t.start_record(ANN.player_id, AT))
-    t.apply(*t.next_hand_record(AT))
+    t.apply(t.start_record(ANN.player_id, AT))
+    t.apply(t.next_hand_record(AT))
     return t
 
 
 def act(t: TableRecord, seat: int, verb: str, tile: str | None = None) -> None:
     action = Action(seat, verb, tiles(tile)[0] if tile else None)
     assert action in t.legal(seat), (action, t.legal(seat))
-    t.apply("action", t.action_record(action, "player", AT + t.step))
+    t.apply(t.action_record(action, "player", AT + t.step))
 
 
 def test_the_deal_the_board_and_the_dealers_panel(script):
@@ -129,20 +129,20 @@ def test_piao_offers_a_choice_until_picked_and_hides_the_picks(script):
     assert mine.drawn is None and mine.melds == () and mine.autoplay is False and mine.deadline == AT + 30
     board = public_view(t)
     assert board.phase == "piao" and board.piao_max == rules.piao and board.wall_remaining == 0
-    t.apply("piao", t.piao_record(0, 2, "player", AT + 1))
+    t.apply(t.piao_record(0, 2, "player", AT + 1))
     assert private_view(t, 0).choices == () and private_view(t, 1).choices == (PIAO_CHOICE,)
     assert [s.piao for s in public_view(t).seats] == [0, 0, 0]  # picks stay hidden until the deal
-    t.apply("piao", t.piao_record(1, 0, "ai", AT + 2))
-    t.apply("piao", t.piao_record(2, 1, "ai", AT + 3))
-    t.apply("hand_start", t.deal_record(AT + 4))
+    t.apply(t.piao_record(1, 0, "ai", AT + 2))
+    t.apply(t.piao_record(2, 1, "ai", AT + 3))
+    t.apply(t.deal_record(AT + 4))
     assert [s.piao for s in public_view(t).seats] == [2, 0, 1]
 
 
 def test_a_concealed_kong_is_face_up_in_its_owners_panel_only(script):
     script("1111p456p789p123s7z", "44668899s5566z3p", "2233456789p117s", dealer=0)
     t = TableRecord(7, GUILD, "c1", STANDARD, "views-seed", ANN.player_id, [ANN, AI1, AI2], claim_pause=0)
-    t.apply("start", t.start_record(ANN.player_id, AT))
-    t.apply(*t.next_hand_record(AT))
+    t.apply(t.start_record(ANN.player_id, AT))
+    t.apply(t.next_hand_record(AT))
     act(t, 0, "gang", "1p")
     assert private_view(t, 0).melds == (MeldView("ankong", Tile.P1, None),)
     assert private_view(t, 0).drawn is not None  # the replacement draw
