@@ -52,7 +52,7 @@ async def played(tmp_path):
         await service.add_ai(table, "simple")
         await service.start_game(table, by=host.player_id)
         await frontend.wait_for(lambda: len(frontend.results()) >= 2, timeout=30)
-        await service.pause(table, "test")  # nothing moves while the test reads
+        await service.pause(table, "channel_lost")  # nothing moves while the test reads
         yield service, store
         await service.shutdown()
 
