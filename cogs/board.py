@@ -329,7 +329,7 @@ def seat_field(view: PublicView, seat: int, lang: str, fmt: TileFormatter) -> tu
     # ▶ only while it is this seat's move: during a claim pause the status line says claims are weighed
     turn = "▶ " if view.turn_seat == seat and view.phase == "turn" else ""
     name = f"{turn}{player_name(s.player, lang)}" + (f" [{' · '.join(marks)}]" if marks else "")
-    name += f"  {signed_points(s.score)}"
+    name += "  " + tr("board.seat_total", lang, score=signed_points(s.score))
     lines = []
     if s.melds:
         lines.append(f"{tr('board.melds', lang)} {meld_text(s.melds, fmt)}")
@@ -406,7 +406,7 @@ def tables_embed(infos: Sequence[TableInfo], lang: str) -> discord.Embed:
         seen = timestamp(info.last_human_at)
         head = tr("tables.line", lang, table=info.table_id, channel=where, status=status, hands=info.hands,
                  seen=seen or "—")
-        totals = " · ".join(f"{player_name(p, lang)} {n:+d}" for p, n in info.summary.net if n)
+        totals = " · ".join(f"{player_name(p, lang)} {signed_points(n)}" for p, n in info.summary.net if n)
         lines.append(f"{head}\n{players}" + (f"\n{totals}" if totals else ""))
     if len(infos) > MAX_LISTED:
         lines.append(tr("tables.more", lang, n=len(infos) - MAX_LISTED))
@@ -466,7 +466,8 @@ def result_embeds(result: ResultView, view: PublicView, lang: str, fmt: TileForm
                 tr("result.pattern_line", lang, name=pattern_name(pid, lang), mult=mult) for pid, mult in win.patterns)
             desc.append(tr("result.fan", lang, fan=win.fan) + " · " + tr("result.patterns", lang, patterns=patterns))
             tiles, melds = _winner_tiles(win, result.hands)
-            desc.append(tr("result.hand", lang, hand=f"{hand_text(tiles, melds, f, lang)}  ＋ {f.tile(win.win_tile)}"))
+            desc.append(tr("result.hand", lang, hand=tr("result.hand_and_win", lang, hand=hand_text(tiles, melds, f, lang),
+                                                      tile=f.tile(win.win_tile))))
         if not result.winners:
             desc.append("**" + tr("result.draw", lang) + "**")
         embed = discord.Embed(title=tr("result.title", lang, hand=result.hand_no), description="\n".join(desc),

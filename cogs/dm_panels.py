@@ -48,7 +48,7 @@ from kwx.present.numbers import signed_points
 from kwx.store import Store
 from kwx.store.settings import AUTO_PASS_CLAIMS, MessageRef
 from kwx.table.errors import TableError
-from kwx.table.views import PlayerRef, PrivateView, PublicView, ResultView
+from kwx.table.views import PlayerRef, PrivateView, PublicView, ResultView, WinnerView
 
 logger = logging.getLogger(__name__)
 
@@ -495,10 +495,13 @@ def hand_over_line(result: ResultView, view: PublicView, seat: int, lang: str, f
     def name(s: int | None) -> str:
         return tr("panel.you", lang) if s == seat else boards.seat_name(view, s, lang)
 
-    wins = [tr("dm.won_self", lang, winner=name(w.seat), tile=fmt.tile(w.win_tile)) if w.self_draw else
-            tr("dm.won_on", lang, winner=name(w.seat), loser=name(w.from_seat), tile=fmt.tile(w.win_tile))
-            for w in result.winners]
+    def won(w: WinnerView) -> str:
+        key = "dm.won_self" if w.self_draw else "dm.you_won_on" if w.seat == seat else \
+            "dm.won_on_you" if w.from_seat == seat else "dm.won_on"
+        return tr(key, lang, winner=name(w.seat), loser=name(w.from_seat), tile=fmt.tile(w.win_tile))
+
+    wins = [won(w) for w in result.winners]
     outcome = tr("common.list_sep", lang).join(wins) if wins else tr("term.huangzhuang", lang)
     net = result.net[seat] if 0 <= seat < len(result.net) else 0
     return tr("dm.hand_over", lang, where=boards.footer(result.table_id, result.hand_no, lang), outcome=outcome,
-             net=signed_points(net).replace("-", "−"))
+             net=signed_points(net))

@@ -66,7 +66,7 @@ def context_line(view: PrivateView, board: PublicView | None, lang: str, fmt: Ti
     if view.claim_tile is not None and board is not None and board.claim_kind == "bugang" \
             and board.turn_seat is not None:
         parts.append(tr("event.bugang", lang, player=name(board.turn_seat), tile=fmt.tile(view.claim_tile)))
-    elif view.last_discard is not None:
+    elif view.last_discard is not None and not _claimed(view.last_discard[0], board):
         seat, tile = view.last_discard
         parts.append(tr("event.discard", lang, player=name(seat), tile=fmt.tile(tile)))
     parts.append(tr("panel.context_wall", lang, count=view.wall_remaining))
@@ -75,6 +75,13 @@ def context_line(view: PrivateView, board: PublicView | None, lang: str, fmt: Ti
             if s.liangdao and s.seat != view.seat:
                 parts.append(tr("panel.context_declared", lang, player=name(s.seat), tiles=fmt.tiles(s.waits)))
     return " · ".join(parts)
+
+
+def _claimed(seat: int, board: PublicView | None) -> bool:
+    """Whether that seat's latest discard was taken (a 碰 or 杠, one's own included): no longer on the table."""
+    if board is None or not 0 <= seat < len(board.seats) or not board.seats[seat].pond:
+        return False
+    return board.seats[seat].pond[-1][1]
 
 
 def _verbs(view: PrivateView) -> set[str]:
@@ -119,7 +126,7 @@ def panel_embed(view: PrivateView, lang: str, fmt: TileFormatter, *, mode: str =
         lines.append(context_line(view, board, lang, fmt))
     hand = fmt.tiles(view.concealed) if view.concealed else ""
     if view.drawn is not None:
-        hand = f"{hand}　{tr('board.you_drew', lang, tile=fmt.tile(view.drawn))}"
+        hand = tr("board.hand_and_draw", lang, hand=hand, drew=tr("board.you_drew", lang, tile=fmt.tile(view.drawn)))
     if hand:
         lines.append(hand)
     if view.melds:

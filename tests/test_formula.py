@@ -15,6 +15,7 @@ from kwx.present.formula import payment_formula
     ("zhigang", 6, 3, {}, "底 3 × 直杠 2", "base 3 × 2 (exposed kong)"),
     ("chajiao", 8, 1, {}, "底 1 × 查叫 8 番", "base 1 × 8 fan (not ready at a draw)"),
     ("maima", 14, 2, {}, "底 2 × 买码 7", "base 2 × 7 (bonus tile)"),
+    ("bugang", 1, 1, {}, "底 1 × 补杠 1", "base 1 × 1 (added kong)"),  # not a bare "1（补杠）"
 ])
 def test_an_amount_shows_how_it_was_reached(reason, amount, base, extra, zh, en) -> None:
     assert payment_formula(reason, amount, base, "zh-CN", **extra) == zh
@@ -25,7 +26,6 @@ def test_an_amount_shows_how_it_was_reached(reason, amount, base, extra, zh, en)
     ("hu", 5, 2, {"fan": 2}),  # does not multiply out: shown as the bare amount
     ("hu", 4, 2, {}),  # the winner's fan is unknown
     ("piao", 3, 1, {"piao": (1, 1)}),
-    ("bugang", 2, 2, {}),  # the base alone says nothing more
     ("angang", 3, 2, {}),
     ("unknown", 4, 1, {}),
 ])

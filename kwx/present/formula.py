@@ -18,7 +18,7 @@ TIMES_REASONS = ("angang", "bugang", "zhigang", "draw_liangdao", "maima")  # the
 
 def payment_formula(reason: str, amount: int, base: int, lang: str, *, fan: int | None = None,
                     piao: tuple[int, int] | None = None) -> str | None:
-    """The multiplication that gives `amount`, or None when it cannot be told or is the base alone.
+    """The multiplication that gives `amount`, or None when it cannot be told.
 
     `fan`: the receiving winner's fan (for hu and baohu); `piao`: the payer's and the receiver's picks."""
     if base <= 0 or amount <= 0:
@@ -33,9 +33,7 @@ def payment_formula(reason: str, amount: int, base: int, lang: str, *, fan: int 
         factors.append(tr("result.formula.piao", lang, payer=piao[0], payee=piao[1]))
         product = base * (piao[0] + piao[1])
     elif reason in FAN_REASONS + TIMES_REASONS and amount % base == 0:
-        times = amount // base
-        if times == 1:
-            return None
+        times = amount // base  # 1 too: "底 1 × 补杠 1" says why a kong cost the base
         key = "result.formula.reason_fan" if reason in FAN_REASONS else "result.formula.reason_times"
         factors.append(tr(key, lang, reason=tr(f"payment.{reason}", lang), n=times))
         product = amount

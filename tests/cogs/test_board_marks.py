@@ -45,7 +45,7 @@ def _board(phase: str = "turn") -> PublicView:
 
 def _fields(view: PublicView, fmt: TileFormatter = EMOJIS, lang: str = "zh-CN") -> dict[str, str]:
     (embed,) = board_embeds(view, lang, fmt, [])
-    return {re.sub(r"\s+[+-]?\d+$", "", f.name): f.value for f in embed.fields}
+    return {re.sub(r"\s+\S+ [+−]?\d+$", "", f.name): f.value for f in embed.fields}  # less "累计 +3"
 
 
 def test_melds_stand_apart_and_a_concealed_kong_lies_face_down() -> None:

@@ -86,7 +86,7 @@ def test_the_end_of_hand_line_names_the_winner_the_way_and_the_players_net() -> 
     assert hand_over_line(won, board, 1, "en", EMOJIS).endswith(" · you +4")
     on = ResultView(table_id=7, hand_no=3, outcome="win", payments=(), scores=(0, 0, 0), hands=(), net=(-4, 4, 0),
                     winners=(WinnerView(1, PLAYERS[1], 2, (), Tile.S5, False, 0),))
-    assert "bob 胡 你 打出的 <:kwx_5s:" in hand_over_line(on, board, 0, "zh-CN", EMOJIS)
+    assert "bob 胡你打出的 <:kwx_5s:" in hand_over_line(on, board, 0, "zh-CN", EMOJIS)
     draw = ResultView(table_id=7, hand_no=3, outcome="draw", payments=(), scores=(0, 0, 0), hands=(), winners=(),
                       net=(0, 0, 0))
     # a drawn hand goes by the word the board and the result post use (荒庄), not a second one (流局)

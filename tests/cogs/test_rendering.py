@@ -118,7 +118,7 @@ def test_a_result_lists_the_win_the_payments_every_hand_and_the_balances() -> No
     assert "8 fan · Patterns: Seven Pairs ×4, Laid-Down Hand ×2" in embed.description
     fields = {f.name: f.value for f in embed.fields}
     assert fields["Payments"] == "alice → bob: base 2 × 8 fan = **16**"  # the board's base is 2
-    assert fields["Table total"].splitlines() == ["alice: -20", "bob: +30", "AI 1: -10"]
+    assert fields["Table total"].splitlines() == ["alice: −20", "bob: +30", "AI 1: −10"]
     assert "bob · this hand +16" in fields and "AI 1 · this hand 0" in fields
     assert embed.image.url == "attachment://hand-3-1.png"
     winning = embed.description.split("Winning hand: ")[1]

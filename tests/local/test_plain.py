@@ -313,7 +313,7 @@ async def test_result_block_has_fan_breakdown_payments_and_balances() -> None:
     assert "清一色 Full Flush  ×4" in text and "卡五星 Closed Five  ×2" in text
     assert "8 fan" in text
     assert "电脑1 wins on your discard" in text and "You → 电脑1: 8 (win)" in text and "电脑2 → 电脑1: 2 (exposed kong)" in text
-    assert "-12" in text and "+18" in text and "-6" in text  # running balances at this table
+    assert "−12" in text and "+18" in text and "−6" in text  # running balances at this table
     assert "+10" in text  # this hand's net
 
 

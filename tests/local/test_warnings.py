@@ -114,7 +114,7 @@ async def test_a_closed_table_shows_its_sitting() -> None:
     await fe.table_closed(TableSummary(table_id=4, guild="local", channel="terminal", host=YOU, hands=5,
                                        net=((YOU, 12), (AI1, -12)), biggest=(3, YOU, 16), transfers=()))
     text = console.export_text()
-    assert "The table closed after 5 hands" in text and "+12" in text and "-12" in text
+    assert "The table closed after 5 hands" in text and "+12" in text and "−12" in text
     assert "Biggest hand: hand 3, You won 16" in text
 
 
