@@ -30,6 +30,7 @@ from cogs.bot import (
 )
 from kwx.cli.bot_args import build_parser, parse_shards
 from kwx.cli.settings import ConfigError, Settings, load_settings
+from kwx.devtools.redirect import RedirectConnector, api_address
 from kwx.store import StoreError
 
 # No network, no DNS, a refused or timed-out connection, Discord down (5xx) or no gateway: the bot cannot start.
@@ -40,6 +41,8 @@ REST_CALLS_PER_SECOND = 40.0  # the whole bot's REST budget, under Discord's 50/
 
 def bot_settings(args: argparse.Namespace, env: Settings) -> BotSettings:
     """The real process's settings from its command line (ValueError with one line when they do not fit)."""
+    if env.api_base:
+        api_address(env.api_base)  # checked before start-up: the connector is built on the bot's loop
     shards = None
     if args.shards is not None or args.shard_count is not None:
         if args.shards is None or args.shard_count is None:
@@ -57,8 +60,6 @@ async def serve(settings: BotSettings, token: str) -> None:
     """Build the bot with its collaborators on this loop and run it until it closes."""
     connector = None
     if settings.env.api_base:  # another Discord API: the loopback Discord, or a REST proxy
-        from kwx.devtools.redirect import RedirectConnector
-
         connector = RedirectConnector.to(settings.env.api_base)
     bot = (ShardedKwxBot if settings.shards else KwxBot)(settings, connector=connector)
     async with bot:

@@ -67,6 +67,13 @@ def test_run_passes_the_options_and_logs_with_timestamps(monkeypatch, tmp_path) 
     assert "%(asctime)s" in seen["formatter"]._fmt
 
 
+@pytest.mark.parametrize("base", ["http://127.0.0.1:8123/api/v9", "http://127.0.0.1:x/api/v10", "ftp://h/api/v10"])
+def test_an_api_base_the_connector_cannot_serve_is_one_line_before_start_up(capsys, base) -> None:
+    assert bot.run_discord(_args(), Settings(discord_token="tok", api_base=base)) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("python bot.py: DISCORD_API_BASE must be http(s)://HOST[:PORT]/api/v10") and err.count("\n") == 1
+
+
 def test_a_store_that_cannot_be_opened_exits_with_status_2_and_says_why(monkeypatch, capsys) -> None:
     async def fail(self, token):
         raise StoreError("cannot back up data/kwx.sqlite3 (disk full); the store was not migrated from v3 to v4")

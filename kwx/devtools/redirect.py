@@ -39,13 +39,9 @@ class RedirectConnector(aiohttp.BaseConnector):
 
     @classmethod
     def to(cls, base: str) -> RedirectConnector:
-        """The connector for an API base such as `http://127.0.0.1:8123/api/v10` (ValueError when its path is
-        not discord.py's own: the request paths are not rewritten)."""
-        parts = urlsplit(base.rstrip("/"))
-        if parts.scheme not in ("http", "https") or not parts.hostname or parts.path != API_PATH:
-            raise ValueError(f"a Discord API base is http(s)://HOST[:PORT]{API_PATH}, not {base!r}")
-        tls = parts.scheme == "https"
-        return cls(parts.hostname, parts.port or (443 if tls else 80), tls=tls)
+        """The connector for an API base such as `http://127.0.0.1:8123/api/v10` (on the running loop)."""
+        host, port, tls = api_address(base)
+        return cls(host, port, tls=tls)
 
     async def _create_connection(self, req: ClientRequest, traces: list[Trace],
                                  timeout: aiohttp.ClientTimeout) -> ResponseHandler:
@@ -53,3 +49,17 @@ class RedirectConnector(aiohttp.BaseConnector):
             _, protocol = await self._loop.create_connection(
                 self._factory, self.host, self.port, ssl=self.tls, server_hostname=self.host if self.tls else None)
         return protocol
+
+
+def api_address(base: str) -> tuple[str, int, bool]:
+    """(host, port, TLS) of an API base; ValueError, naming DISCORD_API_BASE, when its path is not discord.py's
+    own (the request paths are not rewritten) or it is not an http(s) URL with a host."""
+    try:
+        parts = urlsplit(base.rstrip("/"))
+        port = parts.port
+    except ValueError:  # a port that is not a number
+        parts, port = None, None
+    if parts is None or parts.scheme not in ("http", "https") or not parts.hostname or parts.path != API_PATH:
+        raise ValueError(f"DISCORD_API_BASE must be http(s)://HOST[:PORT]{API_PATH}, not {base!r}")
+    tls = parts.scheme == "https"
+    return parts.hostname, port or (443 if tls else 80), tls
