@@ -8,7 +8,7 @@ multipart forms, its rate-limit handling and retries, its exceptions (Forbidden,
 status and the JSON Discord answers.
 
     session = InProcessSession(rest)
-    install(client, session)          # before the first request; `Route.BASE` may be any Discord API base
+    install(client, session)          # before the first request; the URLs are discord.py's own (any /api/vN)
 """
 
 from __future__ import annotations
