@@ -54,11 +54,14 @@ def test_the_installed_commands_work_outside_the_checkout(installed, tmp_path):
     usage = _run(installed, "kwx-bot", "--help", cwd=tmp_path)
     assert usage.returncode == 0 and usage.stdout.startswith("usage: kwx-bot ")
     where = _run(installed, "python", "-c", "import kwx.present.art as art, kwx.present.i18n as i18n; "
-                 "print(art.__file__); print(len(list(art.TILE_DIR.glob('*.png')))); print(i18n.tr('cli.ledger.name', 'en'))",
+                 "from kwx.local.rules_text import rules_doc; "
+                 "print(art.__file__); print(len(list(art.TILE_DIR.glob('*.png')))); print(i18n.tr('cli.ledger.name', 'en')); "
+                 "print(rules_doc('zh-CN').read_text(encoding='utf-8').splitlines()[0])",
                  cwd=tmp_path)
-    module, tiles, word = where.stdout.split("\n")[:3]
+    module, tiles, word, rules = where.stdout.split("\n")[:4]
     assert Path(module).is_relative_to(installed.parent) and not Path(module).is_relative_to(ROOT)
     assert int(tiles) == 22 and word == "Name"  # the tile art and the catalog came with the package
+    assert rules == "# 卡五星 —— kwx 的规则"  # and the rules the `?` screen shows
     page = _run(installed, "python", "-c", "import kwx.web.server as w; print(sorted(p.name for p in "
                 "w.STATIC_DIR.iterdir()))", cwd=tmp_path)
     assert page.stdout.strip() == "['discord-sdk.js', 'index.html', 'table.css', 'table.js']", page.stderr

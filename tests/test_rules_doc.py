@@ -75,3 +75,19 @@ def test_nothing_in_the_repository_points_outside_it():
             continue
         bad += [f"{rel}: {needle}" for needle in OUTSIDE if needle in text]
     assert bad == []
+
+
+def test_rules_command_speaks_kwx_lang_refuses_other_languages_and_prints_no_generator_markers(capsys, monkeypatch):
+    from kwx.cli import main
+
+    monkeypatch.setenv("KWX_LANG", "zh-CN")
+    assert main(["rules"]) == 0
+    chinese = capsys.readouterr().out
+    assert "| 编号 | 名称 |" in chinese and "<!--" not in chinese
+    monkeypatch.setenv("KWX_LANG", "en")
+    assert main(["rules"]) == 0
+    assert "| 编号 | 名称 |" not in capsys.readouterr().out
+    assert main(["rules", "--lang", "zh"]) == 0 and "| 编号 | 名称 |" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as refused:
+        main(["rules", "--lang", "fr"])
+    assert refused.value.code == 2 and "'fr' is not a language kwx speaks" in capsys.readouterr().err

@@ -35,6 +35,30 @@ def bounded_int(lo: int, hi: int) -> Callable[[str], int]:
     return parse
 
 
+def language(text: str) -> str:
+    """An argparse `type` for --lang: zh-CN or en (zh, zh-TW, en-GB … name one of them); any other language is a
+    one-line usage error (exit 2) rather than a quiet fall back to Chinese."""
+    from kwx.present.i18n import LANGUAGES, resolve_lang
+
+    lang = resolve_lang(text)
+    prefix = text.strip().split("-")[0].split("_")[0].lower()
+    if lang.split("-")[0].lower() != prefix:
+        raise argparse.ArgumentTypeError(f"{text[:24]!r} is not a language kwx speaks: {' or '.join(LANGUAGES)}")
+    return lang
+
+
+language.__name__ = "language"
+
+
+def chosen_language(given: str | None) -> str:
+    """--lang if given, else $KWX_LANG (or the .env's), else Chinese: the language every command speaks."""
+    import os
+
+    from kwx.present.i18n import DEFAULT_LANG, resolve_lang
+
+    return given or resolve_lang(os.environ.get("KWX_LANG") or DEFAULT_LANG)
+
+
 def read_text(path: str, what: str = "file") -> str:
     """A text file (or standard input for '-') as UTF-8; a UTF-8 byte order mark is fine. Anything else is a
     CliError naming the file."""

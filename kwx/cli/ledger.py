@@ -35,8 +35,8 @@ from typing import TYPE_CHECKING, Any
 
 import asyncpg
 
-from kwx.cli import backups, bounded_int
-from kwx.present.i18n import DEFAULT_LANG, pattern_name, resolve_lang, tr
+from kwx.cli import backups, bounded_int, chosen_language, language
+from kwx.present.i18n import pattern_name, tr
 from kwx.store import PERIODS, Store, StoreError, as_dict, default_db_path
 from kwx.store.db import database_url
 
@@ -45,6 +45,7 @@ if TYPE_CHECKING:
 
 LOCAL_SERVER = "local"  # the terminal's ledger
 LOCAL_YOU = "local:you"  # the terminal's player: `ledger history` on the local server needs no --player
+YOU_WORDS = ("you", "你", "me", "我")  # --player words for that player (the ledger keeps its login name)
 COMMANDS = ("balances", "leaderboard", "history", "stats", "settleup", "export", "migrate", "hand", *backups.HELPS)
 MAX_ROWS = 10_000  # --limit
 MAX_OFFSET = 10**12  # --offset (SQLite takes up to 2^63)
@@ -101,7 +102,7 @@ def _common_options(parser: argparse.ArgumentParser, default: Any) -> None:
     parser.add_argument("--db", default=default, help="database file; default: $KWX_DB (environment or .env) or data/kwx.sqlite3")
     parser.add_argument("--json", action="store_true", default=False if default is None else default,
                         help="print JSON")
-    parser.add_argument("--lang", default=default, help="language of the tables: zh-CN or en; default: $KWX_LANG or zh-CN")
+    parser.add_argument("--lang", type=language, default=default, help="language of the tables: zh-CN or en; default: $KWX_LANG or zh-CN")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -129,7 +130,7 @@ async def _run(args: argparse.Namespace) -> int:
     path = ledger_target(getattr(args, "db", None))
     server = getattr(args, "server", None) or "local"
     as_json = bool(getattr(args, "json", False))
-    args.lang = resolve_lang(getattr(args, "lang", None) or os.environ.get("KWX_LANG") or DEFAULT_LANG)
+    args.lang = chosen_language(getattr(args, "lang", None))
     async with await Store.open(path) as store:
         if not await store.has_guild(server):
             raise UsageError(f"unknown server {server!r} in {path}")
@@ -139,6 +140,8 @@ async def _run(args: argparse.Namespace) -> int:
             if not await store.has_player(server, LOCAL_YOU):
                 raise UsageError("no hand of yours at the terminal yet: name a player with --player ID or NAME")
             args.player = LOCAL_YOU
+        if server == "local" and str(getattr(args, "player", None) or "").strip().lower() in YOU_WORDS:
+            args.player = LOCAL_YOU  # the word the terminal calls you by, in either language
         if getattr(args, "player", None) is not None:
             args.player = await find_player(store, server, args.player)
         output = await _COMMANDS[command](store, server, args, as_json)

@@ -17,14 +17,12 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 import sys
 from pathlib import Path
 from typing import Any
 
-from kwx.cli import CliError, bounded_int, load_json_text, read_text
+from kwx.cli import CliError, bounded_int, chosen_language, language, load_json_text, read_text
 from kwx.engine.review import Review
-from kwx.present.i18n import DEFAULT_LANG, resolve_lang
 from kwx.present.review_text import ReviewText
 from kwx.table.reviews import ReviewRefused, ReviewSource, load_exported_hand, load_ledger_hand, review_hand
 
@@ -39,7 +37,7 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--server", default="local", help="server (guild) id; default: local")
     p.add_argument("--seed", default=None, help="for an exported action log: the seed its result revealed")
     p.add_argument("--seat", type=bounded_int(0, 2), default=None, help="whose decisions to judge: 0, 1 or 2")
-    p.add_argument("--lang", default=None, help="zh-CN or en; default: $KWX_LANG or zh-CN")
+    p.add_argument("--lang", type=language, default=None, help="zh-CN or en; default: $KWX_LANG or zh-CN")
     out = p.add_mutually_exclusive_group()
     out.add_argument("--plain", action="store_true", help="print the summary and every step as text")
     out.add_argument("--json", action="store_true", help="print the review as JSON")
@@ -50,7 +48,7 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    lang = resolve_lang(args.lang or os.environ.get("KWX_LANG") or DEFAULT_LANG)
+    lang = chosen_language(args.lang)
     source = load(args)
     seat = args.seat if args.seat is not None else (source.seat_of(LOCAL_PLAYER) or 0)
     try:

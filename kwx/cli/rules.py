@@ -1,7 +1,7 @@
 """`python -m kwx rules`: the rule tables (patterns and their multipliers under each preset, the cap, options,
 presets, payment reasons), made from the engine's rule tables — the same tables docs/rules.md shows.
 
-    python -m kwx rules [--lang en|zh-CN]          # the tables as markdown
+    python -m kwx rules [--lang en|zh-CN]          # the tables as markdown (default: $KWX_LANG, else Chinese)
     python -m kwx rules --update                   # rewrite the generated blocks of docs/rules*.md
     python -m kwx rules --check                    # exit 1 when a doc's tables differ from the code
 """
@@ -11,8 +11,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from kwx.cli import CliError
-from kwx.present.i18n import LANGUAGES, resolve_lang
+from kwx.cli import CliError, chosen_language, language
+from kwx.present.i18n import LANGUAGES
 from kwx.present.rulebook import DOCS, fill_generated, rule_tables
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -24,7 +24,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         description="Print the rule tables made from the code (markdown), or bring docs/rules.md and "
                     "docs/rules.zh-CN.md up to date with them.",
     )
-    p.add_argument("--lang", default=None, help=f"language of the tables: {', '.join(LANGUAGES)} (default: en)")
+    p.add_argument("--lang", type=language, default=None,
+                   help=f"language of the tables: {' or '.join(LANGUAGES)} (default: $KWX_LANG, else zh-CN)")
     p.add_argument("--markdown", action="store_true", help="print markdown (the default; kept for scripts)")
     p.add_argument("--update", action="store_true", help="rewrite the generated tables in the docs")
     p.add_argument("--check", action="store_true", help="exit 1 when a doc's generated tables are out of date")
@@ -61,7 +62,6 @@ def run(args: argparse.Namespace) -> int:
                 path.write_text(new, encoding="utf-8")
                 print(f"{rel}: updated")
         return 0
-    lang = "en" if args.lang is None else resolve_lang(args.lang)
-    for name, body in rule_tables(lang).items():
-        print(f"<!-- generated: {name} -->\n{body}\n<!-- end generated -->\n")
+    # the tables alone: the <!-- generated --> markers are for the docs' --update, not for a reader
+    print("\n\n".join(rule_tables(chosen_language(args.lang)).values()))
     return 0

@@ -56,6 +56,7 @@ from kwx.local.tables import (
     find_local_table,
     open_or_resume,
     paused_clock,
+    terminal_player,
     unused_timer,
 )
 from kwx.local.text import say, tile_markup, tile_text, verb_label
@@ -75,7 +76,7 @@ from kwx.present.i18n import resolve_lang, tr
 from kwx.store import Store
 from kwx.table.errors import TableError, refusal_text
 from kwx.table.service import TableService
-from kwx.table.views import ActionChoice, PlayerRef
+from kwx.table.views import ActionChoice
 
 TILE_KEYS = "abcdefghijklmn"  # one per tile of a full hand (14)
 ACTION_KEYS = "123456"
@@ -209,7 +210,7 @@ class KwxApp(App[int]):
                                    table_id=existing.id if existing is not None else None)
         self.service = self.service_factory(store, fe, ai_delay=self.ai_delay, between_hands=self.between_hands,
                                             clock=clock, claim_pause=self.claim_pause)
-        you = PlayerRef(YOU_ID, say("you", self.lang))
+        you = terminal_player()
         self.table_id, resumed = await open_or_resume(self.service, you, turn_seconds=self.turn_seconds,
                                                       seed=self.seed, new=self.new)
         fe.table_id = self.table_id

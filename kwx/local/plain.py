@@ -43,6 +43,7 @@ from kwx.local.tables import (
     find_local_table,
     open_or_resume,
     paused_clock,
+    terminal_player,
     unused_timer,
 )
 from kwx.local.text import say
@@ -477,7 +478,7 @@ async def play_terminal(db_path: str | Path, *, lang: str = "zh-CN", seed: str |
     """Open or resume the terminal table and play until `quit` or end of input. Returns the exit status."""
     console = console or line_console()
     lang = resolve_lang(lang)
-    you = PlayerRef(YOU_ID, say("you", lang))
+    you = terminal_player()
     store = await Store.open(db_path)
     existing = await find_local_table(store, TERMINAL_CHANNEL)
     clock = await paused_clock(store, existing.id if existing is not None else None)

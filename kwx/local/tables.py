@@ -26,6 +26,22 @@ BETWEEN_HANDS = 6.0  # time to read the result block before the next deal
 WARN_SECONDS = 10.0  # one reminder this long before your time runs out
 
 
+def terminal_player() -> PlayerRef:
+    """The terminal's player. The name the ledger keeps is the computer's login name, in no table's language (the
+    screens say 你 / You by the id; a stored 你 read "Hands of 你" in an English ledger)."""
+    return PlayerRef(YOU_ID, login_name())
+
+
+def login_name() -> str:
+    import getpass
+
+    try:
+        name = getpass.getuser().strip()
+    except (KeyError, OSError):  # no login name (a container without a passwd entry)
+        name = ""
+    return name[:32] or "player"
+
+
 def only_channel(guild: str, channel: str) -> Callable[[TableRow], bool]:
     """For `TableService.start(include=...)`: the terminal table and the autoplay runner each run only their
     own table, so playing at the terminal never runs the autoplay table in the background, and an autoplay run

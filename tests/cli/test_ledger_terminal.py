@@ -4,6 +4,7 @@ back as a player would, in the language asked for, and piped into a reader that 
 from __future__ import annotations
 
 import asyncio
+import getpass
 import re
 import subprocess
 import sys
@@ -30,7 +31,7 @@ class NoQuestions:
 
 @pytest.fixture(scope="module")
 def played(tmp_path_factory) -> str:
-    """A store holding one finished hand of the terminal table (you are `local:you`, named You)."""
+    """A store holding one finished hand of the terminal table (you are `local:you`, named by your login)."""
     db = tmp_path_factory.mktemp("terminal") / "kwx.sqlite3"
     rec = Recorder()
     asyncio.run(run(db, NoQuestions(QuitWhen(rec, lambda fe: bool(fe.results_shown))), rec, seed="ledger", claim_pause=0))
@@ -40,9 +41,10 @@ def played(tmp_path_factory) -> str:
 def test_your_own_history_needs_no_player_and_your_name_works_too(played, capsys) -> None:
     code, mine, err = _run(capsys, "history", "--db", played, "--lang", "en")
     assert code == 0 and err == ""
-    assert mine.startswith("Hands of You") and "table 1 #1" in mine
-    code, by_name, _ = _run(capsys, "history", "--db", played, "--lang", "en", "--player", "you")
-    assert code == 0 and by_name == mine  # the name the tables show, in any case
+    assert mine.startswith(f"Hands of {getpass.getuser()}\n") and "table 1 #1" in mine
+    for word in ("you", "你", getpass.getuser()):
+        code, by_name, _ = _run(capsys, "history", "--db", played, "--lang", "en", "--player", word)
+        assert code == 0 and by_name == mine  # the word the tables show in either language, or the name kept
     code, _, err = _run(capsys, "history", "--db", played, "--player", "nobody")
     assert code == 2 and "unknown player 'nobody'" in err
 
@@ -58,7 +60,7 @@ def test_a_hand_reads_in_one_language_with_its_seed(played, capsys) -> None:
     assert "第 1 桌第 1 局" in zh and "承诺 sha256:" in zh and "洗牌种子" in zh
     prose = re.sub(r"python -m kwx .*|sha256:\w+|[0-9a-f~]{16,}|--\w+", "", zh)  # commands, digests, seeds
     words = set(re.findall(r"[A-Za-z]{3,}", prose))
-    assert words <= {"You"}, words  # a name: no English sentence among the Chinese
+    assert words <= {getpass.getuser()}, words  # a name: no English sentence among the Chinese
     code, en, _ = _run(capsys, "hand", "1", "--db", played, "--lang", "en")
     assert "Commitment sha256:" in en and "Seed (public once the hand is over)" in en
     seed = re.search(r"verify (\S+) --ref", en)

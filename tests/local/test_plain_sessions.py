@@ -279,3 +279,18 @@ def test_a_db_that_is_not_a_database_is_one_line_not_a_crash_report(tmp_path) ->
         (line,) = done.stderr.splitlines()
         assert word in line and str(junk) in line and "file is not a database" in line
     assert junk.read_text() == "not a database\n" * 100 and not (tmp_path / "kwx-crash.log").exists()
+
+
+async def test_the_ledger_keeps_your_login_name_not_a_word_of_the_tables_language(tmp_path) -> None:
+    """A table played in Chinese stored 你 as the player's name: "Hands of 你" in an English ledger."""
+    import getpass
+    import sqlite3
+
+    db = tmp_path / "k.sqlite3"
+    console = make_console()
+    await asyncio.wait_for(play_terminal(db, lang="zh-CN", console=console, lines=ScriptedLines(["quit"]),
+                                         service_factory=Recorder(), between_hands=30, ai_delay=0, seed="name"), 60)
+    with sqlite3.connect(db) as conn:
+        (name,) = conn.execute("SELECT name FROM players WHERE player_id = 'local:you'").fetchone()
+    assert name == getpass.getuser() and name not in ("你", "You")
+    assert "你" in console.export_text()  # the screen still calls you 你

@@ -17,3 +17,11 @@ def test_a_preset_that_scores_an_optional_pattern_lists_it_with_its_value() -> N
     assert "| 三元七对 | " in table and "| 16 |" in table.split("三元七对", 1)[1].splitlines()[0]
     assert "海底炮" not in table
     assert "| 海底炮 |" in fan_table_markdown("en", RuleSet.preset("standard", haidipao=True))
+
+
+def test_the_rules_screen_shows_the_rules_in_the_players_language() -> None:
+    from kwx.local.rules_text import rules_markdown
+
+    chinese, english = rules_markdown("zh-CN"), rules_markdown("en")
+    assert "# 卡五星 —— kwx 的规则" in chinese and "the rules kwx plays" not in chinese
+    assert "# Ka Wu Xing (卡五星) — the rules kwx plays" in english and "kwx 的规则" not in english
