@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks import ledger as ledger_bench
-from cogs.drawing import render_chart
+from cogs.drawing import ChartDrawer
 from kwx.present.chart import Series
 from kwx.store import Store
 from kwx.table import PlayerRef, TableService
@@ -148,12 +148,14 @@ async def run_under_reads(path: Path | str, tables: int, hands: int, *, level: s
     async with await Store.open(path) as store:
         players = [r.player for r in (await store.balances(ledger_bench.GUILD)).rows][:chart_players]
 
+        charts = ChartDrawer()
+
         async def chart_loop() -> None:
             while not stop.is_set():
                 started = time.perf_counter()
                 series = [Series(p, [(hands, balance) for hands, _, balance in
                                      await store.chart_series(ledger_bench.GUILD, p)]) for p in players]
-                await render_chart(series, title="bench")  # as /kwx chart draws it
+                await charts.draw(series, title="bench")  # as /kwx chart draws it
                 chart_ms.append((time.perf_counter() - started) * 1000)
 
         async def export_loop() -> None:

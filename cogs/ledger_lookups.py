@@ -13,24 +13,27 @@ what hands won or lost (one hand's in a history, a period's on the leaderboard, 
 from __future__ import annotations
 
 import io
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import discord
 from discord import app_commands
 
-from cogs.drawing import render_chart
+from cogs.drawing import ChartDrawer
 from cogs.group import KwxGroupCog, text
 from cogs.inputs import member_key, safe_text
 from cogs.ledger_common import COLOURS, NO_PINGS, LedgerCog, colour_of, mention
 from cogs.operations import safe_defer, safe_followup
 from cogs.paginate import PageButton, page_view
-from cogs.share import ShareButton, Shared, share_view
+from cogs.share import ShareButton, ShareCooldowns, Shared, share_view
 from cogs.verify import VerifyButton
 from kwx.present.chart import MAX_SERIES, Series
 from kwx.present.i18n import tr
 from kwx.present.ledger_text import clean_name, code_block, diff_marker, money, percent, signed_money, table
 from kwx.store.models import Period
 from kwx.table.defaults import server_zone
+
+if TYPE_CHECKING:
+    from cogs.bot import KwxBot
 
 PAGE_SIZE = 10
 SHEET_ROWS = 20  # balances listed before "… and n more"
@@ -46,6 +49,11 @@ class LedgerLookups(LedgerCog, name="LedgerLookups"):
     PAGER_KINDS = frozenset({"hist", "lb"})
     SHARE_KINDS = frozenset({"bal", "lb", "hist", "stats", "chart"})
 
+    def __init__(self, bot: KwxBot) -> None:
+        super().__init__(bot)
+        self.charts = ChartDrawer()  # its worker process stops with the cog
+        self.share_cooldowns = ShareCooldowns()
+
     async def cog_load(self) -> None:
         await super().cog_load()
         self.bot.add_dynamic_items(PageButton, ShareButton, VerifyButton)
@@ -53,6 +61,7 @@ class LedgerLookups(LedgerCog, name="LedgerLookups"):
     async def cog_unload(self) -> None:
         await super().cog_unload()
         self.bot.remove_dynamic_items(PageButton, ShareButton, VerifyButton)
+        self.charts.close()
 
     pager_lang = KwxGroupCog.lang
 
@@ -287,8 +296,8 @@ class LedgerLookups(LedgerCog, name="LedgerLookups"):
             series.append(Series(label, [(hands, balance) for hands, _, balance in points]))
             moments += [at for _, at, _ in points]
         title = tr("ledger.chart.title", lang)
-        png = await render_chart(series[:MAX_SERIES], x_label=tr("ledger.chart.x_label", lang),  # titled by the embed
-                                 empty_text=tr("ledger.chart.empty", lang))
+        png = await self.charts.draw(series[:MAX_SERIES], x_label=tr("ledger.chart.x_label", lang),  # titled by the embed
+                                     empty_text=tr("ledger.chart.empty", lang))
         last = series[0].points[-1][1] if player is not None and series[0].points else 0
         embed = discord.Embed(title=title, colour=colour_of(last) if player is not None else discord.Colour.gold())
         if player is not None:

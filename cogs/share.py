@@ -31,7 +31,6 @@ NO_PINGS = discord.AllowedMentions.none()
 # Drawn in a worker process: acknowledged first, posted when drawn, and shared no more often than the command
 # itself may be used (two charts per 30 s a member, cogs/ledger_lookups.py CHART_COOLDOWN).
 SLOW_KINDS = {"chart": (2, 30.0)}
-_slow_presses: dict[tuple[int | None, int], app_commands.Cooldown] = {}
 MAX_TRACKED = 10_000  # members whose recent slow shares are remembered (forgotten all at once past it)
 MAX_PAGE = 1_000_000  # as cogs/paginate.py: far past any list's end
 KIND = re.compile(r"[a-z]{1,16}")
@@ -47,8 +46,24 @@ class Shared:
     more: bool = False
 
 
+class ShareCooldowns:
+    """How often each member has shared a slow kind lately (one per bot: its sharer cog's)."""
+
+    def __init__(self) -> None:
+        self._presses: dict[tuple[int | None, int], app_commands.Cooldown] = {}
+
+    def too_soon(self, interaction: discord.Interaction, rate: int, per: float) -> int:
+        """Seconds the member must wait before sharing this kind again; 0 when they may now (and it counts)."""
+        if len(self._presses) > MAX_TRACKED:
+            self._presses.clear()
+        bucket = self._presses.setdefault(member_key(interaction), app_commands.Cooldown(rate, per))
+        retry = bucket.update_rate_limit()
+        return max(1, math.ceil(retry)) if retry else 0
+
+
 class Sharer(Protocol):
     SHARE_KINDS: frozenset[str]
+    share_cooldowns: ShareCooldowns
 
     def share_lang(self, interaction: discord.Interaction) -> str: ...
 
@@ -80,7 +95,7 @@ class ShareButton(discord.ui.DynamicItem[discord.ui.Button], template=r"kwx:shar
             return
         lang = sharer.share_lang(interaction)
         if self.kind in SLOW_KINDS:
-            wait = too_soon(interaction, *SLOW_KINDS[self.kind])
+            wait = sharer.share_cooldowns.too_soon(interaction, *SLOW_KINDS[self.kind])
             if wait:
                 await safe_respond(interaction, content=tr("input.cooldown", lang, command=f"kwx {self.kind}",
                                                           seconds=wait), ephemeral=True, allowed_mentions=NO_PINGS)
@@ -95,15 +110,6 @@ class ShareButton(discord.ui.DynamicItem[discord.ui.Button], template=r"kwx:shar
             await safe_followup(interaction, **answer)
         else:
             await safe_respond(interaction, **answer)
-
-
-def too_soon(interaction: discord.Interaction, rate: int, per: float) -> int:
-    """Seconds the member must wait before sharing this kind again; 0 when they may now (and it counts)."""
-    if len(_slow_presses) > MAX_TRACKED:
-        _slow_presses.clear()
-    bucket = _slow_presses.setdefault(member_key(interaction), app_commands.Cooldown(rate, per))
-    retry = bucket.update_rate_limit()
-    return max(1, math.ceil(retry)) if retry else 0
 
 
 def find_sharer(client: Any, kind: str) -> Sharer | None:

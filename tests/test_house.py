@@ -159,3 +159,27 @@ def test_lower_floors_import_only_floors_below_them(floor):
         if up:
             bad[name] = up
     assert bad == {}, f"{floor} importing a floor above it"
+
+
+# Still keeping state in module globals, on their way out (the REST budget becomes the bot's own).
+MODULE_STATE_LEFT = {"cogs.operations"}
+
+
+def module_state(path: Path) -> list[str]:
+    """What keeps state for the whole process: `global` statements, and mutable containers made at module
+    level (`_cache: dict[...] = {}`)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    found = [f"global {', '.join(node.names)}" for node in ast.walk(tree) if isinstance(node, ast.Global)]
+    for node in tree.body:
+        value = node.value if isinstance(node, ast.Assign | ast.AnnAssign) else None
+        if isinstance(value, ast.Dict | ast.List | ast.Set) and not (getattr(value, "keys", None) or
+                                                                    getattr(value, "elts", None)):
+            found.append(ast.unparse(node).split("=")[0].strip())
+    return found
+
+
+def test_the_discord_front_end_keeps_its_state_on_the_bot_not_in_module_globals():
+    """Two bots in one process (the tests, a restart in place) must share nothing: a cooldown, a worker pool
+    or a limiter lives on the bot or one of its cogs."""
+    found = {name: module_state(path) for name, path in MODULES.items() if name.split(".")[0] in ("cogs", "bot")}
+    assert {name for name, state in found.items() if state} <= MODULE_STATE_LEFT, found
