@@ -23,6 +23,7 @@ from typing import Any
 
 from kwx.cli import CliError, bounded_int, chosen_language, language, load_json_text, read_text
 from kwx.engine.review import Review
+from kwx.local.text import plain_code
 from kwx.present.review_text import ReviewText
 from kwx.table.reviews import ReviewRefused, ReviewSource, load_exported_hand, load_ledger_hand, review_hand
 
@@ -130,4 +131,4 @@ def plain_text(done: Review, source: ReviewSource, lang: str) -> str:
     for k in range(len(done.frames)):
         out.append("")
         out.extend(words.frame_lines(k))
-    return "\n".join(out)
+    return plain_code("\n".join(out))  # the catalog's `code` marks are for Discord

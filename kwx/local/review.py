@@ -13,7 +13,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Footer, Static
 
 from kwx.engine.review import Review
-from kwx.local.text import tile_markup
+from kwx.local.text import plain_code, tile_markup
 from kwx.present.i18n import tr
 from kwx.present.review_text import ReviewText
 
@@ -26,11 +26,12 @@ class ReviewApp(App[None]):
     #summary { padding: 0 1 1 1; color: $text-muted; }
     #step { padding: 0 1; }
     """
+    # priority: the step's scroll area has the focus and would take ← → Home End to scroll (↑ ↓ PgUp PgDn do)
     BINDINGS = [
-        Binding("left", "move('prev')", "◀"),
-        Binding("right", "move('next')", "▶"),
-        Binding("home", "move('first')", "⏮"),
-        Binding("end", "move('last')", "⏭"),
+        Binding("left", "move('prev')", "◀", priority=True),
+        Binding("right", "move('next')", "▶", priority=True),
+        Binding("home", "move('first')", "⏮", priority=True),
+        Binding("end", "move('last')", "⏭", priority=True),
         Binding("m", "move('mine')", "★"),
         Binding("x", "move('mistake')", "❗"),
         Binding("q,escape", "quit", "✕"),
@@ -48,7 +49,7 @@ class ReviewApp(App[None]):
     def compose(self) -> ComposeResult:
         yield Static(Text.from_markup(self.words.title()), id="title")
         summary = [*self.words.summary_lines(), escape(tr("review.keys", self.lang))]
-        yield Static(Text.from_markup("\n".join(summary)), id="summary")
+        yield Static(Text.from_markup(plain_code("\n".join(summary))), id="summary")
         with VerticalScroll():
             yield Static(id="step")
         yield Footer()

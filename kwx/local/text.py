@@ -19,8 +19,14 @@ VERB_LABELS: dict[str, tuple[str, str]] = {
 
 
 def say(key: str, lang: str, **fmt: Any) -> str:
-    """A terminal string (catalog key `local.<key>`) in `lang` (zh-CN or en)."""
-    return tr(f"local.{key}", lang, **fmt)
+    """A terminal string (catalog key `local.<key>`) in `lang` (zh-CN or en), without the backticks that mark
+    code in the catalog (Discord renders them; a terminal would print them)."""
+    return plain_code(tr(f"local.{key}", lang, **fmt))
+
+
+def plain_code(text: str) -> str:
+    """Catalog text for the terminal: `code` marks dropped."""
+    return text.replace("`", "")
 
 
 def catalog_text(key: str, lang: str, **fmt: Any) -> str | None:

@@ -35,3 +35,34 @@ async def test_the_screen_speaks_only_the_reviews_language():
         await pilot.press("ctrl+p")
         await pilot.pause(0.05)
         assert app.screen is app.screen_stack[0]  # no English command palette opened over it
+
+
+async def test_home_and_end_jump_to_the_first_and_last_step_even_when_the_step_scrolls():
+    """At 80×24 a step is taller than the screen and its scroll area has the focus: Home and End scrolled it
+    instead of jumping through the hand."""
+    done = reviewed("screen1", ("simple", "strong", "standard"))
+    app = ReviewApp(done, ["Ann", "Bob", "Cy"], "zh-CN", hand_id=4, start=5)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause(0.05)
+        app.query_one("VerticalScroll").focus()
+        await pilot.press("end")
+        assert app.at == len(done.frames) - 1
+        await pilot.press("home")
+        assert app.at == 0
+
+
+
+
+async def test_what_the_terminal_prints_has_no_markdown_backticks():
+    """The catalog marks code with backticks for Discord; the terminal printed them (`python -m kwx …`)."""
+    from kwx.local.text import say
+    from kwx.present.i18n import catalog
+
+    for lang in ("zh-CN", "en"):
+        for key in sorted(k for k in catalog().keys(lang) if k.startswith("local.")):
+            assert "`" not in say(key.removeprefix("local."), lang), (lang, key)
+    app = ReviewApp(reviewed("screen0"), ["Ann", "Bob", "Cy"], "zh-CN", hand_id=4)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause(0.05)
+        text = "\n".join(strip.text for strip in app.screen._compositor.render_strips())
+        assert "Home / End" in text and "`" not in text
