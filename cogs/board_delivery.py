@@ -2,7 +2,10 @@
 marks and posts (hand results, notices, texts, the close summary) in order.
 
 The board is one message per hand, edited in place; edits are coalesced: at most one per `board_interval`
-seconds (tables without a human seat: `ai_board_interval`), the latest state always last. At a table with a
+seconds (tables without a human seat: `ai_board_interval`), the latest state always last. When more boards are
+busy than the bot's budget can edit that often, every board waits longer alike (`Budget.board_interval`: the
+busy boards over what prompts and posts leave of the budget), so the boards slow down before anything a
+player must answer does; results, notices and 亮倒 (a board line) are never dropped, only shown later. At a table with a
 human an edit also waits `board_settle` seconds after the first change it carries (the claim pause after a
 discard, a little more): a discard and the draw or claim window that follows it are one edit, and since every
 discard is held the same time whatever the concealed tiles, the edit's timing tells nothing. The lobby message
@@ -29,15 +32,8 @@ from cogs.buttons import release
 from cogs.emoji import TileFormatter
 from cogs.front_tables import BOARD_REF, DiscordTable, FrontEndStats, FrontTables
 from cogs.message_refs import MessageRefs
-from cogs.operations import (
-    channel_lost,
-    last_failure,
-    message_gone,
-    safe_edit,
-    safe_send_channel,
-    transient,
-    wait_for_limit,
-)
+from cogs.operations import Failed, Rest, channel_lost, message_gone, transient
+from cogs.ratelimit import Priority
 from cogs.web import web_buttons
 from kwx.present.i18n import tr
 from kwx.table.errors import TableError
@@ -57,14 +53,15 @@ HandEnded = Callable[[DiscordTable, ResultView, PublicView, "discord.Message | N
 
 
 class BoardDelivery:
-    def __init__(self, tables: FrontTables, refs: MessageRefs, stats: FrontEndStats, tiles: TileFormatter, *,
-                 board_interval: float, ai_board_interval: float, board_settle: float, clock: Callable[[], float],
+    def __init__(self, tables: FrontTables, refs: MessageRefs, stats: FrontEndStats, tiles: TileFormatter,
+                 rest: Rest, *, board_interval: float, ai_board_interval: float, board_settle: float, clock: Callable[[], float],
                  channel_lost: Callable[[int], Awaitable[object]] | None, hand_ended: HandEnded,
                  closing: Callable[[int], Awaitable[None]]) -> None:
         self.tables = tables
         self.refs = refs
         self.stats = stats
         self.tiles = tiles
+        self.rest = rest
         self.board_interval = board_interval
         self.ai_board_interval = ai_board_interval
         self.board_settle = board_settle
@@ -122,6 +119,7 @@ class BoardDelivery:
 
     def mark(self, tc: DiscordTable, hand: int) -> None:
         tc.versions[hand] = tc.versions.get(hand, 0) + 1
+        self.rest.budget.board_changed(tc.id)
         if hand not in tc.marked:
             tc.marked.add(hand)
             tc.marked_at[hand] = self.clock()
@@ -146,17 +144,19 @@ class BoardDelivery:
     async def forget(self, tc: DiscordTable) -> None:
         """A closed table: take the buttons off its players' live prompts and forget its messages."""
         await self.closing(tc.id)
+        self.rest.budget.board_gone(tc.id)
         self.tables.by_id.pop(tc.id, None)
         await self.refs.forget(tc.id)
 
     # == counting channel requests ========================================================================
-    def channel_result(self, tc: DiscordTable, ok: bool) -> bool:
-        """Count a channel request. False when the table has lost its channel: send nothing more there."""
-        if ok:
+    def channel_result(self, tc: DiscordTable, failure: Failed | None) -> bool:
+        """Count a channel request (`failure`: what failed, None when it went through). False when the table has
+        lost its channel: send nothing more there."""
+        if failure is None:
             tc.failures = 0
             return True
         tc.failures += 1
-        if channel_lost(last_failure()) or tc.failures >= MAX_CHANNEL_FAILURES:
+        if channel_lost(failure) or tc.failures >= MAX_CHANNEL_FAILURES:
             self._lose(tc)
             return False
         return True
@@ -210,6 +210,8 @@ class BoardDelivery:
         view = tc.views.get(hand)
         humans = view is None or view.phase == "lobby" or any(not s.player.is_ai for s in view.seats)
         interval = self.board_interval if humans else self.ai_board_interval
+        if view is not None and view.phase != "lobby":  # a busy bot edits every board less often, alike
+            interval = self.rest.budget.board_interval(interval)
         if view is None or view.phase == "lobby":
             interval = min(interval, LOBBY_INTERVAL)  # people joining want to see themselves seated
         due = tc.last_call + interval
@@ -238,24 +240,25 @@ class BoardDelivery:
                 return  # the previous edit, rendered after its wait, already showed this change
             # The token first, the rendering after it: under load an edit waits its turn behind other tables',
             # and then shows everything that happened meanwhile (one edit, never a stale one and then another).
-            await wait_for_limit(urgent=False)
+            await self.rest.wait(Priority.BOARD)
             version, kwargs = self._render_board(tc, hand, view, lang)
             if from_lobby:
                 tc.boards.pop(0, None)
             tc.last_call = self.clock()
             self.stats.public_edits += 1
-            edited = await safe_edit(channel.get_partial_message(message_id), token_taken=True, **kwargs)
+            edited = await self.rest.edit(channel.get_partial_message(message_id), token_taken=True, **kwargs)
             release(kwargs["view"])
-            if not self.channel_result(tc, edited is not None):
+            failure = edited if isinstance(edited, Failed) else None
+            if not self.channel_result(tc, failure):
                 return
-            if edited is not None:
+            if failure is None:
                 tc.shown_versions[hand] = version
                 tc.boards[hand] = message_id
                 if from_lobby:
                     tc.board_hand = 1
                     await self._save_board_ref(tc, hand, channel.id, message_id)
                 return
-            if not message_gone(last_failure()):  # a 5xx, a timeout, a refusal: edit it again later, never repost
+            if not message_gone(failure):  # a 5xx, a timeout, a refusal: edit it again later, never repost
                 self.later(tc, lambda: self.mark(tc, hand))
                 return
             tc.boards.pop(hand, None)  # deleted (10008, by a moderator?): post the board again below
@@ -264,9 +267,9 @@ class BoardDelivery:
         version, kwargs = self._render_board(tc, hand, view, lang)
         tc.last_call = self.clock()
         self.stats.public_sends += 1
-        message = await safe_send_channel(channel, **kwargs)
+        message = await self.rest.send_channel(channel, **kwargs)
         release(kwargs["view"])
-        if not self.channel_result(tc, message is not None) or message is None:
+        if not self.channel_result(tc, message if isinstance(message, Failed) else None) or isinstance(message, Failed):
             return
         tc.boards[hand] = message.id
         tc.board_hand = hand
@@ -326,12 +329,13 @@ class BoardDelivery:
         else:  # pragma: no cover - every kind is above
             return
         self.stats.public_sends += 1
-        sent = await safe_send_channel(channel, **kwargs)
+        sent = await self.rest.send_channel(channel, **kwargs)
         release(kwargs.get("view"))
-        if kind == "result" and (sent is not None or not transient(last_failure())):
-            self.hand_ended(tc, item[1], item[2], sent, lang)
-        ok = self.channel_result(tc, sent is not None)
-        if sent is None and ok and transient(last_failure()) and not tc.closed:
+        failure = sent if isinstance(sent, Failed) else None
+        if kind == "result" and not transient(failure):
+            self.hand_ended(tc, item[1], item[2], None if isinstance(sent, Failed) else sent, lang)
+        ok = self.channel_result(tc, failure)
+        if failure is not None and ok and transient(failure) and not tc.closed:
             # Discord had a bad moment (5xx, timeout, already retried): a result or notice is never lost, it goes
             # out again, before anything after it
             tc.queue.appendleft(item)

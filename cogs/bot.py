@@ -27,6 +27,7 @@ from discord.ext import commands
 from kwx.cli.settings import Settings
 
 if TYPE_CHECKING:
+    from cogs.operations import Rest
     from cogs.runtime import Runtime
     from kwx.cluster import ClusterNode
     from kwx.health import HealthServer
@@ -133,7 +134,8 @@ class KwxBot(commands.Bot):
         from cogs.telemetry import http_trace
 
         super().__init__(command_prefix=commands.when_mentioned, intents=bot_intents(), help_command=None,
-                         allowed_mentions=discord.AllowedMentions.none(), http_trace=http_trace(),
+                         allowed_mentions=discord.AllowedMentions.none(),
+                         http_trace=http_trace(global_limited=self._global_limited),
                          connector=connector, shard_count=settings.shards.count if settings.shards else None)
         self.settings = settings
         self.clock = clock
@@ -142,13 +144,18 @@ class KwxBot(commands.Bot):
         self.monitor: HealthServer | None = None  # while /healthz and /metrics are served
         self.kwx: Runtime | None = None  # built in setup_hook
 
+    def _global_limited(self, retry_after: float) -> None:
+        """Discord answered a global 429: the budget grants nothing until the bot token may send again."""
+        if self.kwx is not None:
+            self.kwx.rest.budget.hold(retry_after)
+
     async def setup_hook(self) -> None:
         from cogs.buttons import DYNAMIC_ITEMS
         from cogs.emoji import TileFormatter, ensure_tile_emojis
         from cogs.frontend import DiscordFrontEnd
         from cogs.languages import Languages
-        from cogs.operations import set_rate_limiter
-        from cogs.ratelimit import GlobalRateLimiter
+        from cogs.operations import Rest
+        from cogs.ratelimit import Budget, GlobalRateLimiter
         from cogs.runtime import Runtime
         from cogs.translator import KwxTranslator
         from cogs.web import WebButton, serve_web
@@ -167,7 +174,8 @@ class KwxBot(commands.Bot):
             for sig in (signal.SIGTERM, signal.SIGINT):
                 loop.add_signal_handler(sig, self._on_signal, sig)
         # Before anything sends: resumed tables post boards and DMs at once.
-        set_rate_limiter(GlobalRateLimiter.for_discord(settings.rate_limit) if settings.rate_limit else None)
+        rest = Rest(Budget(GlobalRateLimiter.for_discord(settings.rate_limit) if settings.rate_limit else None,
+                           board_base=pace.board_interval))
         store = await Store.open(settings.store, backup_dir=env.backup_dir)
         try:
             languages = Languages(store, env.lang)
@@ -181,30 +189,32 @@ class KwxBot(commands.Bot):
             frontend = DiscordFrontEnd(self, store, tiles=tiles, languages=languages,
                                        board_interval=pace.board_interval, ai_board_interval=pace.ai_board_interval,
                                        board_settle=claim_pause + 0.1 if claim_pause > 0 else 0.0,
-                                       channel_lost=channel_lost)
+                                       rest=rest, channel_lost=channel_lost)
             # KWX_WEB_PORT: the table pages get every view too (kwx/web), beside Discord.
             pages = WebFrontEnd() if env.web_port is not None else None
             service = TableService(store, FanOut([frontend, pages]) if pages is not None else frontend,
                                    ai_delay=pace.ai_delay, between_hands=pace.between_hands,
                                    claim_pause=claim_pause, clock=self.clock,
-                                   store_retry=RetryPolicy(give_up_after=env.store_retry_seconds))
+                                   store_retry=RetryPolicy(give_up_after=env.store_retry_seconds),
+                                   confirms_prompts=True)
 
             async def pass_claim(table_id: int, player_id: str, step: int) -> None:  # a player's auto-pass
                 await service.act(table_id, player_id, "pass", step=step)
 
             frontend.pass_claim = pass_claim
+            frontend.prompt_reached = service.prompt_delivered  # a turn's timer runs from its prompt's arrival
             self.kwx = Runtime(store, service, frontend, tiles, languages, table_seed=settings.table_seed,
                                web_url=env.web_url)
             if pages is not None:
                 self.kwx.web = await serve_web(self, service, pages, env, store)
             if settings.hosting:
-                await self._start_hosting(store, service)
+                await self._start_hosting(store, service, rest)
             await self.tree.set_translator(KwxTranslator())
             for extension in EXTENSIONS:
                 await self.load_extension(extension)
             self.add_dynamic_items(*DYNAMIC_ITEMS, WebButton)
             if settings.upload_emojis:
-                tiles.emojis.update(await ensure_tile_emojis(self))
+                tiles.emojis.update(await ensure_tile_emojis(self, rest))
             if settings.sync is not None and settings.shards is not None and 0 not in settings.shards.ids:
                 # Commands belong to the application, not to a shard: one process syncs them (Discord allows
                 # a couple of syncs a minute; every process of a cluster syncing at once waits a minute).
@@ -212,7 +222,7 @@ class KwxBot(commands.Bot):
             elif settings.sync is not None:
                 await self.sync_app_commands(settings.sync)
             if settings.shards is not None and store.backend == "postgresql":
-                resumed = await self._join_cluster(store, service, settings.shards)
+                resumed = await self._join_cluster(store, service, settings.shards, rest)
             else:
                 resumed = await service.start(include=lambda row: row.guild != LOCAL_GUILD)
         except BaseException:
@@ -230,17 +240,16 @@ class KwxBot(commands.Bot):
         log.info("kwx ready: database %s, %d open table(s) resumed, %d tile emojis", store.path, len(resumed),
                  len(tiles.emojis))
 
-    async def _start_hosting(self, store: Store, service: TableService) -> None:
+    async def _start_hosting(self, store: Store, service: TableService, rest: Rest) -> None:
         """What a hosted bot runs beside the tables: scheduled backups of a SQLite store (the first at once
         when none is recent) and, with KWX_METRICS_PORT, /healthz and /metrics."""
-        from cogs.operations import rate_limit_tokens
         from cogs.telemetry import start_monitoring
         from kwx.store.backup import BackupSchedule, default_backup_dir
 
         env = self.settings.env
         if env.metrics_port is not None:
             try:
-                self.monitor = await start_monitoring(self, store, service, tokens=rate_limit_tokens,
+                self.monitor = await start_monitoring(self, store, service, budget=rest.budget,
                                                       host=env.metrics_host, port=env.metrics_port)
             except OSError as exc:
                 raise SetupError(f"cannot serve /healthz and /metrics on {env.metrics_host}:"
@@ -295,13 +304,12 @@ class KwxBot(commands.Bot):
         except discord.HTTPException as e:
             raise SyncError(f"Discord refused the command sync ({e.status} {e.code}): {one_line(e.text)}") from None
 
-    async def _join_cluster(self, store: Store, service: TableService, shards: Shards) -> list[int]:
+    async def _join_cluster(self, store: Store, service: TableService, shards: Shards, rest: Rest) -> list[int]:
         """One process of several (PostgreSQL): own the servers of this process's shards by lease, take over
         a dead process's tables, share the REST budget (see kwx/cluster)."""
         import socket
 
         from cogs.forwarding import run_forwarded_press
-        from cogs.operations import set_rate_limiter
         from cogs.ratelimit import discord_budget
         from kwx.cluster import ClusterNode, SharedBucket, SharedRateLimiter, shard_of
 
@@ -311,7 +319,7 @@ class KwxBot(commands.Bot):
         if rate:  # the token's one budget, by the same rule as a single process's
             burst, reserve = discord_budget(rate)
             bucket = SharedBucket(store, "discord-global", rate=rate, burst=burst, reserve=reserve)
-            set_rate_limiter(SharedRateLimiter(bucket))
+            rest.budget.limiter = SharedRateLimiter(bucket)
         cluster = self.cluster = ClusterNode(store, service, owner, serves=lambda g: shard_of(g, count) in shard_ids)
         resumed = await cluster.start(on_press=lambda press: run_forwarded_press(self, press))
         log.info("cluster: %s serves shards %s of %d", owner, sorted(shard_ids), count)

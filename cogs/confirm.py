@@ -35,13 +35,13 @@ import discord
 from cogs.buttons import ForgedPress, answer_not_loaded, forged
 from cogs.inputs import id_token, id_word
 from cogs.operations import (
-    safe_edit,
-    safe_fetch_channel,
     safe_followup,
     safe_original_response,
     safe_respond,
     safe_update_message,
 )
+from cogs.ratelimit import Priority
+from cogs.runtime import runtime
 from kwx.store import Store
 
 logger = logging.getLogger(__name__)
@@ -383,10 +383,11 @@ class ConfirmFlow:
     async def _show(self, pending: Pending, state: str) -> None:
         if pending.channel_id is None or pending.message_id is None:
             return
-        channel = await safe_fetch_channel(self.bot, pending.channel_id)
+        rest = runtime(self.bot).rest
+        channel = await rest.fetch_channel(self.bot, pending.channel_id)
         if channel is None or not hasattr(channel, "get_partial_message"):
             return
         embed = self.handlers[pending.kind].render(pending, state, self.lang_of(pending.guild))
-        await safe_edit(channel.get_partial_message(pending.message_id), content=None, embed=embed, view=None,
-                        allowed_mentions=discord.AllowedMentions.none())
+        await rest.edit(channel.get_partial_message(pending.message_id), priority=Priority.POST, content=None,
+                        embed=embed, view=None, allowed_mentions=discord.AllowedMentions.none())
 

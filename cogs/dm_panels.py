@@ -31,18 +31,16 @@ from cogs.emoji import TileFormatter
 from cogs.front_tables import DMS_CLOSED_REF, DiscordTable, FrontEndStats, FrontTables
 from cogs.message_refs import MessageRefs
 from cogs.operations import (
+    Failed,
+    Rest,
     dms_closed,
-    last_failure,
-    safe_edit,
     safe_edit_followup,
     safe_edit_original,
-    safe_fetch_user,
     safe_followup,
-    safe_send_channel,
-    safe_send_dm,
     transient,
 )
 from cogs.panels import PanelMessage, panel_key, panel_message
+from cogs.ratelimit import Priority
 from kwx.present.i18n import tr
 from kwx.present.numbers import signed_points
 from kwx.store import Store
@@ -101,8 +99,9 @@ class DmPanels:
     """Every player's panels, by (table, player)."""
 
     def __init__(self, bot: discord.Client, store: Store, tables: FrontTables, board: BoardDelivery,
-                 refs: MessageRefs, stats: FrontEndStats, tiles: TileFormatter) -> None:
+                 refs: MessageRefs, stats: FrontEndStats, tiles: TileFormatter, rest: Rest) -> None:
         self.bot = bot
+        self.rest = rest
         self.store = store
         self.tables = tables
         self.board = board
@@ -111,6 +110,8 @@ class DmPanels:
         self.tiles = tiles
         # (table, player, step) -> pass that claim: how an auto-pass is made (set by the bot to the service's act)
         self.pass_claim: Callable[[int, str, int], Awaitable[object]] | None = None
+        # (table, player, step) -> that prompt reached the player: the service's `prompt_delivered` (its timer)
+        self.prompt_reached: Callable[[int, str, int], None] | None = None
         self.by_key: dict[tuple[int, str], PanelState] = {}
         self._passing: set[asyncio.Task[None]] = set()  # auto-passes under way
         self._auto_pass: dict[tuple[str, str], bool] = {}  # (server, player) -> the player's auto-pass toggle
@@ -218,10 +219,10 @@ class DmPanels:
     async def dm_player(self, player_id: str | None, **message: Any) -> None:
         if player_id is None or not player_id.isdigit():
             return
-        user = self.bot.get_user(int(player_id)) or await safe_fetch_user(self.bot, int(player_id))
+        user = await self.rest.fetch_user(self.bot, int(player_id), priority=Priority.POST)
         if user is not None:
             self.stats.dm_sends += 1
-            await safe_send_dm(user, **message)
+            await self.rest.send_dm(user, priority=Priority.POST, **message)
 
     @contextlib.asynccontextmanager
     async def pressing(self, table_id: int, player_id: str) -> AsyncIterator[None]:
@@ -241,6 +242,8 @@ class DmPanels:
         p = self.get(view.table_id, str(interaction.user.id))
         if p.latest is None or (view.hand_no, view.step) >= (p.latest.hand_no, p.latest.step):
             p.latest = view
+        if live:
+            self._reached(view)
         message = interaction.message
         if interaction.guild_id is None and message is not None:  # a DM panel
             old = p.dm
@@ -345,7 +348,8 @@ class DmPanels:
                 return True
             shown.token = None  # expired or refused: the bot's token from now on
         self.stats.dm_edits += 1
-        return await safe_edit(self._dm_message(shown), urgent=urgent, **message) is not None
+        priority = Priority.PROMPT if urgent else Priority.BOARD
+        return not isinstance(await self.rest.edit(self._dm_message(shown), priority=priority, **message), Failed)
 
     async def _update_dm(self, tc: DiscordTable, p: PanelState, view: PrivateView, key: str, prompt: bool, lang: str) -> None:
         shown = p.dm
@@ -387,6 +391,7 @@ class DmPanels:
             return
         p.dm = replace(shown, step=view.step, key=key, live=choices, dealt=bool(view.concealed), view=view)
         self._remember_dm(p)
+        self._reached(view)
 
     async def _followup_dm(self, p: PanelState, view: PrivateView, key: str, message: PanelMessage,
                            token: discord.Interaction) -> bool:
@@ -401,33 +406,33 @@ class DmPanels:
         p.dm = Shown(channel_id, sent.id, view.hand_no, view.step, key, bool(view.choices), bool(view.concealed),
                      view, token=token, followup=True)
         self._remember_dm(p)
+        self._reached(view)
         return True
 
     async def _send_dm(self, tc: DiscordTable, p: PanelState, view: PrivateView, key: str, message: PanelMessage) -> None:
-        sent = None
+        sent: discord.Message | Failed | None = None
         message.pop("content", None)
-        # The deal paced: a hand dealt with nothing asked of this player yet leaves the reserve to those asked
-        urgent = bool(view.choices)
+        # The deal paced: a hand dealt with nothing asked of this player yet waits behind those asked
+        priority = Priority.PROMPT if view.choices else Priority.POST
         known = self._dm_channel.get(p.player_id)
         if known is not None:  # a DM channel we used before: one call, no user lookup, no "open DM" call
             self.stats.dm_sends += 1
             channel = self.bot.get_partial_messageable(known, type=discord.ChannelType.private)
-            sent = await safe_send_channel(channel, urgent=urgent, **message)
+            sent = await self.rest.send_channel(channel, priority=priority, **message)
         else:
-            uid = int(p.player_id)
-            user = self.bot.get_user(uid) or await safe_fetch_user(self.bot, uid)
+            user = await self.rest.fetch_user(self.bot, int(p.player_id), priority=priority)
             if user is not None:
                 self.stats.dm_sends += 1
-                sent = await safe_send_dm(user, urgent=urgent, **message)
+                sent = await self.rest.send_dm(user, priority=priority, **message)
         release(message["view"])
-        if sent is None and not dms_closed(last_failure()):
+        if not isinstance(sent, discord.Message) and not dms_closed(sent):
             # Not the player's settings (a 5xx or a timeout, already retried; another refusal): no "DMs closed"
             # notice; a passing failure is tried again, as a new prompt.
-            if transient(last_failure()):
+            if transient(sent):
                 p.prompt = True
                 self.board.later(tc, lambda: self.kick(p))
             return
-        if sent is None:
+        if not isinstance(sent, discord.Message):
             self.stats.refused_dms += 1
             self._dm_closed.add(p.player_id)
             p.dm = None
@@ -440,6 +445,7 @@ class DmPanels:
         self._dm_owner[sent.channel.id] = p.player_id
         self._dm_channel[p.player_id] = sent.channel.id
         self._remember_dm(p)
+        self._reached(view)
 
     def _dm_message(self, shown: Shown) -> discord.PartialMessage:
         channel = self.bot.get_partial_messageable(shown.channel_id, type=discord.ChannelType.private)
@@ -476,6 +482,12 @@ class DmPanels:
             p.eph = p.eph_shown = None
             return
         p.eph_shown = replace(shown, step=view.step, key=key, live=bool(view.choices), view=view)
+        self._reached(view)
+
+    def _reached(self, view: PrivateView) -> None:
+        """A prompt is in front of the player now: the service's turn timer counts from here."""
+        if view.choices and self.prompt_reached is not None:
+            self.prompt_reached(view.table_id, view.player_id, view.step)
 
 
 

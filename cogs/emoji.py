@@ -20,7 +20,8 @@ from collections.abc import Iterable, Mapping
 
 import discord
 
-from cogs.operations import DISCORD_ERRORS, wait_for_limit
+from cogs.operations import DISCORD_ERRORS, Rest
+from cogs.ratelimit import Priority
 from kwx.engine.tiles import ALL_TILES, SHORT_CHINESE, Tile
 from kwx.present.art import tile_png_bytes
 
@@ -57,7 +58,7 @@ def emoji_image(key: int) -> bytes:
 EMOJI_KEYS = (*[int(t) for t in ALL_TILES], BACK_KEY, *[CLAIMED_KEY + int(t) for t in ALL_TILES])
 
 
-async def ensure_tile_emojis(client: discord.Client) -> dict[int, str]:
+async def ensure_tile_emojis(client: discord.Client, rest: Rest) -> dict[int, str]:
     """Upload the missing tile emojis; return {tile (BACK_KEY, CLAIMED_KEY + tile): '<:kwx_5p_…:id>'} for those
     that exist.
 
@@ -65,7 +66,7 @@ async def ensure_tile_emojis(client: discord.Client) -> dict[int, str]:
     takes its token from the bot-wide limit: a first start uploads 43 emojis in a burst, just before resumed
     tables send their boards and prompts, and together they would pass Discord's 50 requests a second."""
     try:
-        await wait_for_limit(urgent=False)
+        await rest.wait(Priority.BOARD)
         existing = {e.name: e for e in await client.fetch_application_emojis()}
     except DISCORD_ERRORS as e:
         logger.warning("could not list application emojis, tiles will be text: %r", e)
@@ -77,7 +78,7 @@ async def ensure_tile_emojis(client: discord.Client) -> dict[int, str]:
         emoji = existing.get(name)
         if emoji is None:
             try:
-                await wait_for_limit(urgent=False)
+                await rest.wait(Priority.BOARD)
                 emoji = await client.create_application_emoji(name=name, image=image)
                 logger.info("uploaded application emoji %s", name)
             except DISCORD_ERRORS as e:

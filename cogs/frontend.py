@@ -34,6 +34,7 @@ from cogs.emoji import TileFormatter
 from cogs.front_tables import DiscordTable, FrontEndStats, FrontTables
 from cogs.languages import Languages
 from cogs.message_refs import MessageRefs
+from cogs.operations import Rest
 from cogs.panels import PanelMessage
 from kwx.present.i18n import tr
 from kwx.store import Store
@@ -44,9 +45,10 @@ from kwx.table.views import PlayerRef, PrivateView, PublicView, ResultView, Tabl
 class DiscordFrontEnd:
     def __init__(self, bot: discord.Client, store: Store, *, tiles: TileFormatter, languages: Languages,
                  board_interval: float = 3.0, ai_board_interval: float = 3.0, board_settle: float = 0.0,
-                 clock: Callable[[], float] = time.monotonic,
+                 clock: Callable[[], float] = time.monotonic, rest: Rest | None = None,
                  channel_lost: Callable[[int], Awaitable[object]] | None = None) -> None:
         self.bot = bot
+        self.rest = rest if rest is not None else Rest()  # the bot token's calls, on its one budget
         self.store = store
         self.tiles = tiles
         self.languages = languages
@@ -56,10 +58,10 @@ class DiscordFrontEnd:
         # `channel_lost` asks the table service to pause a table whose channel is gone (the service's `pause`).
         # With `pass_claim`, all the front end asks of the service; it holds no handle on it: what it shows is in
         # the views.
-        self.board = BoardDelivery(self.tables, self.refs, self.stats, tiles, board_interval=board_interval,
+        self.board = BoardDelivery(self.tables, self.refs, self.stats, tiles, self.rest, board_interval=board_interval,
                                    ai_board_interval=ai_board_interval, board_settle=board_settle, clock=clock,
                                    channel_lost=channel_lost, hand_ended=self._hand_ended, closing=self._closing)
-        self.panels = DmPanels(bot, store, self.tables, self.board, self.refs, self.stats, tiles)
+        self.panels = DmPanels(bot, store, self.tables, self.board, self.refs, self.stats, tiles, self.rest)
 
     # The DM side and the channel side call each other only through these two hooks, wired here.
     def _restore(self, tc: DiscordTable, ref: MessageRef) -> None:
@@ -81,6 +83,16 @@ class DiscordFrontEnd:
     @pass_claim.setter
     def pass_claim(self, pass_claim: Callable[[int, str, int], Awaitable[object]] | None) -> None:
         self.panels.pass_claim = pass_claim
+
+    @property
+    def prompt_reached(self) -> Callable[[int, str, int], None] | None:
+        """(table, player, step) -> that prompt is in front of the player (set by the bot to the service's
+        `prompt_delivered`, which starts or stretches the turn's timer from then)."""
+        return self.panels.prompt_reached
+
+    @prompt_reached.setter
+    def prompt_reached(self, prompt_reached: Callable[[int, str, int], None] | None) -> None:
+        self.panels.prompt_reached = prompt_reached
 
     # == the FrontEnd port ================================================================================
     async def board_changed(self, view: PublicView) -> None:

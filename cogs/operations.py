@@ -7,20 +7,27 @@ enough context to find it, and returns None/False instead of raising. Callers de
 
 Modelled on lexicalunit/spellbot's `operations` module. Only discord.py's own error types and transport
 errors are caught; a bug in our code (TypeError, ValueError from a bad argument) still raises.
+
+Calls made with the bot's token count toward Discord's global limit: they are the methods of `Rest`, which takes
+a token of the bot's `Budget` (cogs.ratelimit) first, by the call's priority; the composition root makes the one
+`Rest` of the bot and hands it to what sends. What goes through an interaction's token (responses, followups,
+edits of an original response) is exempt and never waits: those are the functions below it. A `Rest` call that
+fails returns a `Failed` carrying Discord's error, which says what failed (`dms_closed`, `channel_lost`,
+`message_gone`, `transient`).
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextvars
 import logging
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import aiohttp
 import discord
 
-from cogs.ratelimit import GlobalRateLimiter, RateLimiter
+from cogs.ratelimit import Budget, GlobalRateLimiter, Priority
 from cogs.telemetry import COUNTS
 
 logger = logging.getLogger(__name__)
@@ -34,20 +41,22 @@ CANNOT_DM_CODES = frozenset({50007, 50278})  # cannot send messages to this user
 # The channel is gone or the bot may no longer use it: unknown channel / missing access / missing permissions.
 CHANNEL_LOST_CODES = frozenset({10003, 50001, 50013})
 
-# The error of the last wrapper call that failed in this task (None after a success): callers that must tell
-# one failure from another (a channel that is gone) read it with `last_failure()` right after a None answer.
-_last_failure: contextvars.ContextVar[BaseException | None] = contextvars.ContextVar("kwx_last_failure",
-                                                                                   default=None)
+
+@dataclass(frozen=True)
+class Failed:
+    """What a `Rest` call returns when Discord (or the way to it) did not take it: the error it answered."""
+
+    error: BaseException
 
 
-def channel_lost(exc: BaseException | None) -> bool:
+def _error(failure: Failed | BaseException | None) -> BaseException | None:
+    return failure.error if isinstance(failure, Failed) else failure
+
+
+def channel_lost(failure: Failed | BaseException | None) -> bool:
     """Discord said the channel is gone (10003) or the bot may no longer see or post in it (50001, 50013)."""
+    exc = _error(failure)
     return isinstance(exc, discord.HTTPException) and exc.code in CHANNEL_LOST_CODES
-
-
-def last_failure() -> BaseException | None:
-    """The error of the latest failed call made by a wrapper in this task, or None if it succeeded."""
-    return _last_failure.get()
 
 
 # -- what a failure means, as Discord means it ------------------------------------------------------------
@@ -56,20 +65,23 @@ def last_failure() -> BaseException | None:
 RETRY_DELAYS: tuple[float, ...] = (1.0, 3.0)
 
 
-def dms_closed(exc: BaseException | None) -> bool:
+def dms_closed(failure: Failed | BaseException | None) -> bool:
     """Only this means a player's DMs are closed: Forbidden 50007 (cannot send messages to this user) or 50278
     (no mutual guild). A 5xx, a timeout or another refusal says nothing about the player's settings."""
+    exc = _error(failure)
     return isinstance(exc, discord.Forbidden) and exc.code in CANNOT_DM_CODES
 
 
-def message_gone(exc: BaseException | None) -> bool:
+def message_gone(failure: Failed | BaseException | None) -> bool:
     """The message was deleted (10008 Unknown Message): post it again rather than edit it."""
+    exc = _error(failure)
     return isinstance(exc, discord.NotFound) and exc.code == 10008
 
 
-def transient(exc: BaseException | None) -> bool:
+def transient(failure: Failed | BaseException | None) -> bool:
     """A failure that may pass: Discord's 5xx, a timeout, a dropped or refused connection, or a 429 that
     outlasted discord.py's own retries (a storm of them). Worth retrying; never "DMs closed"."""
+    exc = _error(failure)
     if isinstance(exc, discord.HTTPException):
         return exc.status >= 500 or exc.status == 429
     return isinstance(exc, (aiohttp.ClientError, TimeoutError, ConnectionError))
@@ -92,135 +104,128 @@ def _retryable(kwargs: dict[str, Any]) -> bool:
     """A call with files cannot be repeated as is (discord.py closes them after sending): the caller retries."""
     return not (kwargs.get("file") or kwargs.get("files"))
 
-# The bot-wide limiter for calls that count toward Discord's global rate limit; None = no limiting (tests and
-# benchmarks). Interaction responses, followups and original-response edits do not count and are never limited.
-_rate_limiter: RateLimiter | None = None
+
 # Opening a DM channel (POST /users/@me/channels) has a bucket of its own at Discord, 10 a second for the whole
 # bot: at the first deal of many tables the opens are paced under it, each taking its global token just before it
 # goes (a call that waited in discord.py behind that bucket's 429 had taken its token long before, and the calls
 # released together drew global 429s).
 DM_OPENS_PER_SECOND = 8.0
-_dm_opens: GlobalRateLimiter | None = None
 
 
-def set_rate_limiter(limiter: RateLimiter | None) -> None:
-    """Install (or, with None, remove) the limiter every non-interaction REST call waits on."""
-    global _rate_limiter, _dm_opens
-    _rate_limiter = limiter
-    _dm_opens = None if limiter is None else GlobalRateLimiter(DM_OPENS_PER_SECOND, burst=2, reserve=0)
-
-
-def rate_limit_tokens() -> float | None:
-    """Tokens left in the bot's REST budget now (None without a limiter): for metrics."""
-    return _rate_limiter.tokens if _rate_limiter is not None else None
-
-
-async def wait_for_limit(urgent: bool) -> None:
-    """Wait for a token. Urgent: what a player waits for (DM prompts, result posts); others: board edits.
-    A caller that takes its token first (then passes `token_taken=True`) can render what it sends after the
-    wait, so a board edit that queued behind others shows the newest state rather than the one it queued with."""
-    if _rate_limiter is not None:
-        await _rate_limiter.acquire(urgent)
-
-
-async def _call(action: Callable[[], Awaitable[T]], what: str, *args: Any) -> T | None:
-    _last_failure.set(None)
+async def _attempt(action: Callable[[], Awaitable[T]], what: str, *args: Any) -> T | Failed:
     try:
         return await action()
     except discord.Forbidden as e:
-        _last_failure.set(e)
         logger.info("discord refused to %s: %s", what % args, e)
+        return Failed(e)
     except discord.NotFound as e:
-        _last_failure.set(e)
         logger.info("discord could not %s, it is gone: %s", what % args, e)
+        return Failed(e)
     except DISCORD_ERRORS as e:
-        _last_failure.set(e)
         logger.warning("discord failed to %s: %r", what % args, e)
-    return None
+        return Failed(e)
 
 
-# -- channels and DMs -------------------------------------------------------------------------------------
-async def safe_send_channel(channel: discord.abc.Messageable, *, urgent: bool = True,
-                            **kwargs: Any) -> discord.Message | None:
-    """Post in a channel (or thread). None when the bot may not post there or the channel is gone. `urgent`
-    False: nobody waits on it (a dealt hand with nothing asked yet), it leaves the reserve to those who do."""
-    await wait_for_limit(urgent=urgent)
-    cid = getattr(channel, "id", channel)
-    if _retryable(kwargs):
-        return await _call(lambda: _retrying(lambda: channel.send(**kwargs), "send to channel %s", cid),
-                           "send to channel %s", cid)
-    return await _call(lambda: channel.send(**kwargs), "send to channel %s", cid)
+async def _call(action: Callable[[], Awaitable[T]], what: str, *args: Any) -> T | None:
+    done = await _attempt(action, what, *args)
+    return None if isinstance(done, Failed) else done
 
 
-async def safe_send_dm(user: discord.User | discord.Member, *, urgent: bool = True,
-                       **kwargs: Any) -> discord.Message | None:
-    """DM a player. None when their DMs are closed (Forbidden 50007/50278: `dms_closed(last_failure())`) or the
-    send failed for another reason (a 5xx or a timeout is retried first).
+# -- the bot token's calls ----------------------------------------------------------------------------------
+class Rest:
+    """Every REST call of the bot's own token, each after a token of its budget (`Priority`: a prompt before a
+    post before a board edit or a lookup). One per bot; `Rest()` has a budget without a limit (tests)."""
 
-    Closed DMs are normal, not an error: they are logged at INFO."""
-    _last_failure.set(None)
-    try:
-        if getattr(user, "dm_channel", None) is None:  # the first DM opens the DM channel: a request of its own
-            if _dm_opens is not None:
-                await _dm_opens.acquire(True)
-            await wait_for_limit(urgent=urgent)
-            create_dm = getattr(user, "create_dm", None)  # a User or a Member (the abc does not name it)
-            if create_dm is not None:
-                await create_dm()
-        await wait_for_limit(urgent=urgent)
+    def __init__(self, budget: Budget | None = None) -> None:
+        self.budget = budget if budget is not None else Budget(None)
+        self._dm_opens = GlobalRateLimiter(DM_OPENS_PER_SECOND, burst=2, reserve=0)
+
+    async def _sending(self, action: Callable[[], Awaitable[T]], what: str, *args: Any) -> T | Failed:
+        with self.budget.sending():
+            return await _attempt(action, what, *args)
+
+    async def _fetching(self, action: Callable[[], Awaitable[T]], what: str, *args: Any) -> T | None:
+        with self.budget.sending():
+            return await _call(action, what, *args)
+
+    async def wait(self, priority: Priority) -> None:
+        """Wait for a token. A caller that takes its token first (then passes `token_taken=True`) can render
+        what it sends after the wait, so a board edit that queued behind others shows the newest state rather
+        than the one it queued with."""
+        await self.budget.take(priority)
+
+    async def send_channel(self, channel: discord.abc.Messageable, *, priority: Priority = Priority.POST,
+                           **kwargs: Any) -> discord.Message | Failed:
+        """Post in a channel (or thread); a prompt (a DM channel we know) passes `Priority.PROMPT`."""
+        await self.wait(priority)
+        cid = getattr(channel, "id", channel)
         if _retryable(kwargs):
-            return await _retrying(lambda: user.send(**kwargs), "DM user %s", user.id)
-        return await user.send(**kwargs)
-    except discord.Forbidden as e:
-        _last_failure.set(e)
-        if e.code in CANNOT_DM_CODES:
-            COUNTS.dm_refusals += 1
-            logger.info("user %s does not accept DMs: %s", user.id, e)
-        else:
-            logger.warning("discord refused a DM to user %s: %s", user.id, e)
-    except DISCORD_ERRORS as e:
-        _last_failure.set(e)
-        logger.warning("discord failed to DM user %s: %r", user.id, e)
-    return None
+            return await self._sending(lambda: _retrying(lambda: channel.send(**kwargs), "send to channel %s", cid),
+                                  "send to channel %s", cid)
+        return await self._sending(lambda: channel.send(**kwargs), "send to channel %s", cid)
 
+    async def send_dm(self, user: discord.User | discord.Member, *, priority: Priority = Priority.PROMPT,
+                      **kwargs: Any) -> discord.Message | Failed:
+        """DM a player. Failed with `dms_closed` when their DMs are closed (Forbidden 50007/50278), or with what
+        else went wrong (a 5xx or a timeout is retried first). Closed DMs are normal: logged at INFO."""
+        try:
+            if getattr(user, "dm_channel", None) is None:  # the first DM opens the DM channel: a request of its own
+                if self.budget.limiter is not None:
+                    await self._dm_opens.acquire(True)
+                await self.wait(priority)
+                create_dm = getattr(user, "create_dm", None)  # a User or a Member (the abc does not name it)
+                if create_dm is not None:
+                    await create_dm()
+            await self.wait(priority)
+            with self.budget.sending():
+                if _retryable(kwargs):
+                    return await _retrying(lambda: user.send(**kwargs), "DM user %s", user.id)
+                return await user.send(**kwargs)
+        except discord.Forbidden as e:
+            if e.code in CANNOT_DM_CODES:
+                COUNTS.dm_refusals += 1
+                logger.info("user %s does not accept DMs: %s", user.id, e)
+            else:
+                logger.warning("discord refused a DM to user %s: %s", user.id, e)
+            return Failed(e)
+        except DISCORD_ERRORS as e:
+            logger.warning("discord failed to DM user %s: %r", user.id, e)
+            return Failed(e)
 
-async def safe_edit(
-    message: discord.Message | discord.PartialMessage | discord.InteractionMessage, *, urgent: bool = False,
-    token_taken: bool = False, **kwargs: Any
-) -> discord.Message | None:
-    """Edit a message we sent. None when it was deleted (`message_gone(last_failure())`) or the edit failed (a
-    5xx or a timeout is retried first). `urgent`: the edit asks a player something (it waits like a prompt);
-    `token_taken`: the caller already waited for the limit (`wait_for_limit`)."""
-    if not token_taken:
-        await wait_for_limit(urgent=urgent)
-    if _retryable(kwargs):
-        return await _call(lambda: _retrying(lambda: message.edit(**kwargs), "edit message %s", message.id),
-                           "edit message %s", message.id)
-    return await _call(lambda: message.edit(**kwargs), "edit message %s", message.id)
+    async def edit(self, message: discord.Message | discord.PartialMessage | discord.InteractionMessage, *,
+                   priority: Priority = Priority.BOARD, token_taken: bool = False,
+                   **kwargs: Any) -> discord.Message | Failed:
+        """Edit a message we sent. Failed with `message_gone` when it was deleted (a 5xx or a timeout is retried
+        first). `priority`: PROMPT when the edit asks a player something; `token_taken`: the caller already
+        waited (`wait`)."""
+        if not token_taken:
+            await self.wait(priority)
+        if _retryable(kwargs):
+            return await self._sending(lambda: _retrying(lambda: message.edit(**kwargs), "edit message %s", message.id),
+                                  "edit message %s", message.id)
+        return await self._sending(lambda: message.edit(**kwargs), "edit message %s", message.id)
 
+    async def fetch_message(self, channel: discord.abc.Messageable, message_id: int) -> discord.Message | None:
+        """Find a message again after a restart (e.g. a table's board)."""
+        await self.wait(Priority.BOARD)
+        return await self._fetching(lambda: channel.fetch_message(message_id), "fetch message %s", message_id)
 
-async def safe_fetch_message(channel: discord.abc.Messageable, message_id: int) -> discord.Message | None:
-    """Find a message again after a restart (e.g. a table's board)."""
-    await wait_for_limit(urgent=False)
-    return await _call(lambda: channel.fetch_message(message_id), "fetch message %s", message_id)
+    async def fetch_channel(self, client: discord.Client, channel_id: int) -> Any | None:
+        """A channel from the cache, else from the API."""
+        channel = client.get_channel(channel_id)
+        if channel is not None:
+            return channel
+        await self.wait(Priority.BOARD)
+        return await self._fetching(lambda: client.fetch_channel(channel_id), "fetch channel %s", channel_id)
 
-
-async def safe_fetch_channel(client: discord.Client, channel_id: int) -> Any | None:
-    """A channel from the cache, else from the API."""
-    channel = client.get_channel(channel_id)
-    if channel is not None:
-        return channel
-    await wait_for_limit(urgent=False)
-    return await _call(lambda: client.fetch_channel(channel_id), "fetch channel %s", channel_id)
-
-
-async def safe_fetch_user(client: discord.Client, user_id: int) -> discord.User | None:
-    """A user from the cache, else from the API."""
-    user = client.get_user(user_id)
-    if user is not None:
-        return user
-    await wait_for_limit(urgent=False)
-    return await _call(lambda: client.fetch_user(user_id), "fetch user %s", user_id)
+    async def fetch_user(self, client: discord.Client, user_id: int, *,
+                         priority: Priority = Priority.BOARD) -> discord.User | None:
+        """A user from the cache, else from the API (a player about to be prompted: `Priority.PROMPT`)."""
+        user = client.get_user(user_id)
+        if user is not None:
+            return user
+        await self.wait(priority)
+        return await self._fetching(lambda: client.fetch_user(user_id), "fetch user %s", user_id)
 
 
 # -- interactions ---------------------------------------------------------------------------------------

@@ -1,20 +1,33 @@
-"""A bot-wide limit on REST calls, so the bot stays under Discord's global rate limit (50 requests/s per bot).
+"""The bot token's REST budget, so the bot stays under Discord's global rate limit (50 requests/s per bot), and
+spends it on what players wait for first.
 
 discord.py keeps each route inside its own bucket, but for the global limit it only waits after Discord has
 answered 429. With a hundred busy tables the bot would ask for about twice the limit, so every call that counts
 toward it first takes a token here (cogs.operations does that).
 
-A token bucket: tokens refill continuously at `rate` per second up to `burst`. Urgent calls (a player's prompt,
-a result post) may take the last token; other calls (board edits, fetches) leave `reserve` tokens behind, so a
-burst of board edits never makes a player wait for the DM that asks them to act.
+A token bucket (`GlobalRateLimiter`, or a cluster's shared one): tokens refill continuously at `rate` per second
+up to `burst`. In front of it, `Budget` hands the tokens out by `Priority`: a prompt (what a player must answer)
+before a post the channel must not lose (a result, a notice), before a board edit or a lookup. It also keeps
+what the load looks like: the share of the budget in use, the calls waiting, the oldest waiting prompt (for
+/metrics and the log), how often each board may be edited so that every busy table's board fits in what the
+prompts and posts leave (`board_interval`), and whether one more table would still fit (`room_for_table`).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import enum
+import itertools
+import logging
+import math
 import time
-from collections.abc import Awaitable, Callable
+from collections import deque
+from collections.abc import Awaitable, Callable, Iterator
+from dataclasses import dataclass
 from typing import Any, Protocol
+
+logger = logging.getLogger(__name__)
 
 # Refill arithmetic in floats: a sleep of exactly the computed time may come back a rounding error short.
 _EPSILON = 1e-9
@@ -84,6 +97,11 @@ class GlobalRateLimiter:
         self.waited = 0
         self.acquired = 0
 
+    def drain(self) -> None:
+        """Empty the bucket: what was sent meanwhile used it up (Discord said so with a global 429)."""
+        self._tokens = 0.0
+        self._stamp = self._clock()
+
     @property
     def tokens(self) -> float:
         """Tokens available now (for logs and tests)."""
@@ -123,3 +141,237 @@ class GlobalRateLimiter:
     def _take(self) -> None:
         self._tokens -= 1.0
         self.acquired += 1
+
+
+class Priority(enum.IntEnum):
+    """Who gets the next token: the lowest value waiting."""
+
+    PROMPT = 0  # a player must answer it (their panel, a DM that asks): never waits behind the board
+    POST = 1  # what the channel must not lose: a result, a notice, a hand's first board or DM
+    BOARD = 2  # board edits and lookups: whatever budget the others leave
+
+
+# The load is judged over this many seconds of grants (long enough to smooth a burst of deals, short enough to
+# follow tables as they open and close).
+WINDOW_S = 20.0
+# A board waits at most this long between edits before the budget counts as full: new tables are refused
+# rather than stretch every board further (a board edited every 8 s is still followed; 20 s is not).
+MAX_BOARD_INTERVAL = 8.0
+# Share of the rate the boards are planned to use at most: the rest absorbs the prompts and posts of a
+# moment busier than the window's average.
+BOARD_SHARE = 0.9
+ADMISSION_LOOKBACK_S = 1800.0  # how far back table closes tell how soon room frees up
+DEFAULT_WAIT_S = 600.0  # the wait said when no table has closed lately
+SATURATED_LOG_EVERY = 60.0  # seconds between the INFO lines that say the budget is full
+SATURATED_CHECK_EVERY = 5.0  # seconds between looks at whether it is
+
+
+@dataclass(frozen=True)
+class Headroom:
+    """The budget as it stands (for /metrics and the log)."""
+
+    rate: float  # tokens a second
+    in_use: float  # share of the rate granted over the last window (0..1)
+    waiting: dict[Priority, int]  # calls waiting for a token, by priority
+    oldest_prompt_s: float  # how long the oldest waiting prompt has waited (0: none waits)
+    board_interval_s: float  # seconds between a busy board's edits now
+    busy_boards: int  # tables whose board changed lately (what shares the board budget)
+    saturated: bool  # boards are as slow as they may get: new tables are refused
+
+
+class Budget:
+    """The bot token's one budget in this process: every budgeted call waits in `take` in priority order, then
+    on the limiter (None: no limit, as in tests that do not measure the budget; the accounting still runs).
+
+    One waiter at a time asks the limiter for a token (the head of the most urgent line), so a prompt that
+    arrives while boards wait is the next to be served, never behind them."""
+
+    def __init__(self, limiter: RateLimiter | None, *, rate: float | None = None,
+                 clock: Callable[[], float] = time.monotonic, board_base: float = 3.0) -> None:
+        self.limiter = limiter
+        self.rate = float(rate if rate is not None else getattr(limiter, "rate", DISCORD_GLOBAL_LIMIT - SEND_MARGIN))
+        self.board_base = board_base
+        self._clock = clock
+        self._lines: dict[Priority, deque[tuple[float, int, asyncio.Future[None]]]] = {p: deque() for p in Priority}
+        self._seq = itertools.count()
+        self._pump: asyncio.Task[None] | None = None
+        self._urgent = asyncio.Event()  # a prompt or a post joined the lines (a board's wait gives way)
+        self._held_until = float("-inf")  # after a global 429: no grant before then
+        self.holds = 0  # global 429s that held the budget
+        self.in_flight = 0  # calls granted a token and not answered yet (`sending`)
+        self._grants: deque[tuple[float, Priority]] = deque()  # (when, for whom) over the last window
+        self._boards: dict[int, float] = {}  # table -> when its board last changed
+        self._closes: deque[float] = deque(maxlen=256)  # when tables closed lately (how fast room frees up)
+        self._logged_at = self._checked_at = float("-inf")
+        self._started = clock()
+        self.granted: dict[Priority, int] = {p: 0 for p in Priority}
+
+    @property
+    def tokens(self) -> float | None:
+        """Tokens left in the limiter as this process sees it (None without one)."""
+        return self.limiter.tokens if self.limiter is not None else None
+
+    # == waiting for a token ===================================================================================
+    async def take(self, priority: Priority) -> None:
+        """Wait for one token: after every more urgent call waiting, and after the earlier calls of this
+        priority."""
+        if self.limiter is None:
+            self._granted(priority)
+            return
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._lines[priority].append((self._clock(), next(self._seq), future))
+        if priority < Priority.BOARD:
+            self._urgent.set()
+        if self._pump is None or self._pump.done():
+            self._pump = asyncio.get_running_loop().create_task(self._serve(), name="kwx-budget")
+        await future  # cancelled: the pump skips it (a token already granted is spent)
+
+    def hold(self, seconds: float) -> None:
+        """Discord answered a global 429: grant nothing for `seconds` (discord.py holds every call of the token
+        that long), then start again from an empty bucket, after the calls already granted and held inside
+        discord.py have gone (they go together when the hold ends)."""
+        now = self._clock()
+        self._held_until = max(self._held_until, now + seconds + self.in_flight / max(self.rate, 1.0))
+        self.holds += 1
+
+    async def _serve(self) -> None:
+        assert self.limiter is not None
+        while True:
+            wait = self._held_until - self._clock()
+            if wait > 0:
+                await asyncio.sleep(wait)
+                drain = getattr(self.limiter, "drain", None)
+                if drain is not None:
+                    drain()
+                continue
+            line = next((self._lines[p] for p in Priority if self._lines[p]), None)
+            if line is None:
+                return
+            priority = next(p for p in Priority if self._lines[p] is line)
+            _, _, future = line[0]
+            if future.done():  # its caller was cancelled
+                line.popleft()
+                continue
+            # Boards leave the limiter's reserve to prompts (and a cluster's other processes' prompts).
+            if priority < Priority.BOARD:
+                await self.limiter.acquire(True)
+            elif not await self._board_token():
+                continue  # a prompt or a post came while the board waited: it goes first
+            line.popleft()
+            if future.done():
+                continue  # its caller was cancelled while the token came: that token is spent
+            future.set_result(None)
+            self._granted(priority)
+
+    async def _board_token(self) -> bool:
+        """Wait for a board's token unless something more urgent arrives first (False: it did, and no token
+        was taken)."""
+        assert self.limiter is not None
+        self._urgent.clear()
+        token = asyncio.ensure_future(self.limiter.acquire(False))
+        urgent = asyncio.ensure_future(self._urgent.wait())
+        try:
+            await asyncio.wait((token, urgent), return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            urgent.cancel()
+            if not token.done():
+                token.cancel()
+            await asyncio.gather(token, urgent, return_exceptions=True)
+        return not token.cancelled() and token.exception() is None
+
+    @contextlib.contextmanager
+    def sending(self) -> Iterator[None]:
+        """Around a budgeted call, from its grant to its answer: counts the calls in flight."""
+        self.in_flight += 1
+        try:
+            yield
+        finally:
+            self.in_flight -= 1
+
+    def _granted(self, priority: Priority) -> None:
+        now = self._clock()
+        self._grants.append((now, priority))
+        self.granted[priority] += 1
+        while self._grants and self._grants[0][0] < now - WINDOW_S:
+            self._grants.popleft()
+        if now - self._checked_at >= SATURATED_CHECK_EVERY:
+            self._checked_at = now
+            self.log_if_saturated()
+
+    # == the load ==============================================================================================
+    def board_changed(self, table_id: int) -> None:
+        """A table's board has news to show: it shares the board budget for the next while."""
+        self._boards[table_id] = self._clock()
+
+    def board_gone(self, table_id: int) -> None:
+        """The table closed: its share of the budget is free."""
+        self._boards.pop(table_id, None)
+        self._closes.append(self._clock())
+
+    def _busy_boards(self, now: float) -> int:
+        stale = [t for t, at in self._boards.items() if at < now - WINDOW_S]
+        for t in stale:
+            del self._boards[t]
+        return len(self._boards)
+
+    def _rate_of(self, now: float, priorities: tuple[Priority, ...]) -> float:
+        """Grants a second to these priorities over the last window (or since the first grant)."""
+        if not self._grants:
+            return 0.0
+        span = max(1.0, min(WINDOW_S, now - self._started))  # a budget younger than the window: since then
+        return sum(1 for at, p in self._grants if at >= now - WINDOW_S and p in priorities) / span
+
+    def board_rate(self, now: float | None = None) -> float:
+        """Board edits a second the budget can take now: what prompts and posts leave of the planned share."""
+        now = self._clock() if now is None else now
+        return max(1.0, self.rate * BOARD_SHARE - self._rate_of(now, (Priority.PROMPT, Priority.POST)))
+
+    def board_interval(self, base: float | None = None) -> float:
+        """Seconds between a board's edits: `base` while the budget has room; with more busy boards than it
+        can edit that often, as long as it takes to edit each of them once (boards slow down together, and
+        before anything else does)."""
+        now = self._clock()
+        base = self.board_base if base is None else base
+        return max(base, self._busy_boards(now) / self.board_rate(now))
+
+    def room_for_table(self) -> bool:
+        """Whether one more busy table's board would still be edited every MAX_BOARD_INTERVAL seconds."""
+        now = self._clock()
+        return (self._busy_boards(now) + 1) / self.board_rate(now) <= MAX_BOARD_INTERVAL
+
+    def wait_for_room_s(self) -> float:
+        """Roughly how long until one more table fits: the tables over the budget, at the pace tables have
+        been closing over the last half hour (ten minutes when none has); between one minute and an hour."""
+        now = self._clock()
+        over = self._busy_boards(now) + 1 - MAX_BOARD_INTERVAL * self.board_rate(now)
+        if over <= 0:
+            return 0.0
+        closes = [at for at in self._closes if at >= now - ADMISSION_LOOKBACK_S]
+        if not closes:
+            return DEFAULT_WAIT_S
+        per_second = len(closes) / max(60.0, now - closes[0])
+        return min(3600.0, max(60.0, math.ceil(over) / per_second))
+
+    def headroom(self) -> Headroom:
+        now = self._clock()
+        waiting = {p: sum(1 for _, _, f in self._lines[p] if not f.done()) for p in Priority}
+        prompts = [at for at, _, f in self._lines[Priority.PROMPT] if not f.done()]
+        in_use = self._rate_of(now, tuple(Priority)) / self.rate if self.rate else 0.0
+        interval = self.board_interval()
+        return Headroom(rate=self.rate, in_use=round(min(1.0, in_use), 3), waiting=waiting,
+                        oldest_prompt_s=round(now - min(prompts), 3) if prompts else 0.0,
+                        board_interval_s=round(interval, 2), busy_boards=self._busy_boards(now),
+                        saturated=not self.room_for_table())
+
+    def log_if_saturated(self) -> None:
+        """Once a minute while the budget is full, one INFO line with its headroom."""
+        now = self._clock()
+        if now - self._logged_at < SATURATED_LOG_EVERY:
+            return
+        h = self.headroom()
+        if not h.saturated:
+            return
+        self._logged_at = now
+        logger.info("REST budget full: %.0f%% of %.0f requests/s in use, %d busy boards edited every %.1f s, "
+                    "%d calls waiting (oldest prompt %.2f s); new tables are refused", h.in_use * 100, h.rate,
+                    h.busy_boards, h.board_interval_s, sum(h.waiting.values()), h.oldest_prompt_s)

@@ -15,6 +15,7 @@ from kwx.store import Store
 if TYPE_CHECKING:
     from cogs.emoji import TileFormatter
     from cogs.frontend import DiscordFrontEnd
+    from cogs.operations import Rest
     from kwx.table.service import TableService
     from kwx.web.server import WebServer
 
@@ -29,6 +30,11 @@ class Runtime:
     table_seed: str | None = None  # tests and benchmarks: deterministic walls for /kwx new
     web: WebServer | None = None  # the table pages, when KWX_WEB_PORT is set (cogs/web.py)
     web_url: str | None = None  # KWX_WEB_URL: their public address, for the links players are given
+
+    @property
+    def rest(self) -> Rest:
+        """The bot token's REST calls, on the bot's one budget (the front end's)."""
+        return self.frontend.rest
 
 
 def runtime(client: Any) -> Runtime:

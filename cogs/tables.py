@@ -83,6 +83,16 @@ class Tables(KwxGroupCog, name="Tables"):
         content = refusal_text(err, lang) if isinstance(err, TableError) else tr(f"error.{err}", lang, **fmt)
         await self.say(interaction, content)
 
+    async def refuse_if_busy(self, interaction: discord.Interaction, table_id: int | None = None) -> bool:
+        """Admission: when the bot's budget is full (one more busy board would be edited too rarely), a new or
+        starting table is refused, with roughly how long until there is room, instead of slowing every table."""
+        budget = self.rt.rest.budget
+        if budget.room_for_table():
+            return False
+        minutes = max(1, round(budget.wait_for_room_s() / 60))
+        await self.refuse(interaction, "bot_busy", table_id, minutes=minutes)
+        return True
+
     def table_here(self, interaction: discord.Interaction) -> int:
         if interaction.guild_id is None or interaction.channel_id is None:
             raise TableError("no_table", "tables live in server channels")
@@ -188,6 +198,8 @@ class Tables(KwxGroupCog, name="Tables"):
         if missing:  # Discord would refuse the board or the results: say what to grant instead
             await self.say(interaction, missing_text(missing, lang))
             return
+        if await self.refuse_if_busy(interaction):
+            return
         cluster = self.bot.cluster  # one process of several: this server's tables are this process's to run
         if cluster is not None and not await cluster.claim(str(interaction.guild_id)):
             await self.refuse(interaction, "run_elsewhere")
@@ -225,6 +237,8 @@ class Tables(KwxGroupCog, name="Tables"):
 
     @app_commands.command(name="start", description=text("cmd.start"))
     async def start(self, interaction: discord.Interaction) -> None:
+        if await self.refuse_if_busy(interaction):
+            return
         await self.run(interaction, self.do_start)
 
     @app_commands.command(name="stop", description=text("cmd.stop"))
@@ -312,6 +326,8 @@ class Tables(KwxGroupCog, name="Tables"):
         op = ops.get(verb)
         if op is None:
             await self.refuse(interaction, "generic")
+            return
+        if verb == "start" and await self.refuse_if_busy(interaction, table_id):
             return
         try:
             await op(interaction, table_id)

@@ -2,7 +2,7 @@
 
     KwxBot(…, http_trace=http_trace())      # discord.py's session reports every REST answer here
     COUNTS.dm_refusals += 1                  # cogs.operations: Discord said a player's DMs are closed
-    server = await start_monitoring(bot, store, service, tokens=…, host=…, port=…)   # KWX_METRICS_PORT
+    server = await start_monitoring(bot, store, service, budget=…, host=…, port=…)   # KWX_METRICS_PORT
 
 Counted from the answers themselves (an aiohttp trace on discord.py's session), so discord.py's own retries
 after a 429 count too:
@@ -12,7 +12,11 @@ after a 429 count too:
   bucket of this bot), `global` (the bot's 50/s: should stay 0), `shared` (a resource's own limit);
 - `kwx_discord_rate_limit_tokens`: tokens left in the bot's REST budget (cogs.ratelimit; the cluster's shared
   bucket as last seen); `kwx_discord_dm_refusals_total`: DMs refused because a player's DMs are closed;
-  `kwx_discord_gateway_latency_seconds`: the gateway's heartbeat latency.
+  `kwx_discord_gateway_latency_seconds`: the gateway's heartbeat latency;
+- the budget's headroom (cogs.ratelimit.Budget): `kwx_discord_budget_in_use_ratio` (share of the budget granted
+  over the last 20 s), `kwx_discord_budget_waiting{priority}` (calls waiting for a token: prompt, post, board),
+  `kwx_discord_oldest_prompt_wait_seconds`, `kwx_discord_board_interval_seconds` (how often a busy board is
+  edited now), `kwx_discord_busy_boards`, `kwx_discord_budget_saturated` (1: new tables are refused).
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ import discord
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
+from cogs.ratelimit import Budget
 from kwx.health import HealthServer
 from kwx.metrics import Metrics
 
@@ -46,27 +51,36 @@ class DiscordCounts:
 COUNTS = DiscordCounts()  # one bot per process: its session's trace and cogs.operations feed it
 
 
-def http_trace() -> aiohttp.TraceConfig:
-    """The trace config for discord.py's HTTP session (Client(http_trace=…)): counts every REST answer."""
+def http_trace(global_limited: Callable[[float], None] | None = None) -> aiohttp.TraceConfig:
+    """The trace config for discord.py's HTTP session (Client(http_trace=…)): counts every REST answer, and
+    tells `global_limited` how long Discord asked the whole bot token to wait after a global 429."""
+
+    async def on_request_end(session: aiohttp.ClientSession, context: Any,
+                             params: aiohttp.TraceRequestEndParams) -> None:
+        path = params.url.path
+        if "/api/" not in path:  # the gateway's websocket shares the session
+            return
+        COUNTS.requests["interaction" if _EXEMPT.search(path) else "bot"] += 1
+        if params.response.status != 429:
+            return
+        scope = params.response.headers.get("X-RateLimit-Scope", "unknown").lower()
+        COUNTS.rate_limited[scope] += 1
+        if scope == "global" and global_limited is not None:
+            try:
+                retry_after = float(params.response.headers.get("Retry-After", "1"))
+            except ValueError:
+                retry_after = 1.0
+            global_limited(retry_after)
+
     trace = aiohttp.TraceConfig()
-    trace.on_request_end.append(_on_request_end)
+    trace.on_request_end.append(on_request_end)
     return trace
 
 
-async def _on_request_end(session: aiohttp.ClientSession, context: Any,
-                          params: aiohttp.TraceRequestEndParams) -> None:
-    path = params.url.path
-    if "/api/" not in path:  # the gateway's websocket shares the session
-        return
-    COUNTS.requests["interaction" if _EXEMPT.search(path) else "bot"] += 1
-    if params.response.status == 429:
-        COUNTS.rate_limited[params.response.headers.get("X-RateLimit-Scope", "unknown").lower()] += 1
-
-
 class DiscordCollector(Collector):
-    def __init__(self, bot: discord.Client, tokens: Callable[[], float | None]) -> None:
+    def __init__(self, bot: discord.Client, budget: Budget) -> None:
         self.bot = bot
-        self.tokens = tokens
+        self.budget = budget
 
     def collect(self) -> Iterator[Metric]:
         requests = CounterMetricFamily("kwx_discord_requests", "REST calls to Discord; scope bot counts toward "
@@ -80,16 +94,36 @@ class DiscordCollector(Collector):
         for scope in sorted({*RATE_LIMIT_SCOPES, *COUNTS.rate_limited}):
             limited.add_metric([scope], COUNTS.rate_limited[scope])
         yield limited
-        tokens = self.tokens()
+        tokens = self.budget.tokens
         if tokens is not None:
             yield GaugeMetricFamily("kwx_discord_rate_limit_tokens", "Tokens left in the bot's REST budget "
                                     "(board edits leave the last few to players' prompts)", value=tokens)
+        yield from _headroom(self.budget)
         yield CounterMetricFamily("kwx_discord_dm_refusals", "DMs Discord refused because the player's DMs are "
                                   "closed", value=COUNTS.dm_refusals)
         latency = self.bot.latency
         if math.isfinite(latency):
             yield GaugeMetricFamily("kwx_discord_gateway_latency_seconds", "The gateway's heartbeat latency",
                                     value=latency)
+
+
+def _headroom(budget: Budget) -> Iterator[Metric]:
+    h = budget.headroom()
+    yield GaugeMetricFamily("kwx_discord_budget_in_use_ratio", "Share of the bot's REST budget granted over the "
+                            "last 20 s", value=h.in_use)
+    waiting = GaugeMetricFamily("kwx_discord_budget_waiting", "Calls waiting for a token of the REST budget, by "
+                                "priority (prompt before post before board)", labels=["priority"])
+    for priority, n in h.waiting.items():
+        waiting.add_metric([priority.name.lower()], n)
+    yield waiting
+    yield GaugeMetricFamily("kwx_discord_oldest_prompt_wait_seconds", "How long the oldest prompt waiting for a "
+                            "token has waited", value=h.oldest_prompt_s)
+    yield GaugeMetricFamily("kwx_discord_board_interval_seconds", "Seconds between a busy board's edits now (grows "
+                            "with the load)", value=h.board_interval_s)
+    yield GaugeMetricFamily("kwx_discord_busy_boards", "Tables whose board changed in the last 20 s",
+                            value=h.busy_boards)
+    yield GaugeMetricFamily("kwx_discord_budget_saturated", "1 while the budget is full and new tables are refused",
+                            value=int(h.saturated))
 
 
 async def gateway_check(bot: discord.Client) -> str:
@@ -109,13 +143,13 @@ async def gateway_check(bot: discord.Client) -> str:
     return f"connected, heartbeat {latency * 1000:.0f} ms" if math.isfinite(latency) else "connected"
 
 
-async def start_monitoring(bot: Any, store: Any, service: Any, *, tokens: Callable[[], float | None], host: str,
+async def start_monitoring(bot: Any, store: Any, service: Any, *, budget: Budget, host: str,
                            port: int) -> HealthServer:
     """Serve /healthz (gateway, store, tables; the loop itself) and /metrics on this event loop; OSError if
     the port is taken."""
     metrics = Metrics()
     metrics.watch(service=service, store=store, cluster=lambda: bot.cluster, backups=lambda: bot.backups)
-    metrics.add(DiscordCollector(bot, tokens))
+    metrics.add(DiscordCollector(bot, budget))
 
     async def tables() -> str:
         if not service.running:

@@ -89,6 +89,12 @@ class Metrics(Collector):
         yield CounterMetricFamily("kwx_table_errors", "Table tasks that failed (see the log)", value=stats.errors)
         yield CounterMetricFamily("kwx_store_retries", "Store writes the tables tried again after a failure that "
                                   "may pass", value=stats.store_retries)
+        timeouts = CounterMetricFamily("kwx_turn_timeouts", "Human seats whose time ran out: by timeout (their "
+                                       "own, counts toward 托管) or late (their prompt never reached them: the "
+                                       "bot's lag, not counted)", labels=["by"])
+        for by in ("timeout", "late"):
+            timeouts.add_metric([by], stats.timeouts[by])
+        yield timeouts
 
     def _rate(self, actions: int) -> float:
         now = self._clock()

@@ -8,6 +8,7 @@ lobby. They hold one `TableContext` between them instead of reaching into each o
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -30,6 +31,9 @@ class ServiceStats:
     errors: int = 0
     store_retries: int = 0  # store writes tried again after a failure that may pass (kwx.store.is_transient)
     store_pauses: int = 0  # tables paused because a store write failed for good (kwx.table.retry)
+    # Human seats timed out, by how the move was recorded: "timeout" (their own lapse, counts toward 托管) or
+    # "late" (their prompt never reached them in time: the bot's lag, never counted)
+    timeouts: Counter[str] = field(default_factory=Counter)
 
 
 @dataclass(eq=False)

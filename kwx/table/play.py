@@ -162,7 +162,8 @@ class Play:
         async with t.lock:
             if t.window != window or t.status not in (PIAO, PLAYING) or t.deadline is None:
                 return
-            if self._ctx.clock() < t.deadline:  # the timer ran early by the injected clock: wait more
+            deadline = self._scheduler.deadline(t)  # stretched for a prompt that came late
+            if deadline is not None and self._ctx.clock() < deadline:  # the timer ran early: wait more
                 self._scheduler.arm(t)
                 return
             for seat in t.to_act():
@@ -170,7 +171,9 @@ class Play:
                     break
                 if t.is_ai_seat(seat):
                     continue
-                by = "auto" if t.seat_player(seat).player_id in t.autoplay else "timeout"
+                by = "auto" if t.seat_player(seat).player_id in t.autoplay else self._scheduler.timeout_by(t, seat)
+                if by != "auto":
+                    self._ctx.stats.timeouts[by] += 1
                 move = t.timeout_move(seat)
                 if isinstance(move, int):
                     await self.apply_piao(t, seat, move, by, time.perf_counter())

@@ -556,8 +556,9 @@ class TableRecord:
             if at is not None:
                 self.last_human_at = float(at)
             self._back(player_id, player.name, out)
-        elif by == "timeout":
-            self.timeouts[player_id] += 1
+        elif by in ("timeout", "late"):  # late: the prompt never reached the player in time (the bot's lag)
+            if by == "timeout":  # only the player's own lapses count toward 托管
+                self.timeouts[player_id] += 1
             if not claim:
                 self.missed_turn.add(player_id)
                 out.notices.append(("event.timeout", {"player": player.name, "player_id": player_id,

@@ -2,7 +2,15 @@
 the one AI worker.
 
 Timers: one deadline per decision — turn_seconds for a turn and for the 漂 choice, claim_seconds for a claim
-window — as unix times of the injected clock. AI seats (and humans in 托管) are played by one AI worker,
+window — as unix times of the injected clock.
+
+Nobody loses a turn to the bot's lag. A front end that can tell when a prompt reached its player (Discord: the
+panel's edit or DM went through; `confirms_prompts`) says so through `TableService.prompt_delivered`, and the
+scheduler holds each seat to its own time from then: a prompt that arrived late gets its whole time from its
+arrival (the window's deadline is the latest of its seats'). A seat whose prompt has not arrived when the
+deadline comes gets up to one more window's time while the bot catches up; if it is still not there, the
+timeout move is made as "late" (`timeout_by`), which never counts toward 托管. A front end that does not confirm
+(the terminal, which shows a prompt the moment it is told) keeps the plain deadline. AI seats (and humans in 托管) are played by one AI worker,
 `ai_delay` seconds after the decision showed (a claim answer within the board's hold). It makes one decision
 at a time and none while `max_in_flight` actions are still being committed: decisions are CPU work on the
 event loop, and every loop turn they take delays the commits in flight.
@@ -47,10 +55,18 @@ class Targets:
     machine_moves: Callable[[LiveTable, int, list[MachineMove], float], Coroutine[Any, Any, None]]  # AI moves
 
 
+# A prompt that reaches its player this soon after its decision opened is on time: no stretch (the claim pause
+# and the usual round trip are already in the deadline).
+ON_TIME_S = 1.0
+
+
 class Scheduler:
     def __init__(self, ctx: TableContext, *, ai_delay: float, between_hands: float, idle_close_minutes: float,
-                 max_in_flight: int) -> None:
+                 max_in_flight: int, confirms_prompts: bool = False) -> None:
         self._ctx = ctx
+        self.confirms_prompts = confirms_prompts
+        # table -> (its window, seat -> when that seat's prompt reached the player, by the service's clock)
+        self._reached: dict[int, tuple[int, dict[int, float]]] = {}
         self.ai_delay = ai_delay
         self.between_hands = between_hands
         self.idle_close_minutes = idle_close_minutes
@@ -96,10 +112,57 @@ class Scheduler:
             due = min(due, t.hold_until)
         return due
 
+    # == a prompt's arrival ===============================================================================
+    def prompt_delivered(self, t: LiveTable, seat: int, step: int) -> None:
+        """The front end says `seat`'s prompt for `step` is in front of the player now."""
+        if step != t.step or seat not in t.to_act() or t.wait_started is None:
+            return  # an older prompt, or one already answered
+        window, seats = self._reached.get(t.id, (t.window, {}))
+        if window != t.window:
+            seats = {}
+        if seat in seats:
+            return  # the same prompt shown again (an edit, the ephemeral panel): its time runs from the first
+        seats[seat] = self._ctx.clock()
+        self._reached[t.id] = (t.window, seats)
+        if not t.lock.locked():  # else the move under way re-arms the table when it is done
+            self.arm(t)
+
+    def _waiting_humans(self, t: LiveTable) -> list[int]:
+        return [s for s in t.to_act() if not t.is_ai_seat(s) and not t.machine_plays(s)]
+
+    def deadline(self, t: LiveTable) -> float | None:
+        """When the open decision times out: its deadline, stretched for each seat whose prompt came late
+        (see the module docstring)."""
+        base = t.deadline
+        if base is None or t.wait_started is None:
+            return base
+        seconds = base - t.wait_started
+        window, reached = self._reached.get(t.id, (-1, {}))
+        if window != t.window:
+            reached = {}
+        due = base
+        for seat in self._waiting_humans(t):
+            at = reached.get(seat)
+            if at is not None and at - t.wait_started > ON_TIME_S:
+                due = max(due, at + seconds)
+            elif at is None and self.confirms_prompts:
+                due = max(due, base + seconds)  # not there yet: the bot is behind, the seat waits for it
+        return due
+
+    def timeout_by(self, t: LiveTable, seat: int) -> str:
+        """How a timed-out seat's move is recorded: "timeout" (counts toward 托管), or "late" when its prompt
+        never reached the player (the bot's fault: it does not count)."""
+        if not self.confirms_prompts:
+            return "timeout"
+        window, reached = self._reached.get(t.id, (-1, {}))
+        return "timeout" if window == t.window and seat in reached else "late"
+
     # == arming ==========================================================================================
     def arm(self, t: LiveTable) -> None:
         """Re-arm the table's timer and AI after a change (call with the lock held)."""
         self.cancel(t)
+        if t.status in (LOBBY, CLOSED):
+            self._reached.pop(t.id, None)
         if not self._ctx.running or t.status in (LOBBY, CLOSED):
             return
         clock, targets = self._ctx.clock, self.targets
@@ -120,7 +183,7 @@ class Scheduler:
                 t.ai_timer = loop.call_later(delay, self.queue_ai, t.id, t.step)
             else:
                 self.queue_ai(t.id, t.step)
-        deadline = t.deadline
+        deadline = self.deadline(t)
         if deadline is not None and any(not t.is_ai_seat(s) for s in to_act):
             t.timer = loop.call_later(max(0.0, deadline - clock()), self._spawn_later, targets.deadline,
                                       t.id, t.window)

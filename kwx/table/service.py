@@ -77,14 +77,16 @@ class TableService:
                  clock: Callable[[], float] = time.time, group_commit: bool = True,
                  record_latency: bool = False, max_in_flight: int = 1,
                  idle_close_minutes: float = IDLE_CLOSE_MINUTES, demo_hands: int | None = DEMO_HANDS,
-                 claim_pause: float = CLAIM_PAUSE, store_retry: RetryPolicy = STORE_RETRY) -> None:
+                 claim_pause: float = CLAIM_PAUSE, store_retry: RetryPolicy = STORE_RETRY,
+                 confirms_prompts: bool = False) -> None:
         if claim_pause < 0:
             raise ValueError("claim_pause must be ≥ 0")
         ctx = self.context = TableContext(store, frontend, Journal(store, group=group_commit), clock,
                                           ServiceStats(latencies=[] if record_latency else None))
         self._delivery = Delivery(ctx)
         self._scheduler = Scheduler(ctx, ai_delay=ai_delay, between_hands=between_hands,
-                                    idle_close_minutes=idle_close_minutes, max_in_flight=max_in_flight)
+                                    idle_close_minutes=idle_close_minutes, max_in_flight=max_in_flight,
+                                    confirms_prompts=confirms_prompts)
         self._writer = DurableWriter(ctx, self._delivery, self._scheduler, store_retry)
         self._presence = Presence(ctx, self._delivery, self._writer, self._scheduler, demo_hands=demo_hands)
         self._play = Play(ctx, self._delivery, self._writer, self._scheduler, self._presence)
@@ -289,6 +291,16 @@ class TableService:
         Verbs: discard / liangdao (with a tile), gang (a tile on your turn, none on a discard), peng, hu, pass;
         and `piao` with `amount` in the 漂 phase. Raises TableError, changing nothing, when refused."""
         await self._play.act(table_id, player_id, verb, tile, step, amount=amount)
+
+    def prompt_delivered(self, table_id: int, player_id: str, step: int) -> None:
+        """The front end's word that the player's prompt for `step` is in front of them now. The decision's
+        timer then gives them their whole time from here, and a timeout whose prompt never arrived does not
+        count toward 托管 (with `confirms_prompts`, the front end promises to say this for every prompt; see
+        kwx/table/scheduler.py). Unknown tables, seats and past steps are ignored."""
+        t = self.context.tables.get(table_id)
+        seat = t.seat_of(player_id) if t is not None else None
+        if t is not None and seat is not None:
+            self._scheduler.prompt_delivered(t, seat, step)
 
     async def set_autoplay(self, table_id: int, player_id: str, on: bool) -> None:
         """A seated human switches 托管 on (the AI plays for them) or off; off resumes a table paused because

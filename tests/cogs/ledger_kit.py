@@ -22,6 +22,7 @@ from discord.ext import commands
 
 from cogs.emoji import TileFormatter
 from cogs.languages import Languages
+from cogs.operations import Rest
 from kwx.store import Store
 from tests.cogs import fakes
 from tests.cogs.fakes import FakeDiscord, Outcome, World, make_world
@@ -35,7 +36,7 @@ class LedgerBot(commands.Bot):
         intents.guilds = True
         super().__init__(command_prefix=commands.when_mentioned, intents=intents, help_command=None,
                          allowed_mentions=discord.AllowedMentions.none())
-        self.kwx = SimpleNamespace(store=store, languages=Languages(store), tiles=TileFormatter())
+        self.kwx = SimpleNamespace(store=store, languages=Languages(store), tiles=TileFormatter(), rest=Rest())
         self._extensions = extensions
 
     async def setup_hook(self) -> None:

@@ -12,6 +12,8 @@ import pytest
 from PIL import Image
 
 from cogs.emoji import BACK_KEY, BACK_TEXT, CLAIMED_KEY, TileFormatter, emoji_name, ensure_tile_emojis
+from cogs.operations import Rest
+from cogs.ratelimit import Budget
 from kwx.engine.tiles import ALL_TILES, Tile, parse_tiles
 from kwx.present import art
 from kwx.present.art import tile_png_bytes
@@ -34,7 +36,7 @@ def test_emoji_names_are_the_tile_in_compact_notation_and_a_digest_of_its_pictur
 
 
 async def test_first_run_uploads_every_tile_and_the_back_with_the_tile_pictures(fake: FakeDiscord) -> None:
-    emojis = await ensure_tile_emojis(fake.client)
+    emojis = await ensure_tile_emojis(fake.client, Rest())
     assert set(emojis) == {int(t) for t in ALL_TILES} | {BACK_KEY} | {CLAIMED_KEY + int(t) for t in ALL_TILES}
     by_name = {e["name"]: int(e["id"]) for e in fake.emojis.values()}
     p5, red = emoji_name(Tile.P5, tile_png_bytes(Tile.P5)), emoji_name(Tile.RED, tile_png_bytes(Tile.RED))
@@ -46,27 +48,27 @@ async def test_first_run_uploads_every_tile_and_the_back_with_the_tile_pictures(
 
 
 async def test_second_run_uploads_nothing_and_returns_the_same_map(fake: FakeDiscord) -> None:
-    first = await ensure_tile_emojis(fake.client)
+    first = await ensure_tile_emojis(fake.client, Rest())
     count = len(fake.emojis)
-    assert await ensure_tile_emojis(fake.client) == first
+    assert await ensure_tile_emojis(fake.client, Rest()) == first
     assert len(fake.emojis) == count == 43
 
 
 async def test_only_missing_emojis_are_uploaded(fake: FakeDiscord) -> None:
-    await ensure_tile_emojis(fake.client)
+    await ensure_tile_emojis(fake.client, Rest())
     gone = next(eid for eid, e in fake.emojis.items() if e["name"].startswith("kwx_9s_"))
     kept = {eid for eid in fake.emojis if eid != gone}
     del fake.emojis[gone]
-    emojis = await ensure_tile_emojis(fake.client)
+    emojis = await ensure_tile_emojis(fake.client, Rest())
     assert kept < set(fake.emojis) and len(fake.emojis) == 43
     assert str(gone) not in emojis[Tile.S9]
 
 
 async def test_failures_leave_tiles_as_text(fake: FakeDiscord) -> None:
     fake.inject("GET", "/applications/{application_id}/emojis", discord_error(503, 0, "oops"))
-    assert await ensure_tile_emojis(fake.client) == {}
+    assert await ensure_tile_emojis(fake.client, Rest()) == {}
     fake.inject("POST", "/applications/{application_id}/emojis", discord_error(400, 30008, "Maximum emojis"))
-    emojis = await ensure_tile_emojis(fake.client)
+    emojis = await ensure_tile_emojis(fake.client, Rest())
     assert Tile.P1 not in emojis and len(emojis) == 42  # the first upload failed, the rest went through
     fmt = TileFormatter(emojis)
     assert fmt.tile(Tile.P1) == "1筒" and fmt.tile(Tile.P2).startswith("<:kwx_2p_")
@@ -75,12 +77,12 @@ async def test_failures_leave_tiles_as_text(fake: FakeDiscord) -> None:
 async def test_changed_art_is_uploaded_under_a_new_name_and_the_old_emoji_stays(
     fake: FakeDiscord, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    first = await ensure_tile_emojis(fake.client)
+    first = await ensure_tile_emojis(fake.client, Rest())
     redrawn = tmp_path / "tiles"
     shutil.copytree(art.TILE_DIR, redrawn)
     (redrawn / "5p.png").write_bytes(art.to_png(art.draw_tile(Tile.P6)))  # as if the 5筒 art had changed
     monkeypatch.setattr(art, "TILE_DIR", redrawn)
-    second = await ensure_tile_emojis(fake.client)
+    second = await ensure_tile_emojis(fake.client, Rest())
     assert len(fake.emojis) == 44  # one upload: the changed picture; the old 5筒 stays for old messages
     assert second[Tile.P5] != first[Tile.P5]
     assert {k: v for k, v in second.items() if k != Tile.P5} == {k: v for k, v in first.items() if k != Tile.P5}
@@ -90,7 +92,7 @@ async def test_changed_art_is_uploaded_under_a_new_name_and_the_old_emoji_stays(
 
 async def test_a_claimed_discard_has_a_faded_emoji_of_its_own_and_is_struck_through_as_text(
         fake: FakeDiscord) -> None:
-    emojis = await ensure_tile_emojis(fake.client)
+    emojis = await ensure_tile_emojis(fake.client, Rest())
     fmt = TileFormatter(emojis)
     faded = fmt.claimed(Tile.S8)
     assert faded.startswith("<:kwx_8s_dim_") and faded != fmt.tile(Tile.S8)
@@ -126,13 +128,8 @@ def test_formatter_with_emojis_puts_them_side_by_side_and_mixes_in_text() -> Non
 
 
 async def test_the_uploads_take_their_tokens_from_the_bots_global_limit(fake: FakeDiscord) -> None:
-    from cogs.operations import set_rate_limiter
     from cogs.ratelimit import GlobalRateLimiter
 
     limiter = GlobalRateLimiter.for_discord()
-    set_rate_limiter(limiter)
-    try:
-        await ensure_tile_emojis(fake.client)
-    finally:
-        set_rate_limiter(None)
+    await ensure_tile_emojis(fake.client, Rest(Budget(limiter)))
     assert limiter.acquired == 1 + 43  # the listing and each upload: counted with what the tables send

@@ -52,8 +52,6 @@ async def test_a_deleted_board_is_posted_again(tmp_path) -> None:
 
 async def test_an_edit_that_waits_for_the_global_limit_shows_what_changed_meanwhile_once(tmp_path,
                                                                                        monkeypatch) -> None:
-    import cogs.board_delivery
-
     kit = await start_kit(tmp_path, board_interval=0.0)
     try:
         table = await seat_table(kit, [kit.alice])
@@ -62,11 +60,11 @@ async def test_an_edit_that_waits_for_the_global_limit_shows_what_changed_meanwh
         turn = asyncio.Event()
         waiting = asyncio.Event()
 
-        async def busy_limit(urgent: bool) -> None:  # the bot's share of Discord's global limit is used up
+        async def busy_limit(priority: object) -> None:  # the bot's share of Discord's global limit is used up
             waiting.set()
             await turn.wait()
 
-        monkeypatch.setattr(cogs.board_delivery, "wait_for_limit", busy_limit)
+        monkeypatch.setattr(kit.rt.frontend.board.rest, "wait", busy_limit)
         mark = kit.fake.log.mark()
         await kit.rt.frontend.notice(table, "lobby.joined", player="first")
         await asyncio.wait_for(waiting.wait(), 5)

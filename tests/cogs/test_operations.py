@@ -1,4 +1,5 @@
-"""The safe wrappers swallow what Discord answers (Forbidden, NotFound, 5xx) and report it as None/False."""
+"""The safe wrappers swallow what Discord answers (Forbidden, NotFound, 5xx) and report it: the bot token's calls
+(`Rest`) as a `Failed` carrying the error, the interaction wrappers as None/False."""
 
 from __future__ import annotations
 
@@ -10,6 +11,12 @@ import pytest
 from cogs import operations as ops
 from tests.cogs.fakes import World, discord_error, make_world
 
+rest = ops.Rest()
+
+
+def failed(answer: object) -> bool:
+    return isinstance(answer, ops.Failed)
+
 
 @pytest.fixture
 async def world() -> World:
@@ -18,30 +25,30 @@ async def world() -> World:
     await w.fake.close()
 
 
-async def test_safe_send_dm_delivers_to_open_dms_and_returns_none_for_closed(world: World, caplog) -> None:
+async def test_a_dm_is_delivered_to_open_dms_and_fails_as_dms_closed_for_closed(world: World, caplog) -> None:
     alice, bob = world.members[0], world.members[1]
-    msg = await ops.safe_send_dm(alice, content="手牌")
-    assert msg is not None and world.fake.log.dms(alice.id)[0].content == "手牌"
+    msg = await rest.send_dm(alice, content="手牌")
+    assert not failed(msg) and world.fake.log.dms(alice.id)[0].content == "手牌"
     with caplog.at_level(logging.INFO, logger="cogs.operations"):
-        assert await ops.safe_send_dm(bob, content="手牌") is None
+        assert ops.dms_closed(await rest.send_dm(bob, content="手牌"))
     assert world.fake.log.refused(user_id=bob.id)[0].error == 50007
     assert any("does not accept DMs" in r.message and r.levelno == logging.INFO for r in caplog.records)
 
 
-async def test_safe_send_channel_returns_none_when_the_bot_may_not_post(world: World) -> None:
-    assert await ops.safe_send_channel(world.channel, content="board") is not None
+async def test_a_channel_post_fails_as_channel_lost_when_the_bot_may_not_post(world: World) -> None:
+    assert not failed(await rest.send_channel(world.channel, content="board"))
     world.fake.forbid_channel(world.channel.id)
-    assert await ops.safe_send_channel(world.channel, content="board") is None
+    assert ops.channel_lost(await rest.send_channel(world.channel, content="board"))
 
 
 async def test_server_errors_are_retried_then_swallowed(world: World, monkeypatch) -> None:
     monkeypatch.setattr(ops, "RETRY_DELAYS", (0.0, 0.0))
     world.fake.inject("POST", "/channels/{channel_id}/messages", discord_error(503, 0, "Service Unavailable"))
-    assert await ops.safe_send_channel(world.channel, content="board") is not None  # the retry went through
+    assert not failed(await rest.send_channel(world.channel, content="board"))  # the retry went through
     world.fake.inject("POST", "/channels/{channel_id}/messages", discord_error(503, 0, "Service Unavailable"),
                       times=3)
-    assert await ops.safe_send_channel(world.channel, content="board") is None  # three tries, all refused
-    assert await ops.safe_send_channel(world.channel, content="board") is not None  # next one goes through
+    assert ops.transient(await rest.send_channel(world.channel, content="board"))  # three tries, all refused
+    assert not failed(await rest.send_channel(world.channel, content="board"))  # next one goes through
 
 
 async def test_a_429_that_outlasts_discord_py_is_tried_again_not_lost(world: World, monkeypatch) -> None:
@@ -49,32 +56,32 @@ async def test_a_429_that_outlasts_discord_py_is_tried_again_not_lost(world: Wor
     monkeypatch.setattr(ops, "RETRY_DELAYS", (0.0, 0.0))
     world.fake.inject("POST", "/channels/{channel_id}/messages", discord_error(429, 0, "You are being rate limited."),
                       times=5)
-    assert await ops.safe_send_channel(world.channel, content="your turn") is not None
+    assert not failed(await rest.send_channel(world.channel, content="your turn"))
 
 
 async def test_bugs_in_our_arguments_still_raise(world: World) -> None:
     with pytest.raises(TypeError):
-        await ops.safe_send_channel(
+        await rest.send_channel(
             world.channel, content="x", embed=discord.Embed(), embeds=[discord.Embed()]
         )
 
 
 async def test_safe_edit_of_a_deleted_message(world: World) -> None:
     msg = await world.channel.send("board")
-    edited = await ops.safe_edit(msg, content="board 2")
-    assert edited is not None and world.fake.message(msg.id).content == "board 2"
+    edited = await rest.edit(msg, content="board 2")
+    assert not failed(edited) and world.fake.message(msg.id).content == "board 2"
     world.fake.delete_message(msg.id)
-    assert await ops.safe_edit(msg, content="board 3") is None
+    assert ops.message_gone(await rest.edit(msg, content="board 3"))
 
 
 async def test_safe_fetches(world: World) -> None:
     msg = await world.channel.send("board")
-    assert (await ops.safe_fetch_message(world.channel, msg.id)).content == "board"
+    assert (await rest.fetch_message(world.channel, msg.id)).content == "board"
     world.fake.delete_message(msg.id)
-    assert await ops.safe_fetch_message(world.channel, msg.id) is None
-    assert await ops.safe_fetch_channel(world.fake.client, world.channel.id) is world.channel
-    assert (await ops.safe_fetch_user(world.fake.client, world.members[0].id)).name == "alice"
-    assert await ops.safe_fetch_user(world.fake.client, 424242) is None
+    assert await rest.fetch_message(world.channel, msg.id) is None
+    assert await rest.fetch_channel(world.fake.client, world.channel.id) is world.channel
+    assert (await rest.fetch_user(world.fake.client, world.members[0].id)).name == "alice"
+    assert await rest.fetch_user(world.fake.client, 424242) is None
 
 
 async def test_safe_defer_answers_once_and_never_raises(world: World) -> None:

@@ -1,4 +1,5 @@
-"""The bot-wide REST limiter: never above burst + rate·t, DM prompts before board edits, interactions unlimited."""
+"""The bot's REST budget: never above burst + rate·t, prompts before posts before board edits, interactions
+unlimited; the boards slow down together as more of them are busy, and a full budget refuses new tables."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from cogs import operations as ops
-from cogs.ratelimit import DISCORD_GLOBAL_LIMIT, SEND_MARGIN, GlobalRateLimiter
+from cogs.ratelimit import DISCORD_GLOBAL_LIMIT, SEND_MARGIN, Budget, GlobalRateLimiter
 from tests.cogs.fakes import World, make_world
 from tests.cogs.kit import start_kit, stop_kit
 
@@ -51,12 +52,6 @@ class VirtualTime:
             self.now = max(self.now, wake_at)
             future.set_result(None)
             await self.settle()
-
-
-@pytest.fixture(autouse=True)
-def no_limiter_after_the_test():
-    yield
-    ops.set_rate_limiter(None)
 
 
 @pytest.fixture
@@ -198,12 +193,11 @@ async def test_real_clock_sleeps_for_the_refill_time() -> None:
 async def test_without_a_limiter_operations_call_discord_at_once(world: World) -> None:
     vt = VirtualTime()
     unused = limiter_on(vt, rate=1.0, burst=1, reserve=0)
-    ops.set_rate_limiter(unused)
-    ops.set_rate_limiter(None)
+    rest = ops.Rest()
     msg = await world.channel.send("board")
     for i in range(20):  # far above what `unused` would allow
-        assert await ops.safe_edit(msg, content=f"board {i}") is not None
-        assert await ops.safe_send_dm(world.members[0], content=f"prompt {i}") is not None
+        assert not isinstance(await rest.edit(msg, content=f"board {i}"), ops.Failed)
+        assert not isinstance(await rest.send_dm(world.members[0], content=f"prompt {i}"), ops.Failed)
     assert world.fake.message(msg.id).content == "board 19"
     assert unused.acquired == 0 and vt.sleeps == []
 
@@ -213,10 +207,10 @@ async def test_with_a_limiter_board_edits_wait_but_prompts_and_interactions_do_n
     limiter = limiter_on(vt, rate=1.0, burst=2, reserve=1)
     msg = await world.channel.send("board")
     await world.members[0].create_dm()  # her DM channel is open: a DM to her is one request
-    ops.set_rate_limiter(limiter)
+    rest = ops.Rest(Budget(limiter, clock=vt.clock))
     await limiter.acquire(urgent=True)  # one token left: only the reserve
 
-    edit = asyncio.create_task(ops.safe_edit(msg, content="board 2"))
+    edit = asyncio.create_task(rest.edit(msg, content="board 2"))
     await vt.settle()
     assert not edit.done() and world.fake.message(msg.id).content == "board"
 
@@ -227,25 +221,27 @@ async def test_with_a_limiter_board_edits_wait_but_prompts_and_interactions_do_n
     assert await asyncio.wait_for(ops.safe_respond(inter, content="你的手牌"), 1) is True
     assert limiter.acquired == 1
     # A DM prompt takes the reserved token while the board edit keeps waiting.
-    assert await asyncio.wait_for(ops.safe_send_dm(alice, content="轮到你了"), 1) is not None
+    assert not isinstance(await asyncio.wait_for(rest.send_dm(alice, content="轮到你了"), 1), ops.Failed)
     assert world.fake.log.dms(alice.id)[-1].content == "轮到你了"
     assert not edit.done() and limiter.acquired == 2
 
     await vt.run([edit])
-    assert edit.result() is not None and world.fake.message(msg.id).content == "board 2"
+    assert not isinstance(edit.result(), ops.Failed) and world.fake.message(msg.id).content == "board 2"
     assert vt.now == pytest.approx(2.0)  # refilled to reserve + 1 from empty at 1 token/s
 
 
 async def test_the_bot_installs_the_limiter_it_is_given(tmp_path: Path) -> None:
     kit = await start_kit(tmp_path, rate_limit=42)
     try:
-        assert isinstance(ops._rate_limiter, GlobalRateLimiter) and ops._rate_limiter.rate == 42
-        assert ops._rate_limiter.burst + ops._rate_limiter.rate <= DISCORD_GLOBAL_LIMIT - SEND_MARGIN
+        limiter = kit.rt.rest.budget.limiter
+        assert isinstance(limiter, GlobalRateLimiter) and limiter.rate == 42
+        assert limiter.burst + limiter.rate <= DISCORD_GLOBAL_LIMIT - SEND_MARGIN
+        assert kit.rt.frontend.board.rest is kit.rt.rest  # one budget for the whole bot
     finally:
         await stop_kit(kit)
     kit = await start_kit(tmp_path, db_name="other.sqlite3")
     try:
-        assert ops._rate_limiter is None
+        assert kit.rt.rest.budget.limiter is None
     finally:
         await stop_kit(kit)
 
@@ -255,24 +251,24 @@ async def test_a_first_dm_takes_a_token_for_opening_the_dm_channel_too(world: Wo
     players get their first DM at once, a DM that took one token made two requests."""
     vt = VirtualTime()
     limiter = limiter_on(vt, rate=1.0, burst=4, reserve=0)
-    ops.set_rate_limiter(limiter)
+    rest = ops.Rest(Budget(limiter, clock=vt.clock))
     alice = world.members[0]
     assert alice.dm_channel is None
-    assert await asyncio.wait_for(ops.safe_send_dm(alice, content="发牌"), 1) is not None
+    assert not isinstance(await asyncio.wait_for(rest.send_dm(alice, content="发牌"), 1), ops.Failed)
     assert limiter.acquired == 2  # open the DM channel, then send
-    assert await asyncio.wait_for(ops.safe_send_dm(alice, content="轮到你了"), 1) is not None
+    assert not isinstance(await asyncio.wait_for(rest.send_dm(alice, content="轮到你了"), 1), ops.Failed)
     assert limiter.acquired == 3  # the channel is open now: one request
 
 
 async def test_first_dms_to_many_players_open_their_channels_under_discords_own_bucket(world: World) -> None:
     """Opening a DM channel has a bucket of its own at Discord (10 a second for the bot): the first deal of many
     tables opens them paced, so none is refused and nothing waits behind a 429 holding its global token."""
-    ops.set_rate_limiter(GlobalRateLimiter.for_discord(40.0))
+    rest = ops.Rest(Budget(GlobalRateLimiter.for_discord(40.0)))
     players = [world.fake.add_member(world.guild, name=f"p{i}") for i in range(14)]
     opened: list[float] = []
     world.fake.on_exchange(lambda ex: opened.append(time.monotonic())
                            if ex.route == "POST /users/@me/channels" else None)
-    sent = await asyncio.wait_for(asyncio.gather(*(ops.safe_send_dm(p, content="发牌") for p in players)), 10)
-    assert all(m is not None for m in sent) and len(opened) == 14
+    sent = await asyncio.wait_for(asyncio.gather(*(rest.send_dm(p, content="发牌") for p in players)), 10)
+    assert not any(isinstance(m, ops.Failed) for m in sent) and len(opened) == 14
     assert not world.fake.log.refused()  # no 429 from the DM-channel bucket
     assert max(sum(1 for t in opened if s <= t < s + 1.0) for s in opened) <= 10

@@ -50,8 +50,9 @@ async def test_a_dm_refused_for_closed_dms_is_counted_and_no_other_failure_is():
     try:
         alice, bob = world.members
         before = COUNTS.dm_refusals
-        assert await ops.safe_send_dm(alice, content="手牌") is not None
-        assert await ops.safe_send_dm(bob, content="手牌") is None
+        rest = ops.Rest()
+        assert not isinstance(await rest.send_dm(alice, content="手牌"), ops.Failed)
+        assert ops.dms_closed(await rest.send_dm(bob, content="手牌"))
         assert COUNTS.dm_refusals == before + 1
     finally:
         await world.fake.close()

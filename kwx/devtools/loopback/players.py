@@ -168,8 +168,9 @@ class BotProcess:
     """`python bot.py --sync` as a separate process, pointed at the loopback by DISCORD_API_BASE."""
 
     def __init__(self, discord: LoopbackDiscord, *, db: Path, args: tuple[str, ...] = ("--delay", "0", "--claim-pause", "0"),
-                 env: dict[str, str] | None = None, log: Path | None = None) -> None:
+                 env: dict[str, str] | None = None, log: Path | None = None, profile: Path | None = None) -> None:
         self.discord = discord
+        self.profile = profile  # run the bot under cProfile, its stats written there when it exits
         self.db = db
         self.args = args
         self.env = env or {}
@@ -183,8 +184,9 @@ class BotProcess:
                 "KWX_DB": str(self.db), "KWX_LANG": "en", "PYTHONUNBUFFERED": "1"} | self.env
         self._log_file = open(self.log, "wb")  # noqa: SIM115 - closed in stop()
         self.discord.ready.clear()
+        profiler = ("-m", "cProfile", "-o", str(self.profile)) if self.profile is not None else ()
         self.proc = await asyncio.create_subprocess_exec(
-            sys.executable, str(ROOT / "bot.py"), "--sync", *self.args, cwd=str(self.db.parent), env=env,
+            sys.executable, *profiler, str(ROOT / "bot.py"), "--sync", *self.args, cwd=str(self.db.parent), env=env,
             stdout=self._log_file, stderr=asyncio.subprocess.STDOUT)
         waiter = asyncio.ensure_future(self.discord.ready.wait())
         died = asyncio.ensure_future(self.proc.wait())

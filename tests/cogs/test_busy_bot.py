@@ -1,0 +1,100 @@
+"""A busy bot on a small budget: what a player must answer goes first, the boards slow down together (never
+over the budget), and new tables are refused, with roughly how long to wait, while the budget is full."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from pathlib import Path
+
+import pytest
+
+from cogs.ratelimit import MAX_BOARD_INTERVAL, Budget, GlobalRateLimiter, Priority
+from kwx.present.i18n import tr
+from tests.cogs.kit import seat_table, start_kit, stop_kit
+from tests.cogs.test_ratelimit import VirtualTime
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+async def test_prompts_go_before_posts_before_board_edits() -> None:
+    vt = VirtualTime()
+    limiter = GlobalRateLimiter(rate=1.0, burst=1, reserve=0, clock=vt.clock, sleep=vt.sleep)
+    budget = Budget(limiter, clock=vt.clock)
+    await budget.take(Priority.BOARD)  # the bucket is empty now: every call below waits its turn
+    order: list[str] = []
+
+    async def call(priority: Priority, name: str) -> None:
+        await budget.take(priority)
+        order.append(name)
+
+    first = [asyncio.create_task(call(Priority.BOARD, f"board {i}")) for i in range(3)]
+    await vt.settle()
+    # The boards were waiting first; a result and two prompts come while they wait.
+    later = [asyncio.create_task(call(Priority.POST, "result")),
+             asyncio.create_task(call(Priority.PROMPT, "prompt 1")),
+             asyncio.create_task(call(Priority.PROMPT, "prompt 2"))]
+    await vt.run(first + later)
+    assert order == ["prompt 1", "prompt 2", "result", "board 0", "board 1", "board 2"]
+    assert vt.now == pytest.approx(6.0)  # one a second: the budget held throughout
+    assert budget.granted == {Priority.PROMPT: 2, Priority.POST: 1, Priority.BOARD: 4}
+
+
+async def test_boards_slow_down_together_as_more_are_busy_and_prompts_take_their_share_first() -> None:
+    clock = Clock()
+    budget = Budget(None, rate=10.0, clock=clock)
+    clock.now += 60  # the bot has run for a while
+    assert budget.board_interval(3.0) == 3.0  # nothing busy: the table's own interval
+    for table in range(20):
+        budget.board_changed(table)
+    assert budget.board_interval(3.0) == 3.0  # 20 boards every 3 s fit in 9 a second
+    for table in range(20, 60):
+        budget.board_changed(table)
+    assert budget.board_interval(3.0) == pytest.approx(60 / 9)  # each board once in what the budget allows
+    assert budget.room_for_table()
+    for _ in range(100):  # prompts and posts: 5 a second over the 20 s window
+        await budget.take(Priority.PROMPT)
+    assert budget.board_interval(3.0) == pytest.approx(60 / 4)  # the boards get what the prompts leave
+    assert not budget.room_for_table() and budget.headroom().saturated
+    clock.now += 21  # the boards went quiet (their tables ended) and the prompts are history
+    assert budget.board_interval(3.0) == 3.0 and budget.room_for_table()
+
+
+async def test_a_full_budget_stretches_the_boards_and_refuses_new_tables(tmp_path: Path, caplog) -> None:
+    kit = await start_kit(tmp_path, rate_limit=40)
+    try:
+        budget = kit.rt.rest.budget
+        table = await seat_table(kit, [kit.alice], ais=2)
+        # A budget of two requests a second, with thirty other tables' boards busy on it.
+        budget.limiter = GlobalRateLimiter(rate=2.0, burst=2, reserve=1)
+        budget.rate = 2.0
+        for other in range(1000, 1030):
+            budget.board_changed(other)
+        assert budget.board_interval(0.0) > MAX_BOARD_INTERVAL  # every board waits longer, alike
+        assert budget.headroom().board_interval_s > MAX_BOARD_INTERVAL
+
+        with caplog.at_level(logging.INFO, logger="cogs.ratelimit"):
+            refused = kit.reply(await kit.slash(kit.alice, "kwx start"))
+            budget.log_if_saturated()
+        assert refused == tr("error.bot_busy", "zh-CN", minutes=10)  # no table has closed lately: ten minutes
+        assert kit.service.public_view(table).phase == "lobby"
+        assert any("REST budget full" in r.message for r in caplog.records)
+
+        elsewhere = kit.fake.add_text_channel(kit.world.guild)
+        out = await kit.fake.slash(kit.bob, elsewhere, "kwx new")
+        assert tr("error.bot_busy", "zh-CN", minutes=10) in kit.reply(out)
+        assert kit.service.table_in_channel(str(kit.world.guild.id), str(elsewhere.id)) is None
+
+        for other in range(1000, 1030):  # those tables closed: room again
+            budget.board_gone(other)
+        assert budget.room_for_table()
+        assert kit.reply(await kit.slash(kit.alice, "kwx start")) != refused
+        await kit.until(lambda: kit.service.public_view(table).phase != "lobby")
+    finally:
+        await stop_kit(kit)
