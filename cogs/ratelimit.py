@@ -156,7 +156,12 @@ class Priority(enum.IntEnum):
 WINDOW_S = 20.0
 # A board waits at most this long between edits before the budget counts as full: new tables are refused
 # rather than stretch every board further (a board edited every 8 s is still followed; 20 s is not).
-MAX_BOARD_INTERVAL = 8.0
+MAX_BOARD_INTERVAL = 10.0
+# What a playing table costs the budget besides its board edits, in requests a second: a hand's result post and
+# the next hand's board message, a hand taking a few minutes at human pace (its DMs go through the players'
+# interaction tokens). Admission projects from this, not from the moment's load: the deals of many tables at
+# once cost far more for a minute, and must not shut the door on tables that would fit.
+STEADY_POSTS_PER_TABLE = 0.02
 # Share of the rate the boards are planned to use at most: the rest absorbs the prompts and posts of a
 # moment busier than the window's average.
 BOARD_SHARE = 0.9
@@ -334,16 +339,20 @@ class Budget:
         base = self.board_base if base is None else base
         return max(base, self._busy_boards(now) / self.board_rate(now))
 
+    def capacity(self) -> int:
+        """How many busy tables the budget can carry with each board edited every MAX_BOARD_INTERVAL seconds
+        (projected: each table's board edits and its steady posts)."""
+        return int(self.rate * BOARD_SHARE / (1 / MAX_BOARD_INTERVAL + STEADY_POSTS_PER_TABLE))
+
     def room_for_table(self) -> bool:
-        """Whether one more busy table's board would still be edited every MAX_BOARD_INTERVAL seconds."""
-        now = self._clock()
-        return (self._busy_boards(now) + 1) / self.board_rate(now) <= MAX_BOARD_INTERVAL
+        """Whether the budget projected for the tables playing (and the one asking) still fits."""
+        return self._busy_boards(self._clock()) + 1 <= self.capacity()
 
     def wait_for_room_s(self) -> float:
         """Roughly how long until one more table fits: the tables over the budget, at the pace tables have
         been closing over the last half hour (ten minutes when none has); between one minute and an hour."""
         now = self._clock()
-        over = self._busy_boards(now) + 1 - MAX_BOARD_INTERVAL * self.board_rate(now)
+        over = self._busy_boards(now) + 1 - self.capacity()
         if over <= 0:
             return 0.0
         closes = [at for at in self._closes if at >= now - ADMISSION_LOOKBACK_S]

@@ -57,10 +57,14 @@ async def test_boards_slow_down_together_as_more_are_busy_and_prompts_take_their
     for table in range(20, 60):
         budget.board_changed(table)
     assert budget.board_interval(3.0) == pytest.approx(60 / 9)  # each board once in what the budget allows
-    assert budget.room_for_table()
     for _ in range(100):  # prompts and posts: 5 a second over the 20 s window
         await budget.take(Priority.PROMPT)
     assert budget.board_interval(3.0) == pytest.approx(60 / 4)  # the boards get what the prompts leave
+    # Admission projects what the tables playing will cost (a board edit every 10 s and their steady posts),
+    # not the moment's burst of prompts: 75 tables fit in 10 requests a second.
+    assert budget.capacity() == 75 and budget.room_for_table()
+    for table in range(60, 75):
+        budget.board_changed(table)
     assert not budget.room_for_table() and budget.headroom().saturated
     clock.now += 21  # the boards went quiet (their tables ended) and the prompts are history
     assert budget.board_interval(3.0) == 3.0 and budget.room_for_table()
