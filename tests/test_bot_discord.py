@@ -12,6 +12,7 @@ import pytest
 
 import bot
 from cogs.bot import BotSettings, CommandSync, KwxBot, SetupError, bot_intents
+from cogs.operations import Rest
 from kwx.cli.settings import Settings
 from kwx.store import Store, StoreError
 
@@ -99,6 +100,6 @@ async def test_a_metrics_port_in_use_stops_the_start_with_one_line(tmp_path) -> 
         kwx = KwxBot(BotSettings(env=Settings(discord_token="tok", metrics_port=port), hosting=True))
         async with await Store.open(tmp_path / "kwx.sqlite3") as store:
             with pytest.raises(SetupError, match=f"cannot serve /healthz and /metrics on 127.0.0.1:{port}"):
-                await kwx._start_hosting(store, object())  # type: ignore[arg-type]
+                await kwx._start_hosting(store, object(), Rest())  # type: ignore[arg-type]
         assert kwx.monitor is None and kwx.backups is None  # nothing was left running
         await kwx.close()
