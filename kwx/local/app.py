@@ -120,6 +120,8 @@ class KwxApp(App[int]):
         Binding("left", "move(-1)", show=False), Binding("right", "move(1)", show=False),
         Binding("enter", "enter", show=False),
         Binding("ctrl+q", "leave", "key_quit"),
+        # Ctrl-C leaves as in the line mode (the table stays open); priority: the command line would copy instead
+        Binding("ctrl+c", "leave", show=False, priority=True),
         Binding("ctrl+p", "command_palette", "key_palette", show=False, priority=True),
     ]
 

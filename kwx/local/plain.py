@@ -25,7 +25,7 @@ from typing import IO, Any, Protocol
 from rich.console import Console
 from rich.markup import escape
 
-from kwx.engine.tiles import Tile
+from kwx.engine.tiles import Tile, excerpt
 from kwx.local.commands import CommandError, parse_command, resolve_command
 from kwx.local.crash import crash_log_path, report_crash
 from kwx.local.input_bytes import lenient
@@ -53,6 +53,8 @@ from kwx.store import Store
 from kwx.table.errors import TableError, refusal_text
 from kwx.table.service import TableService
 from kwx.table.views import ActionChoice, PlayerRef, PrivateView, PublicView, ResultView
+
+ECHOED = 120  # characters of a piped line printed back in the transcript ("…" where it was cut)
 
 
 def line_console() -> Console:
@@ -464,8 +466,8 @@ class TerminalTable:
                 self.frontend.print()
                 self.frontend.print(f"[dim]{say('eof', self.lang)}[/]")
                 return
-            if getattr(lines, "echo", False):
-                self.frontend.console.print(line, markup=False, highlight=False)
+            if getattr(lines, "echo", False):  # a line is quoted, not copied: a 1 MB paste is not printed back
+                self.frontend.console.print(excerpt(line, ECHOED), markup=False, highlight=False)
             if not await self.handle_line(line):
                 return
 

@@ -398,3 +398,16 @@ async def test_the_log_keeps_its_newest_line_in_sight_when_it_gets_shorter() -> 
         await until(pilot, lambda: log.size.height < height)
         await until(pilot, lambda: log.scroll_offset.y == log.max_scroll_y, timeout=2)
         assert log.max_scroll_y > 0
+
+
+async def test_ctrl_c_leaves_the_game_screen_from_the_hand_and_the_command_line(tmp_path) -> None:
+    for focus in ("hand", "command line"):
+        app = make_app(tmp_path, seed="ctrlc")
+        async with app.run_test(size=(80, 24)) as pilot:
+            await until(pilot, lambda app=app: my_turn(app))
+            if focus == "command line":
+                await pilot.press("colon")
+            await pilot.press("ctrl+c")
+            await pilot.pause(0.2)
+            assert app.return_code == 0, focus
+        await app.shutdown()

@@ -294,3 +294,8 @@ async def test_the_ledger_keeps_your_login_name_not_a_word_of_the_tables_languag
         (name,) = conn.execute("SELECT name FROM players WHERE player_id = 'local:you'").fetchone()
     assert name == getpass.getuser() and name not in ("你", "You")
     assert "你" in console.export_text()  # the screen still calls you 你
+
+
+async def test_a_huge_piped_line_is_quoted_not_printed_back_whole(tmp_path) -> None:
+    text = await run(tmp_path / "k.sqlite3", ScriptedLines(["x" * 1_000_000, "quit"]), seed="huge")
+    assert "x" * 119 in text and "x" * 200 not in text and len(text) < 20_000
