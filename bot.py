@@ -26,6 +26,7 @@ from cogs.bot import (
     ShardedKwxBot,
     Shards,
     SyncError,
+    discord_rest,
     one_line,
 )
 from kwx.cli.bot_args import build_parser, parse_shards
@@ -61,7 +62,7 @@ async def serve(settings: BotSettings, token: str) -> None:
     connector = None
     if settings.env.api_base:  # another Discord API: the loopback Discord, or a REST proxy
         connector = RedirectConnector.to(settings.env.api_base)
-    bot = (ShardedKwxBot if settings.shards else KwxBot)(settings, connector=connector)
+    bot = (ShardedKwxBot if settings.shards else KwxBot)(settings, connector=connector, rest=discord_rest(settings))
     async with bot:
         await bot.start(token)
 

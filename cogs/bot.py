@@ -95,6 +95,16 @@ class BotSettings:
         return self.database if self.database is not None else self.env.database
 
 
+def discord_rest(settings: BotSettings) -> Rest:
+    """The bot token's REST calls and their budget: `settings.rate_limit` calls/s (None: no limit), board edits
+    spaced from the pace's board interval."""
+    from cogs.operations import Rest
+    from cogs.ratelimit import Budget, GlobalRateLimiter
+
+    limiter = GlobalRateLimiter.for_discord(settings.rate_limit) if settings.rate_limit else None
+    return Rest(Budget(limiter, board_base=settings.pace.board_interval))
+
+
 class SyncError(RuntimeError):
     """The slash commands could not be synced; the message is the one line to print."""
 
@@ -127,10 +137,11 @@ class KwxBot(commands.Bot):
 
     Collaborators: `clock`, the table service's unix clock (tests and benchmarks move a fake one); `connector`,
     the aiohttp connector every request to Discord goes through (None: discord.py's own, to Discord itself;
-    bot.py passes kwx.devtools.redirect's when DISCORD_API_BASE names another Discord API)."""
+    bot.py passes kwx.devtools.redirect's when DISCORD_API_BASE names another Discord API); `rest`, every REST
+    call of the bot's token and its budget (None: `discord_rest(settings)`)."""
 
     def __init__(self, settings: BotSettings, *, clock: Callable[[], float] = time.time,
-                 connector: aiohttp.BaseConnector | None = None) -> None:
+                 connector: aiohttp.BaseConnector | None = None, rest: Rest | None = None) -> None:
         from cogs.telemetry import http_trace
 
         super().__init__(command_prefix=commands.when_mentioned, intents=bot_intents(), help_command=None,
@@ -139,6 +150,7 @@ class KwxBot(commands.Bot):
                          connector=connector, shard_count=settings.shards.count if settings.shards else None)
         self.settings = settings
         self.clock = clock
+        self.rest = rest if rest is not None else discord_rest(settings)
         self.cluster: ClusterNode | None = None  # when this process is one of several (ShardedKwxBot)
         self.backups: BackupSchedule | None = None  # while backups are scheduled
         self.monitor: HealthServer | None = None  # while /healthz and /metrics are served
@@ -146,16 +158,13 @@ class KwxBot(commands.Bot):
 
     def _global_limited(self, retry_after: float) -> None:
         """Discord answered a global 429: the budget grants nothing until the bot token may send again."""
-        if self.kwx is not None:
-            self.kwx.rest.budget.hold(retry_after)
+        self.rest.budget.hold(retry_after)
 
     async def setup_hook(self) -> None:
         from cogs.buttons import DYNAMIC_ITEMS
         from cogs.emoji import TileFormatter, ensure_tile_emojis
         from cogs.frontend import DiscordFrontEnd
         from cogs.languages import Languages
-        from cogs.operations import Rest
-        from cogs.ratelimit import Budget, GlobalRateLimiter
         from cogs.runtime import Runtime
         from cogs.translator import KwxTranslator
         from cogs.web import WebButton, serve_web
@@ -173,9 +182,7 @@ class KwxBot(commands.Bot):
             loop = asyncio.get_running_loop()
             for sig in (signal.SIGTERM, signal.SIGINT):
                 loop.add_signal_handler(sig, self._on_signal, sig)
-        # Before anything sends: resumed tables post boards and DMs at once.
-        rest = Rest(Budget(GlobalRateLimiter.for_discord(settings.rate_limit) if settings.rate_limit else None,
-                           board_base=pace.board_interval))
+        rest = self.rest
         store = await Store.open(settings.store, backup_dir=env.backup_dir)
         try:
             languages = Languages(store, env.lang)
