@@ -28,6 +28,7 @@ from typing import Any
 import discord
 
 from cogs import board as boards
+from cogs import result_post
 from cogs.buttons import release
 from cogs.emoji import TileFormatter
 from cogs.front_tables import BOARD_REF, DiscordTable, FrontEndStats, FrontTables
@@ -313,12 +314,12 @@ class BoardDelivery:
         if kind == "result":
             _, result, view = item
             try:
-                images = await asyncio.to_thread(boards.winner_images, result)
+                images = await asyncio.to_thread(result_post.winner_images, result)
             except Exception:
                 logger.exception("table %s: could not draw the winning hand", tc.id)
                 images = []
-            kwargs = {"embeds": boards.result_embeds(result, view, lang, self.tiles, [n for n, _ in images]),
-                      "files": boards.files_of(images), "view": boards.result_buttons(result, lang)}
+            kwargs = {"embeds": result_post.result_embeds(result, view, lang, self.tiles, [n for n, _ in images]),
+                      "files": result_post.files_of(images), "view": result_post.result_buttons(result, lang)}
         elif kind == "notice":
             _, key, fmt = item
             kwargs = {"content": boards.notice_line(key, fmt, None, lang)}

@@ -34,9 +34,9 @@ from kwx.present.art import (  # noqa: E402
     TILE_DIR,
     draw_tile,
     faded,
-    find_cjk_font,
     to_png,
 )
+from kwx.present.fonts import find_cjk_font  # noqa: E402
 
 MAX_EMOJI_BYTES = 256 * 1024  # Discord's limit for an emoji image
 INLINE_SIZES = (22, 19)  # Discord's emoji at 1.375em: message text (16 px) and embed text (14 px)

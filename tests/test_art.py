@@ -10,8 +10,9 @@ import pytest
 from PIL import Image, ImageChops, ImageStat
 
 from kwx.engine.tiles import ALL_TILES, Tile, parse_tile, parse_tiles
-from kwx.present import art
-from kwx.present.art import MeldArt, draw_tile, render_hand, tile_png_path
+from kwx.present import art, hand_row
+from kwx.present.art import draw_tile, tile_png_path
+from kwx.present.hand_row import MeldArt, render_hand
 
 
 def _png(data: bytes) -> Image.Image:
@@ -274,11 +275,11 @@ def test_concealed_kong_shows_both_ends_face_down() -> None:
 
 def test_render_hand_draws_missing_files_on_the_fly(tmp_path, monkeypatch) -> None:
     monkeypatch.setattr(art, "TILE_DIR", tmp_path)
-    art._tile_image.cache_clear()
+    hand_row.tile_image.cache_clear()
     try:
         image = _png(render_hand(parse_tiles("19p19s"), tile_height=40))
     finally:
-        art._tile_image.cache_clear()
+        hand_row.tile_image.cache_clear()
     assert image.height == 48 and list(tmp_path.iterdir()) == []
 
 

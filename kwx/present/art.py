@@ -4,7 +4,7 @@ The faces are our own drawings (circles, sticks, a bird, a frame), and each numb
 corner, drawn as strokes, so that it reads at Discord's inline emoji size; 中 and 发 are glyphs of a CJK font
 when one is installed (Noto CJK, WenQuanYi) and simple strokes otherwise, so drawing never depends on a font.
 `scripts/draw_tiles.py` writes them to data/tiles/ (1p.png … 7z.png, back.png) for the Discord application
-emojis; `render_hand` composes a hand row from those files, drawing any missing one on the fly.
+emojis; `kwx.present.hand_row.render_hand` composes a hand row from those files, drawing any missing one on the fly.
 
 Geometry: a tile is 96×128 px, centred on a transparent 128×128 square (Discord emojis are square).
 Everything is drawn at 4× and scaled down, which gives smooth edges.
@@ -14,18 +14,14 @@ from __future__ import annotations
 
 import io
 import math
-import os
-import shutil
-import subprocess
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
-from functools import lru_cache
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from PIL import Image, ImageDraw, ImageEnhance, ImageFont
 
 from kwx.engine.tiles import Tile
+from kwx.present.fonts import FontSpec, find_cjk_font
 
 # data/tiles, through the link kwx/present/tiles, which also carries the art into an installed copy.
 TILE_DIR = Path(__file__).resolve().parent / "tiles"
@@ -56,9 +52,6 @@ RED_LIGHT = (236, 110, 118)
 GOLD = (224, 168, 0)
 
 STICK_WIDTH = 10.5
-
-FontSpec = tuple[str, int]  # font file, face index inside a .ttc
-
 
 # -- files ----------------------------------------------------------------------------------------------
 def tile_png_path(tile: int) -> Path:
@@ -102,52 +95,6 @@ def to_png(image: Image.Image) -> bytes:
     buf = io.BytesIO()
     image.save(buf, "PNG", optimize=True)
     return buf.getvalue()
-
-
-# -- fonts ----------------------------------------------------------------------------------------------
-_FONT_CANDIDATES = (
-    "/usr/share/fonts/opentype/noto/NotoSerifCJK-Bold.ttc",
-    "/usr/share/fonts/opentype/noto/NotoSansCJK-Bold.ttc",
-    "/usr/share/fonts/truetype/wqy/wqy-zenhei.ttc",
-    "/usr/share/fonts/truetype/wqy/wqy-microhei.ttc",
-)
-
-
-@lru_cache(maxsize=1)
-def find_cjk_font() -> FontSpec | None:
-    """A font that has 中 and 发: $KWX_CJK_FONT, then known Noto/WenQuanYi paths, then `fc-list :lang=zh`."""
-    paths = [os.environ["KWX_CJK_FONT"]] if os.environ.get("KWX_CJK_FONT") else []
-    paths += [p for p in _FONT_CANDIDATES if os.path.isfile(p)]
-    if not paths and shutil.which("fc-list"):
-        try:
-            out = subprocess.run(
-                ["fc-list", ":lang=zh", "file"], capture_output=True, text=True, timeout=10
-            ).stdout
-            paths += sorted({line.split(":")[0].strip() for line in out.splitlines() if line.strip()})
-        except (OSError, subprocess.SubprocessError):
-            pass
-    for path in paths:
-        spec = _simplified_face(path)
-        if spec is not None:
-            return spec
-    return None
-
-
-def _simplified_face(path: str) -> FontSpec | None:
-    """The face of a font collection meant for simplified Chinese (发 differs between SC and JP forms)."""
-    faces: list[tuple[int, str]] = []
-    for index in range(16):
-        try:
-            font = ImageFont.truetype(path, 20, index=index)
-        except OSError:
-            break
-        faces.append((index, " ".join(part for part in font.getname() if part)))  # (family, style), either may be None
-    if not faces:
-        return None
-    for index, name in faces:
-        if " SC" in name or "Micro Hei" in name or "Zen Hei" in name:
-            return path, index
-    return path, faces[0][0]
 
 
 # -- drawing one tile -----------------------------------------------------------------------------------
@@ -489,74 +436,3 @@ def draw_tile(tile: Tile | None, *, font: FontSpec | None = _AUTO) -> Image.Imag
             _draw_white_frame(pen)
     # scale down with premultiplied alpha so the transparent surround does not darken the edges
     return image.convert("RGBa").resize((EMOJI_SIZE, EMOJI_SIZE), Image.Resampling.LANCZOS).convert("RGBA")
-
-
-# -- hand rows ------------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class MeldArt:
-    """An exposed meld: 3 tiles (pung) or 4 (kong); a concealed kong shows both ends face down (■55■, as 雀魂
-    and the board's emoji rows show one)."""
-
-    tiles: tuple[int, ...]
-    concealed: bool = False
-
-
-@lru_cache(maxsize=64)
-def _tile_image(tile: int | None, height: int) -> Image.Image:
-    with Image.open(io.BytesIO(tile_png_bytes(tile))) as full:
-        face = full.convert("RGBA").crop(TILE_BOX)
-    width = round(face.width * height / face.height)
-    return face.convert("RGBa").resize((width, height), Image.Resampling.LANCZOS).convert("RGBA")
-
-
-def _meld_tiles(meld: Any) -> tuple[list[int | None], bool]:
-    """Accept MeldArt, anything with .tiles (and .concealed), or a plain sequence of tiles."""
-    tiles = [int(t) for t in getattr(meld, "tiles", meld)]
-    concealed = bool(getattr(meld, "concealed", False))
-    if not 3 <= len(tiles) <= 4:
-        raise ValueError(f"a meld has 3 or 4 tiles, not {len(tiles)}")
-    shown: list[int | None] = list(tiles)
-    if concealed and len(tiles) == 4:
-        shown[0] = shown[3] = None
-    return shown, concealed
-
-
-def render_hand(
-    tiles: Iterable[int],
-    melds: Iterable[MeldArt | Sequence[int] | Any] = (),
-    win_tile: int | None = None,
-    *,
-    tile_height: int = 64,
-) -> bytes:
-    """A PNG of one hand row: the concealed tiles in the given order, a gap, each exposed meld, and the
-    winning tile set apart with a gold bar under it. The background is transparent (dark and light themes)."""
-    groups: list[list[int | None]] = []
-    concealed = [int(Tile(t)) for t in tiles]
-    if concealed:
-        groups.append(list(concealed))
-    for meld in melds:
-        groups.append(_meld_tiles(meld)[0])
-    if win_tile is not None:
-        groups.append([int(Tile(win_tile))])
-    if not groups:
-        raise ValueError("nothing to draw: no tiles, melds or winning tile")
-
-    tile_w = _tile_image(0, tile_height).width
-    step, gap, pad, bar = max(1, tile_height // 32), tile_w // 2, 4, max(3, tile_height // 14)
-    width = pad * 2 + sum(len(g) * tile_w + (len(g) - 1) * step for g in groups) + gap * (len(groups) - 1)
-    height = pad * 2 + tile_height + (bar + 3 if win_tile is not None else 0)
-    canvas = Image.new("RGBA", (width, height), (0, 0, 0, 0))
-    x = pad
-    for gi, group in enumerate(groups):
-        is_win = win_tile is not None and gi == len(groups) - 1
-        for i, t in enumerate(group):
-            canvas.alpha_composite(_tile_image(t, tile_height), (x, pad))
-            x += tile_w + (step if i < len(group) - 1 else 0)
-        if is_win:
-            ImageDraw.Draw(canvas).rounded_rectangle(
-                [x - tile_w + 2, pad + tile_height + 3, x - 2, pad + tile_height + 3 + bar],
-                radius=bar // 2,
-                fill=GOLD,
-            )
-        x += gap
-    return to_png(canvas)

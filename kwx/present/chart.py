@@ -10,7 +10,7 @@ last hand with a dot; the legend prints the latest balance. The zero line is dra
 
 The colours are Discord's dark theme (its embed background #2b2d31 and text greys), the theme most members use,
 so the picture sits in its embed without a white box. Drawn at twice the size and scaled down, for smooth
-lines. Names may be Chinese: a CJK font is used when one is installed (see kwx.present.art.find_cjk_font), else
+lines. Names may be Chinese: a CJK font is used when one is installed (see kwx.present.fonts.find_cjk_font), else
 Pillow's built-in font.
 """
 
@@ -24,7 +24,7 @@ from functools import lru_cache
 
 from PIL import Image, ImageDraw, ImageFont
 
-from kwx.present.art import find_cjk_font
+from kwx.present.fonts import find_cjk_font
 from kwx.present.ledger_text import signed_money, truncate
 
 BACKGROUND = (43, 45, 49)  # Discord's dark embed background

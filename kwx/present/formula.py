@@ -5,7 +5,7 @@ Every amount of a hand is the base times a multiplier the rules name (docs/rules
 along a 杠上杠 chain), a 查叫 or forbid_feeding fan, the 1 of a 荒庄 亮倒 penalty. The formula is read back
 from the amount and what the result shows (the base, the winner's fan, the 漂 picks) and given only when its
 product is the amount, so a formula is never wrong: anything else shows the bare amount. Nothing here imports
-discord; `cogs/board.py` writes the result post's payment lines with it.
+discord; `cogs/result_post.py` writes the result post's payment lines with it.
 """
 
 from __future__ import annotations

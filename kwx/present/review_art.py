@@ -14,7 +14,9 @@ from functools import lru_cache
 from PIL import Image, ImageDraw, ImageFont
 
 from kwx.engine.review import Review
-from kwx.present.art import GOLD, RED, _tile_image, find_cjk_font, to_png
+from kwx.present.art import GOLD, RED, to_png
+from kwx.present.fonts import find_cjk_font
+from kwx.present.hand_row import tile_image
 from kwx.present.i18n import tr
 from kwx.present.review_text import ReviewText
 
@@ -45,7 +47,7 @@ def _row(canvas: Image.Image, x: int, y: int, tiles: Sequence[int | None], heigh
     for i, tile in enumerate(tiles):
         if gap_before_last and i == len(tiles) - 1:
             x += height // 3
-        face = _tile_image(tile, height)
+        face = tile_image(tile, height)
         if i < len(dim) and dim[i]:
             face = face.copy()
             face.putalpha(face.getchannel("A").point(lambda a: a * 45 // 100))
@@ -82,8 +84,8 @@ def render_step(review: Review, names: Sequence[str], index: int, lang: str, *, 
     words = ReviewText(review, names, lang, hand_id=hand_id)
     frame = review.frames[index]
     big, small = _font(20), _font(16)
-    tile_w = _tile_image(0, TILE_H).width + 1
-    pond_w = _tile_image(0, POND_H).width + 1
+    tile_w = tile_image(0, TILE_H).width + 1
+    pond_w = tile_image(0, POND_H).width + 1
     width = PAD * 2 + max(19 * tile_w, 200 + 3 * POND_ROW * pond_w)
     rows = max(1, *(-(-len(v.discards) // POND_ROW) for v in frame.seats))
     seat_h = TILE_H + 46 + rows * (POND_H + 8)

@@ -17,7 +17,8 @@ from typing import Any
 
 from kwx.engine.review import Review
 from kwx.engine.tiles import Tile
-from kwx.present.art import _tile_image, to_png
+from kwx.present.art import to_png
+from kwx.present.hand_row import tile_image
 from kwx.present.i18n import tr
 from kwx.present.review_text import ReviewText
 
@@ -33,7 +34,7 @@ def _with_code(line: str) -> str:
 def _tile_css() -> str:
     rules = []
     for tile in Tile:
-        data = base64.b64encode(to_png(_tile_image(int(tile), TILE_PX))).decode("ascii")
+        data = base64.b64encode(to_png(tile_image(int(tile), TILE_PX))).decode("ascii")
         rules.append(f".t-{tile.compact}{{background-image:url(data:image/png;base64,{data})}}")
     return "\n".join(rules)
 

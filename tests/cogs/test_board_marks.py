@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import re
 
-from cogs.board import board_embeds, hand_text, result_embeds
+from cogs.board import board_embeds, hand_text
 from cogs.emoji import BACK_KEY, CLAIMED_KEY, TileFormatter
+from cogs.result_post import result_embeds
 from kwx.engine.tiles import Tile, parse_tiles
 from kwx.table.views import MeldView, PublicView, ResultView, RevealedHand, SeatView, WinnerView
 from tests.cogs.kit import seat_table, start_kit, stop_kit

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import discord
 
-from cogs.board import board_embeds, fits, result_embeds
+from cogs.board import board_embeds, fits
 from cogs.buttons import ActId
 from cogs.emoji import TileFormatter
 from cogs.panels import LIANGDAO, panel_buttons, panel_embed
+from cogs.result_post import result_embeds
 from kwx.engine.tiles import Tile, parse_tiles
 from kwx.table.views import (
     ActionChoice,

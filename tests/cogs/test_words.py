@@ -9,10 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from cogs.board import board_embeds, result_embeds
+from cogs.board import board_embeds
 from cogs.dm_panels import hand_over_line
 from cogs.emoji import TileFormatter
 from cogs.panels import context_line, panel_embed
+from cogs.result_post import result_embeds
 from kwx.engine.tiles import Tile, parse_tiles
 from kwx.present.i18n import tr
 from kwx.present.numbers import signed_points
