@@ -246,7 +246,7 @@ async def test_the_commitment_shows_from_the_deal_and_the_seed_stays_in_the_log(
         assert not isinstance(app.screen, ResultScreen)
         log = "\n".join(strip.text for strip in app.base.query_one("#log").lines)
         words = " ".join(log.split())  # the log wraps lines at its width
-        assert "Hand 1 is over · seed" in words and "python -m kwx ledger hand 1`" in words
+        assert "Hand 1 is over · seed" in words and "python -m kwx ledger hand 1" in words and "`" not in words
         await app.shutdown()
 
 
