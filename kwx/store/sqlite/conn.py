@@ -62,17 +62,16 @@ class SqliteConn:
 
     async def execute(self, sql: str, *args: Any) -> None:
         with translated():
-            await (await self.raw.execute(sql, _named(args))).close()
+            await self.raw.execute(sql, _named(args))  # its cursor is not closed: that would be a second
+            # trip to aiosqlite's thread on every write, and a finished statement holds nothing
 
     async def fetch(self, sql: str, *args: Any) -> list[Row]:
-        with translated():
-            async with self.raw.execute(sql, _named(args)) as cur:
-                return cast(list[Row], await cur.fetchall())
+        with translated():  # one trip to aiosqlite's thread: execute, fetch and close there
+            return cast(list[Row], list(await self.raw.execute_fetchall(sql, _named(args))))
 
     async def fetch_one(self, sql: str, *args: Any) -> Row | None:
-        with translated():
-            async with self.raw.execute(sql, _named(args)) as cur:
-                return cast(Row | None, await cur.fetchone())
+        rows = await self.fetch(sql, *args)  # the store asks this of statements that give one row at most
+        return rows[0] if rows else None
 
     async def fetch_value(self, sql: str, *args: Any) -> Any:
         row = await self.fetch_one(sql, *args)
