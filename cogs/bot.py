@@ -204,11 +204,6 @@ class KwxBot(commands.Bot):
                                    claim_pause=claim_pause, clock=self.clock,
                                    store_retry=RetryPolicy(give_up_after=env.store_retry_seconds),
                                    confirms_prompts=True)
-
-            async def pass_claim(table_id: int, player_id: str, step: int) -> None:  # a player's auto-pass
-                await service.act(table_id, player_id, "pass", step=step)
-
-            frontend.pass_claim = pass_claim
             frontend.prompt_reached = service.prompt_delivered  # a turn's timer runs from its prompt's arrival
             self.kwx = Runtime(store, service, frontend, tiles, languages, table_seed=settings.table_seed,
                                web_url=env.web_url)

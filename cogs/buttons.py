@@ -31,6 +31,8 @@ from cogs.inputs import id_number, id_tile, id_word
 from cogs.operations import safe_respond
 from kwx.engine.tiles import Tile
 from kwx.present.i18n import tr
+from kwx.table.press import MOQIE as PRESS_MOQIE
+from kwx.table.press import TOGGLE_AUTO_PASS, Press
 
 logger = logging.getLogger(__name__)
 
@@ -125,6 +127,21 @@ def _arg_fits(verb: PanelVerb, arg: str) -> bool:
 
 def act_arg(tile: Tile | int | None) -> str:
     return NO_ARG if tile is None else Tile(tile).compact
+
+
+CONFIRMED = frozenset({PanelVerb.CONFIRM_DISCARD, PanelVerb.CONFIRM_DISCARD_NEVER_ASK, PanelVerb.CONFIRM_LIANGDAO})
+
+
+def press_of(act: ActId) -> Press:
+    """The service's press for an action button (not a mode button): wire abbreviations decoded here."""
+    if act.verb is PanelVerb.TOGGLE_AUTO_PASS:
+        verb = TOGGLE_AUTO_PASS
+    elif act.verb is PanelVerb.MOQIE:
+        verb = PRESS_MOQIE
+    else:
+        verb = act.move or act.verb.value
+    return Press(verb, act.tile, step=act.step, hand=act.hand, amount=act.amount, confirmed=act.verb in CONFIRMED,
+                 never_ask=act.verb is PanelVerb.CONFIRM_DISCARD_NEVER_ASK)
 
 
 class PressHandler(Protocol):

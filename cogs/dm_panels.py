@@ -2,23 +2,22 @@
 
 One DM per player per hand, edited in place. The hand's first panel (the 漂 choice or the deal) is a new
 message, so Discord notifies the player; every later prompt edits it, buttons and all, and between prompts it
-shows the hand without buttons. A press is answered by editing the panel as the interaction's response, the
-panel's next edits go through that interaction's token (15 minutes), and the next hand's panel is posted as a
-followup of the player's last press while its token lives: none of these counts toward the bot's global limit,
-so steady play costs the bot's token nothing in DMs. When the result is posted, each player's panel of that
-hand collapses to one line: who won, how, the player's net, and a link to the result. A claim offer that holds
-no win is passed at once for a player who turned auto-pass on. A refused DM (DMs closed) is said once in the
-channel; the player then uses the board's "My hand" button, whose ephemeral panel is kept up to date here for as
+shows the hand without buttons. The worker is the only writer of a panel: the Tables cog answers a press
+(a deferred update) and hands its token here (`pressed`), the panel's next edits go through that token (15
+minutes), and the next hand's panel is posted as a followup of the player's last press while its token lives:
+none of these counts toward the bot's global limit, so steady play costs the bot's token nothing in DMs. When
+the result is posted, each player's panel of that hand collapses to one line: who won, how, the player's net,
+and a link to the result. (Auto-pass is the service's: a claim it passes never reaches a panel.) A refused DM
+(DMs closed) is said once in the channel; the player then uses the board's "My hand" button, whose ephemeral panel is kept up to date here for as
 long as its interaction token lives. A player in 托管 gets no new DM per move made for them.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import datetime
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -34,19 +33,19 @@ from cogs.operations import (
     Failed,
     Rest,
     dms_closed,
+    safe_defer,
     safe_edit_followup,
-    safe_edit_original,
     safe_followup,
+    safe_update_message,
     transient,
 )
-from cogs.panels import PanelMessage, panel_key, panel_message
+from cogs.panels import NORMAL, PanelMessage, panel_key, panel_message
 from cogs.ratelimit import Priority
 from kwx.present.i18n import tr
 from kwx.present.numbers import signed_points
 from kwx.store import Store
-from kwx.store.settings import AUTO_PASS_CLAIMS, MessageRef
-from kwx.table.errors import TableError
-from kwx.table.views import PlayerRef, PrivateView, PublicView, ResultView, WinnerView
+from kwx.store.settings import MessageRef
+from kwx.table.views import ActionChoice, PlayerRef, PrivateView, PublicView, ResultView, WinnerView
 
 logger = logging.getLogger(__name__)
 
@@ -85,7 +84,8 @@ class PanelState:
     latest: PrivateView | None = None
     prompt: bool = False
     dirty: bool = False
-    hold: int = 0  # button presses in flight: their interaction answers update the panel themselves
+    # The panel's mode for one decision (亮倒 picks, a question before a costly move): (hand, step, mode, choice)
+    mode: tuple[int, int, str, ActionChoice | None] | None = None
     dm: Shown | None = None  # the panel of the current hand
     past: dict[int, Shown] = field(default_factory=dict)  # earlier hands' panels, until their end line is shown
     endings: dict[int, str] = field(default_factory=dict)  # hand -> its one-line end, not yet shown
@@ -108,13 +108,9 @@ class DmPanels:
         self.refs = refs
         self.stats = stats
         self.tiles = tiles
-        # (table, player, step) -> pass that claim: how an auto-pass is made (set by the bot to the service's act)
-        self.pass_claim: Callable[[int, str, int], Awaitable[object]] | None = None
         # (table, player, step) -> that prompt reached the player: the service's `prompt_delivered` (its timer)
         self.prompt_reached: Callable[[int, str, int], None] | None = None
         self.by_key: dict[tuple[int, str], PanelState] = {}
-        self._passing: set[asyncio.Task[None]] = set()  # auto-passes under way
-        self._auto_pass: dict[tuple[str, str], bool] = {}  # (server, player) -> the player's auto-pass toggle
         self._dm_closed: set[str] = set()
         self._dm_owner: dict[int, str] = {}  # DM channel id -> player id
         self._dm_channel: dict[str, int] = {}  # player id -> DM channel id
@@ -161,60 +157,29 @@ class DmPanels:
         p = self.get(view.table_id, player.player_id)
         if p.latest is not None and (view.hand_no, view.step) < (p.latest.hand_no, p.latest.step):
             return  # an older state than one already shown (a button answer overtook the service's call)
-        if prompt and self.pass_claim is not None and _claim_without_win(view) and not view.autoplay:
-            tc = self.tables.get(view.table_id)
-            await self.tables.locate(tc)
-            if await self.auto_pass(tc.guild, player.player_id):
-                # passed at once, never shown: no thinking time for the table to read
-                self.stats.auto_passes += 1
-                task = asyncio.get_running_loop().create_task(self._pass(view))
-                self._passing.add(task)  # held until done: the loop keeps only a weak reference to a task
-                task.add_done_callback(self._passing.discard)
-                return
         p.latest = view
         p.prompt = p.prompt or prompt
         self.kick(p)
 
-    async def _pass(self, view: PrivateView) -> None:
-        assert self.pass_claim is not None
-        try:
-            await self.pass_claim(view.table_id, view.player_id, view.step)
-        except TableError:  # the window closed meanwhile (another seat's win, a pause): nothing to pass
-            logger.debug("table %s: auto-pass of %s not made", view.table_id, view.player_id, exc_info=True)
-        except Exception:
-            logger.exception("table %s: auto-pass of %s failed", view.table_id, view.player_id)
-
-    async def auto_pass(self, guild: str | None, player_id: str) -> bool:
-        """The player's auto-pass toggle in this server (read from the store once, then kept)."""
-        if guild is None:
-            return False
-        key = (guild, player_id)
-        if key not in self._auto_pass:
-            try:
-                self._auto_pass[key] = await self.store.player_setting(guild, player_id, AUTO_PASS_CLAIMS) == "on"
-            except Exception:
-                logger.exception("could not read the auto-pass setting of %s", player_id)
-                return False
-        return self._auto_pass[key]
-
-    def auto_pass_set(self, guild: str, player_id: str, on: bool) -> None:
-        """The cog changed the toggle (and wrote it to the store)."""
-        self._auto_pass[(guild, player_id)] = on
-
     def panel(self, view: PrivateView, lang: str, **options: Any) -> PanelMessage:
         """The panel's message for `view`, with what the front end knows of the table: its board (for the context
-        line) and the player's auto-pass toggle."""
+        line), and the mode the player's last press chose for this decision."""
         tc = self.tables.find(view.table_id)
         board = tc.views.get(view.hand_no) if tc is not None else None
-        guild = tc.guild if tc is not None else None
-        on = self._auto_pass.get((guild, view.player_id), False) if guild is not None else False
+        mode, confirm = self._mode(view)
+        options = {"mode": mode, "confirm": confirm} | options
         return panel_message(view, lang, self.tiles, piao_max=view.piao_max, board=board,
-                             auto_pass=on, **options)
+                             auto_pass=view.auto_pass, **options)
 
     def panel_key(self, view: PrivateView) -> str:
-        tc = self.tables.find(view.table_id)
-        guild = tc.guild if tc is not None else None
-        return panel_key(view, self._auto_pass.get((guild, view.player_id), False) if guild is not None else False)
+        mode, confirm = self._mode(view)
+        return panel_key(view, view.auto_pass, mode, confirm)
+
+    def _mode(self, view: PrivateView) -> tuple[str, ActionChoice | None]:
+        p = self.by_key.get((view.table_id, view.player_id))
+        if p is None or p.mode is None or p.mode[:2] != (view.hand_no, view.step) or not view.choices:
+            return NORMAL, None
+        return p.mode[2], p.mode[3]
 
     async def dm_player(self, player_id: str | None, **message: Any) -> None:
         if player_id is None or not player_id.isdigit():
@@ -224,32 +189,56 @@ class DmPanels:
             self.stats.dm_sends += 1
             await self.rest.send_dm(user, priority=Priority.POST, **message)
 
-    @contextlib.asynccontextmanager
-    async def pressing(self, table_id: int, player_id: str) -> AsyncIterator[None]:
-        """While a panel button is being answered, the panel worker leaves that player alone (the answer
-        edits the pressed message); afterwards it catches up with anything newer."""
-        p = self.get(table_id, player_id)
-        p.hold += 1
-        try:
-            yield
-        finally:
-            p.hold -= 1
-            if p.hold == 0:
-                self.kick(p)
+    def press_arrived(self, interaction: discord.Interaction, table_id: int) -> None:
+        """A press of the player's current panel, before the service answers it: from now on the panel is
+        edited through the press's token, so the worker's next edit (the service's change, coming first) is
+        also the press's answer — one call, and never the bot's own edit racing the answer."""
+        p = self.by_key.get((table_id, str(interaction.user.id)))
+        message = interaction.message
+        if p is None or message is None:
+            return
+        if p.dm is not None and p.dm.message_id == message.id and interaction.guild_id is None:
+            p.dm.token, p.dm.followup = interaction, False
+        elif interaction.guild_id is not None and p.eph_shown is not None and p.eph_shown.message_id in (0, message.id):
+            p.eph = interaction  # (0: the panel a slash command answered with, whose id it did not learn)
+            p.eph_shown.message_id = message.id
+
+    async def pressed(self, interaction: discord.Interaction, view: PrivateView, *, mode: str = NORMAL,
+                      confirm: ActionChoice | None = None, within: float = 2.0) -> None:
+        """A press of this player's panel, accepted by the service: the panel it was made on is this player's
+        panel from now on, to show `view` in `mode` (the 亮倒 picks, a question before a costly move). The
+        worker answers the press with that edit (one call) and edits through its token afterwards; when it
+        has nothing to write, or takes longer than `within` seconds, the press gets a deferred update."""
+        p = self.get(view.table_id, str(interaction.user.id))
+        p.mode = (view.hand_no, view.step, mode, confirm) if mode != NORMAL else None
+        if p.latest is None or (view.hand_no, view.step) >= (p.latest.hand_no, p.latest.step):
+            p.latest = view
+        taken = (p.dm is not None and p.dm.token is interaction) or p.eph is interaction  # by press_arrived
+        if not taken:  # pressed on another message (an earlier hand's panel, an older My hand): that is the panel now
+            self._adopt(p, interaction, p.latest, live=True, key="")  # "": unlike any panel, so it is written
+        self.kick(p)
+        if p.task is not None:
+            await asyncio.wait({p.task}, timeout=within)
+        await safe_defer(interaction)  # nothing when the worker's edit answered it
 
     def shown_by_interaction(self, interaction: discord.Interaction, view: PrivateView, *, live: bool) -> None:
-        """A button answer or a My-hand panel now shows `view` (live: with its buttons)."""
+        """A My-hand panel (the interaction's own response) now shows `view` (live: with its buttons)."""
         p = self.get(view.table_id, str(interaction.user.id))
         if p.latest is None or (view.hand_no, view.step) >= (p.latest.hand_no, p.latest.step):
             p.latest = view
         if live:
             self._reached(view)
+        self._adopt(p, interaction, view, live=live, key=self.panel_key(view))
+
+    def _adopt(self, p: PanelState, interaction: discord.Interaction, view: PrivateView, *, live: bool,
+               key: str) -> None:
+        """The interaction's message is this player's panel (DM) or ephemeral panel, editable with its token."""
         message = interaction.message
         if interaction.guild_id is None and message is not None:  # a DM panel
             old = p.dm
             if old is not None and old.message_id != message.id and not old.ended:
                 p.past[old.hand] = old  # pressed on an earlier hand's panel: that one is kept for its end line
-            p.dm = Shown(interaction.channel_id or 0, message.id, view.hand_no, view.step, self.panel_key(view), live,
+            p.dm = Shown(interaction.channel_id or 0, message.id, view.hand_no, view.step, key, live,
                          bool(view.concealed), view, token=interaction)
             self._remember_dm(p)
             self._dm_owner[p.dm.channel_id] = p.player_id
@@ -257,7 +246,7 @@ class DmPanels:
         else:  # an ephemeral panel: keep its interaction to edit it later
             p.eph = interaction
             p.eph_shown = Shown(interaction.channel_id or 0, message.id if message else 0, view.hand_no, view.step,
-                                self.panel_key(view), live, bool(view.concealed), view)
+                                key, live, bool(view.concealed), view)
 
     def dm_owner(self, channel_id: int | None) -> str | None:
         """Whose hand panels are in this DM channel (None: not one we know)."""
@@ -283,7 +272,7 @@ class DmPanels:
 
     def kick(self, p: PanelState) -> None:
         p.dirty = True
-        if p.hold == 0 and (p.task is None or p.task.done()):
+        if p.task is None or p.task.done():
             p.task = asyncio.get_running_loop().create_task(self._run_panel(p),
                                                             name=f"kwx-panel-{p.table_id}-{p.player_id}")
 
@@ -293,7 +282,7 @@ class DmPanels:
 
     # == the panel worker =================================================================================
     async def _run_panel(self, p: PanelState) -> None:
-        while p.dirty and p.hold == 0:
+        while p.dirty:
             p.dirty = False
             try:
                 await self._flush_panel(p)
@@ -342,8 +331,8 @@ class DmPanels:
             self.stats.dm_token_edits += 1
             if shown.followup:
                 edited = await safe_edit_followup(token, shown.message_id, **message) is not None
-            else:
-                edited = await safe_edit_original(token, **message) is not None
+            else:  # the press's answer when it has none yet (one call), later an edit of its message
+                edited = await safe_update_message(token, **message)
             if edited:
                 return True
             shown.token = None  # expired or refused: the bot's token from now on
@@ -364,10 +353,10 @@ class DmPanels:
             # The hand's one new DM (Discord notifies the player); the previous hand's panel waits for its end line.
             # Posted as a followup of the player's last press while its token lives (exempt from the global limit;
             # the same token then edits it), else by the bot.
-            message = self.panel(view, lang)
             token = shown.token if shown is not None and shown.token is not None and _alive(shown.token) else None
-            if token is None or not await self._followup_dm(p, view, key, message, token):
-                await self._send_dm(tc, p, view, key, message)
+            if token is None or not await self._followup_dm(p, view, key, self.panel(view, lang), token):
+                # a fresh message: the refused followup's buttons were released with it
+                await self._send_dm(tc, p, view, key, self.panel(view, lang))
             if shown is not None and p.dm is not shown and not shown.ended:
                 p.past[shown.hand] = shown
                 for old in [h for h in p.past if h < view.hand_no - HANDS_KEPT]:
@@ -383,6 +372,8 @@ class DmPanels:
         message = self.panel(view, lang)
         edited = await self._edit_dm(shown, urgent=choices, **message)
         release(message["view"])
+        if p.dm is not shown:
+            return  # a press made it the panel meanwhile (its token edits it now): the next pass writes that
         if not edited:
             p.dm = None  # the DM is gone or Discord would not edit it: the next change sends a new one
             if choices:  # ...and a decision waits on this player now: send it as a new prompt at once
@@ -476,9 +467,11 @@ class DmPanels:
             return  # a snapshot the player opened; their DMs carry the prompts
         self.stats.ephemeral_edits += 1
         message = self.panel(view, lang)
-        edited = await safe_edit_original(interaction, **message)
+        edited = await safe_update_message(interaction, **message)
         release(message["view"])
-        if edited is None:
+        if p.eph is not interaction:
+            return  # a newer press took it over meanwhile
+        if not edited:
             p.eph = p.eph_shown = None
             return
         p.eph_shown = replace(shown, step=view.step, key=key, live=bool(view.choices), view=view)
@@ -494,12 +487,6 @@ class DmPanels:
 def _alive(token: discord.Interaction) -> bool:
     """Whether an interaction's token may still edit and follow up (with a margin)."""
     return discord.utils.utcnow() < token.created_at + TOKEN_LIFETIME
-
-
-def _claim_without_win(view: PrivateView) -> bool:
-    """A claim offer (碰, 杠 on another seat's discard) that holds no win: what auto-pass passes."""
-    verbs = {c.verb for c in view.choices}
-    return view.claim_tile is not None and "pass" in verbs and "hu" not in verbs
 
 
 def hand_over_line(result: ResultView, view: PublicView, seat: int, lang: str, fmt: TileFormatter) -> str:

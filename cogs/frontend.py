@@ -20,7 +20,6 @@ the host by DM when the channel is gone.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -35,11 +34,11 @@ from cogs.front_tables import DiscordTable, FrontEndStats, FrontTables
 from cogs.languages import Languages
 from cogs.message_refs import MessageRefs
 from cogs.operations import Rest
-from cogs.panels import PanelMessage
+from cogs.panels import NORMAL, PanelMessage
 from kwx.present.i18n import tr
 from kwx.store import Store
 from kwx.store.settings import MessageRef
-from kwx.table.views import PlayerRef, PrivateView, PublicView, ResultView, TableSummary
+from kwx.table.views import ActionChoice, PlayerRef, PrivateView, PublicView, ResultView, TableSummary
 
 
 class DiscordFrontEnd:
@@ -55,9 +54,8 @@ class DiscordFrontEnd:
         self.stats = FrontEndStats()
         self.refs = MessageRefs(store)
         self.tables = FrontTables(bot, store, languages, restore=self._restore)
-        # `channel_lost` asks the table service to pause a table whose channel is gone (the service's `pause`).
-        # With `pass_claim`, all the front end asks of the service; it holds no handle on it: what it shows is in
-        # the views.
+        # `channel_lost` asks the table service to pause a table whose channel is gone (the service's `pause`):
+        # all the front end asks of the service; it holds no handle on it: what it shows is in the views.
         self.board = BoardDelivery(self.tables, self.refs, self.stats, tiles, self.rest, board_interval=board_interval,
                                    ai_board_interval=ai_board_interval, board_settle=board_settle, clock=clock,
                                    channel_lost=channel_lost, hand_ended=self._hand_ended, closing=self._closing)
@@ -73,16 +71,6 @@ class DiscordFrontEnd:
 
     async def _closing(self, table_id: int) -> None:
         await self.panels.closing(table_id)
-
-    @property
-    def pass_claim(self) -> Callable[[int, str, int], Awaitable[object]] | None:
-        """(table, player, step) -> pass that claim: how an auto-pass is made (set by the bot to the service's
-        act)."""
-        return self.panels.pass_claim
-
-    @pass_claim.setter
-    def pass_claim(self, pass_claim: Callable[[int, str, int], Awaitable[object]] | None) -> None:
-        self.panels.pass_claim = pass_claim
 
     @property
     def prompt_reached(self) -> Callable[[int, str, int], None] | None:
@@ -138,14 +126,6 @@ class DiscordFrontEnd:
         self.board.post(tc, ("summary", summary))
 
     # == what the cogs tell the front end =================================================================
-    async def auto_pass(self, guild: str | None, player_id: str) -> bool:
-        """The player's auto-pass toggle in this server (read from the store once, then kept)."""
-        return await self.panels.auto_pass(guild, player_id)
-
-    def auto_pass_set(self, guild: str, player_id: str, on: bool) -> None:
-        """The cog changed the toggle (and wrote it to the store)."""
-        self.panels.auto_pass_set(guild, player_id, on)
-
     def panel(self, view: PrivateView, lang: str, **options: Any) -> PanelMessage:
         """The panel's message for `view`, with what the front end knows of the table: its board (for the context
         line) and the player's auto-pass toggle."""
@@ -154,10 +134,15 @@ class DiscordFrontEnd:
     def panel_key(self, view: PrivateView) -> str:
         return self.panels.panel_key(view)
 
-    def pressing(self, table_id: int, player_id: str) -> contextlib.AbstractAsyncContextManager[None]:
-        """While a panel button is being answered, the panel worker leaves that player alone (the answer
-        edits the pressed message); afterwards it catches up with anything newer."""
-        return self.panels.pressing(table_id, player_id)
+    def press_arrived(self, interaction: discord.Interaction, table_id: int) -> None:
+        """A panel press, before the service answers it: the panel's next edit goes through its token."""
+        self.panels.press_arrived(interaction, table_id)
+
+    async def pressed(self, interaction: discord.Interaction, view: PrivateView, *, mode: str = NORMAL,
+                      confirm: ActionChoice | None = None) -> None:
+        """A panel press the service accepted: the DM worker answers it with `view` in `mode` and edits the panel
+        through its token from then on (cogs/dm_panels.py)."""
+        await self.panels.pressed(interaction, view, mode=mode, confirm=confirm)
 
     def shown_by_interaction(self, interaction: discord.Interaction, view: PrivateView, *, live: bool) -> None:
         """A button answer or a My-hand panel now shows `view` (live: with its buttons)."""

@@ -32,6 +32,8 @@ from cogs.buttons import NO_ARG, ActButton, ActId, PanelVerb, act_arg
 from cogs.emoji import TileFormatter
 from kwx.engine.tiles import Tile
 from kwx.present.i18n import tr
+from kwx.table.advice import warning_for
+from kwx.table.advice_text import liangdao_text, warning_text, zimo_text
 from kwx.table.views import ActionChoice, PrivateView, PublicView
 
 NORMAL, LIANGDAO, CONFIRM = "normal", "liangdao", "confirm"
@@ -40,11 +42,13 @@ PER_ROW = 5
 READY_HINTS = 5  # at most this many "discard X → waiting on Y" lines
 
 
-def panel_key(view: PrivateView, auto_pass: bool = False) -> str:
+def panel_key(view: PrivateView, auto_pass: bool = False, mode: str = NORMAL,
+              confirm: ActionChoice | None = None) -> str:
     """A stable digest of everything the panel shows (to skip sending what the player already sees)."""
     parts = (view.table_id, view.hand_no, view.step, view.concealed, view.drawn, view.melds, view.choices,
              view.deadline, view.waits, view.claim_tile, view.liangdao, view.autoplay, sorted(view.danger),
-             view.last_discard, view.wall_remaining, sorted(view.unseen.items()), sorted(view.kong_feed), auto_pass)
+             view.last_discard, view.wall_remaining, sorted(view.unseen.items()), sorted(view.kong_feed), auto_pass,
+             view.warnings, view.zimo_gain, mode, confirm)
     return hashlib.sha1(repr(parts).encode()).hexdigest()[:16]
 
 
@@ -90,32 +94,32 @@ def _verbs(view: PrivateView) -> set[str]:
 
 def confirm_text(view: PrivateView, choice: ActionChoice, lang: str, fmt: TileFormatter,
                  board: PublicView | None = None) -> str:
-    """The question before a costly move: 亮倒 (what is revealed, the waits), feeding a 亮倒 hand (包胡) and
-    discarding the fourth tile of a 亮倒 hand's revealed triplet (its 直杠 money)."""
+    """The question before a costly move (kwx.table.press asks it): 亮倒 (what is revealed, the waits) and a
+    discard that feeds a declared hand's win or 直杠, with what it costs and who gains (kwx.table.advice)."""
     tile = choice.tile
     assert tile is not None
     parts: list[str] = []
     if choice.verb == "liangdao":
         held = list(view.concealed) + ([view.drawn] if view.drawn is not None else [])
         held.remove(tile)
-        parts.append(tr("panel.confirm_liangdao", lang, tile=fmt.tile(tile), hand=fmt.tiles(sorted(held)),
-                       waits=fmt.tiles(view.discard_waits.get(tile, ()))))
-    if tile in view.danger:
-        parts.append(tr("panel.confirm_discard", lang, tile=fmt.tile(tile), cost=_cost(view, lang)))
-    elif tile in view.kong_feed:
-        seat, cost = view.kong_feed[tile]
-        who = seat_name(board, seat, lang) if board is not None else "?"
-        parts.append(tr("panel.confirm_kong", lang, tile=fmt.tile(tile), player=who, cost=cost))
+        parts.append(liangdao_text(tile, sorted(held), view.discard_waits.get(tile, ()), lang, tiles=fmt.tiles,
+                                   tile=fmt.tile))
+    warning = warning_for(view.warnings, choice.verb, tile)
+    if warning is not None:
+        parts.append(warning_text(warning, lang, tile=fmt.tile, name=lambda s: _name(view, board, s, lang)))
+    parts.append(tr("warning.sure", lang))
     return "\n".join(parts)
 
 
+def _name(view: PrivateView, board: PublicView | None, seat: int, lang: str) -> str:
+    if seat == view.seat:
+        return tr("panel.you", lang)
+    return seat_name(board, seat, lang) if board is not None else "?"
+
+
 def asks_before(view: PrivateView, tile: Tile) -> bool:
-    """A discard the panel asks about first: it feeds a 亮倒 hand's win or its 直杠."""
-    return tile in view.danger or tile in view.kong_feed
-
-
-def _cost(view: PrivateView, lang: str) -> str:
-    return tr("panel.baohu_cost" if view.baohu_risk else "panel.feed_cost", lang)
+    """A discard the panel marks: it feeds a 亮倒 hand's win or its 直杠 (the service asks before it)."""
+    return warning_for(view.warnings, "discard", tile) is not None
 
 
 def panel_embed(view: PrivateView, lang: str, fmt: TileFormatter, *, mode: str = NORMAL,
@@ -148,7 +152,7 @@ def panel_embed(view: PrivateView, lang: str, fmt: TileFormatter, *, mode: str =
     held = set(view.concealed) | ({view.drawn} if view.drawn is not None else set())
     danger = sorted(x for x in view.danger if x in held)
     if mode == NORMAL and danger and "discard" in _verbs(view):
-        lines.append(f"{tr('panel.danger', lang, tiles=fmt.tiles(danger))} {_cost(view, lang)}")
+        lines.append(tr("panel.danger", lang, tiles=fmt.tiles(danger)))
     kong_feed = sorted(x for x in view.kong_feed if x in held and x not in view.danger)
     if mode == NORMAL and kong_feed and "discard" in _verbs(view):
         lines.append(tr("panel.kong_feed", lang, tiles=fmt.tiles(kong_feed)))
@@ -183,6 +187,8 @@ def _prompt(view: PrivateView, lang: str, fmt: TileFormatter, mode: str, piao_ma
     if view.claim_tile is not None:
         actions = tr("common.list_sep", lang).join(verb_text(v, lang) for v in ("hu", "gang", "peng") if v in verbs)
         return tr("board.can_claim", lang, tile=fmt.tile(view.claim_tile), actions=actions or verb_text("pass", lang))
+    if "hu" in verbs and view.zimo_gain is not None and view.drawn is not None:
+        return zimo_text(view.drawn, view.zimo_gain, lang, tile=fmt.tile)
     if "discard" in verbs or "liangdao" in verbs:
         return tr("board.your_turn", lang)
     return tr("panel.decide", lang)

@@ -12,9 +12,11 @@ translates Discord into service calls and answers the person who asked; everythi
 board, hands) is sent by the front end (cogs/frontend.py) when the service reports the change. Refusals are
 `TableError`s, answered privately with the catalog's `error.<code>` text; nothing changes then.
 
-Checks on a panel press, in order: the press comes from the player whose DM it is (`not_your_button`), that
-player is seated (`not_your_button`), the button's hand is the hand in play (`hand_over`), and the service's
-step check (`stale` for a past step or a second press of the same button).
+A panel press is one service call (`TableService.press`, kwx/table/press.py), which decides every refusal
+(no seat, another hand, a past step or a second press of the same button), whether to ask first (a costly move,
+亮倒) and what the panel shows now; here only a press in someone else's DM is refused (`not_your_button`). The
+press is answered at once (a refusal privately, else a deferred update) and its token handed to the DM worker
+(cogs/dm_panels.py), the panel's only writer.
 
 In a cluster of processes (kwx.cluster) `/kwx new` first takes its server's lease, and a press of a table
 another process runs (a DM press reaches shard 0's process) is deferred and forwarded there (cogs/forwarding.py).
@@ -22,9 +24,10 @@ another process runs (a DM press reaches shard 0's process) is deferred and forw
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
-from dataclasses import replace
+from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Any
 
 import discord
@@ -32,20 +35,20 @@ from discord import app_commands
 from discord.ext import commands
 
 from cogs import board as boards
-from cogs.buttons import PANEL_MODE_VERBS, ActId, PanelVerb, release
+from cogs.buttons import PANEL_MODE_VERBS, ActId, PanelVerb, press_of, release
 from cogs.forwarding import forward_press
 from cogs.group import KwxGroupCog, text
 from cogs.inputs import DISCORD_INT_LIMIT
-from cogs.operations import safe_defer, safe_respond, safe_update_message
-from cogs.panels import CONFIRM, LIANGDAO, NORMAL, PanelMessage, asks_before
+from cogs.operations import safe_defer, safe_respond
+from cogs.panels import CONFIRM, LIANGDAO, NORMAL, PanelMessage
 from cogs.permissions import missing_permissions, missing_text
 from kwx.engine.ai import AI_LEVELS
 from kwx.engine.rules import PRESETS, RulesError, RuleSet
 from kwx.present.i18n import LANGUAGES, tr
-from kwx.store.settings import AUTO_PASS_CLAIMS, CONFIRM_DANGER
 from kwx.table.defaults import table_defaults
 from kwx.table.errors import TableError, refusal_text
-from kwx.table.views import ActionChoice, PlayerRef
+from kwx.table.press import LOOK, Press, PressOutcome
+from kwx.table.views import ActionChoice, PlayerRef, PrivateView
 
 if TYPE_CHECKING:
     from cogs.bot import KwxBot
@@ -53,6 +56,7 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 LANGUAGE_NAMES = {"zh-CN": "简体中文", "en": "English"}
+ANSWER_WITHIN = 2.0  # seconds a press waits for the service before it is deferred (Discord allows 3)
 
 
 
@@ -161,7 +165,6 @@ class Tables(KwxGroupCog, name="Tables"):
             await self.refuse(interaction, err, table_id)
             return
         lang = self.lang(interaction, table_id)
-        await rt.frontend.auto_pass(rt.frontend.table_guild(table_id), pid)  # the toggle as the panel shows it
         message = rt.frontend.panel(view, lang)
         if rt.frontend.dms_closed(pid):
             message["content"] = tr("error.dms_closed_self", lang, button=tr("action.my_hand", lang))
@@ -337,6 +340,8 @@ class Tables(KwxGroupCog, name="Tables"):
         await safe_defer(interaction)  # the lobby message itself shows the change
 
     async def on_act_press(self, interaction: discord.Interaction, act: ActId) -> None:
+        """A press of a hand panel: one service call (TableService.press), answered here within Discord's 3
+        seconds; the panel itself is then written by the DM worker alone, through this press's token."""
         if await forward_press(self.bot, interaction, act.table):  # a DM press of a table run elsewhere
             return
         rt = self.rt
@@ -345,108 +350,44 @@ class Tables(KwxGroupCog, name="Tables"):
         if owner is not None and owner != pid:
             await self.refuse(interaction, "not_your_button", act.table)
             return
-        try:
-            board = rt.service.public_view(act.table)
-        except TableError as err:
-            await self.refuse(interaction, err, act.table)
-            return
-        if all(s.player.player_id != pid for s in board.seats):
-            await self.refuse(interaction, "not_your_button", act.table)
-            return
-        if act.hand != board.hand_no or board.phase in ("finished", "closed", "lobby"):
-            await self.refuse(interaction, "hand_over", act.table)
-            return
-        lang = self.lang(interaction, act.table)
-        await self.back_from_autoplay(act.table, pid)  # any press of one's own panel ends 托管
-        if act.verb is PanelVerb.MOQIE:  # 摸切: the drawn tile's discard, asked about like any other
-            act = replace(act, verb=PanelVerb.DISCARD)
-        if act.verb is PanelVerb.TOGGLE_AUTO_PASS:
-            await self.toggle_auto_pass(interaction, act, pid, lang)
-            return
+        rt.frontend.press_arrived(interaction, act.table)
         if act.verb in PANEL_MODE_VERBS:  # 亮倒 picks / back: only the panel changes
-            view = rt.service.private_view(act.table, pid)
-            if view.step != act.step or not view.choices:
-                await self.refuse(interaction, TableError("stale", "that decision has passed"), act.table)
-                return
-            mode = LIANGDAO if act.verb is PanelVerb.SHOW_LIANGDAO_PICKS else NORMAL
-            message = rt.frontend.panel(view, lang, mode=mode)
-            await safe_update_message(interaction, **message)
-            release(message["view"])
+            view = await self.answered(interaction, self.rt.service.press(act.table, pid, Press(
+                LOOK, step=act.step, hand=act.hand)), act.table)
+            if view is not None:
+                await rt.frontend.pressed(interaction, view, mode=LIANGDAO if act.verb is PanelVerb.SHOW_LIANGDAO_PICKS else NORMAL)
             return
-        if act.verb in (PanelVerb.DISCARD, PanelVerb.LIANGDAO) and act.tile is not None and await self.ask_first(
-                interaction, act, pid, lang):
+        outcome = await self.in_time(interaction, rt.service.press(act.table, pid, press_of(act)))
+        if outcome.refusal is not None:
+            await self.refuse(interaction, outcome.refusal, act.table)
             return
-        verb = act.move
-        if verb is None:  # every verb without a move was answered above
-            await self.refuse(interaction, "generic", act.table)
-            return
-        if act.verb is PanelVerb.CONFIRM_DISCARD_NEVER_ASK:
-            guild = rt.frontend.table_guild(act.table)
-            if guild is not None:
-                await rt.store.set_player_setting(str(guild), pid, CONFIRM_DANGER, "off")
-        async with rt.frontend.pressing(act.table, pid):
-            try:
-                if act.verb is PanelVerb.PIAO:
-                    await rt.service.act(act.table, pid, "piao", step=act.step, amount=act.amount)
-                else:
-                    await rt.service.act(act.table, pid, verb, act.tile, step=act.step)
-            except TableError as err:
-                await self.refuse(interaction, err, act.table)
-                return
-            try:
-                view = rt.service.private_view(act.table, pid)
-            except TableError:  # the table closed with this action
-                await safe_update_message(interaction, view=None)
-                return
-            message = rt.frontend.panel(view, lang)
-            if await safe_update_message(interaction, **message):
-                rt.frontend.shown_by_interaction(interaction, view, live=bool(view.choices))
-            release(message["view"])
+        if outcome.view is None:
+            await safe_defer(interaction)
+            return  # the table closed with this press: its close takes the buttons off
+        ask = outcome.ask
+        await rt.frontend.pressed(interaction, outcome.view, mode=CONFIRM if ask is not None else NORMAL,
+                                  confirm=ActionChoice(ask.verb, ask.tile) if ask is not None else None)
 
-    async def toggle_auto_pass(self, interaction: discord.Interaction, act: ActId, pid: str, lang: str) -> None:
-        """The auto-pass toggle: kept per player and server; turned on during a claim offer that holds no win,
-        it passes that one too."""
-        rt = self.rt
-        guild = rt.frontend.table_guild(act.table)
-        if guild is None:
-            await self.refuse(interaction, "generic", act.table)
-            return
-        on = not await rt.frontend.auto_pass(guild, pid)
-        await rt.store.set_player_setting(guild, pid, AUTO_PASS_CLAIMS, "on" if on else None)
-        rt.frontend.auto_pass_set(guild, pid, on)
-        async with rt.frontend.pressing(act.table, pid):
-            view = rt.service.private_view(act.table, pid)
-            verbs = {c.verb for c in view.choices}
-            if on and view.step == act.step and view.claim_tile is not None and "pass" in verbs and "hu" not in verbs:
-                with contextlib.suppress(TableError):  # the window closed meanwhile
-                    await rt.service.act(act.table, pid, "pass", step=act.step)
-                view = rt.service.private_view(act.table, pid)
-            message = rt.frontend.panel(view, lang)
-            if await safe_update_message(interaction, **message):
-                rt.frontend.shown_by_interaction(interaction, view, live=bool(view.choices))
-            release(message["view"])
+    async def answered(self, interaction: discord.Interaction, call: Awaitable[PressOutcome],
+                       table_id: int) -> PrivateView | None:
+        """A press that only changes the panel's mode: its view when the decision still stands, else the
+        refusal is said."""
+        outcome = await self.in_time(interaction, call)
+        view = outcome.view
+        if outcome.refusal is not None or view is None or not view.choices:
+            await self.refuse(interaction, outcome.refusal or TableError("stale", "that decision has passed"), table_id)
+            return None
+        return view
 
-    async def ask_first(self, interaction: discord.Interaction, act: ActId, pid: str, lang: str) -> bool:
-        """Before a costly move the panel asks once: 亮倒 (the hand it reveals, its waits), a discard that feeds
-        another seat's 亮倒 hand (包胡) and one it may 直杠 (its cost), unless the player turned that question
-        off. True when it asked."""
-        rt = self.rt
-        try:
-            view = rt.service.private_view(act.table, pid)
-        except TableError:
-            return False  # the service refuses the press itself
-        if act.move is None or view.step != act.step or ActionChoice(act.move, act.tile) not in view.choices:
-            return False
-        if act.verb is PanelVerb.DISCARD:
-            if act.tile is None or not asks_before(view, act.tile):
-                return False
-            guild = rt.frontend.table_guild(act.table)
-            if guild is not None and await rt.store.player_setting(str(guild), pid, CONFIRM_DANGER) == "off":
-                return False
-        message = rt.frontend.panel(view, lang, mode=CONFIRM, confirm=ActionChoice(act.move, act.tile))
-        await safe_update_message(interaction, **message)
-        release(message["view"])
-        return True
+    @staticmethod
+    async def in_time(interaction: discord.Interaction, call: Awaitable[PressOutcome]) -> PressOutcome:
+        """The service's answer; when it takes longer than Discord waits (a store write retried), the press is
+        deferred first, so it is answered in time and the answer follows."""
+        task = asyncio.ensure_future(call)
+        done, _ = await asyncio.wait({task}, timeout=ANSWER_WITHIN)
+        if not done:
+            await safe_defer(interaction)
+        return await task
 
 
     # == channels, threads and servers that go away =======================================================

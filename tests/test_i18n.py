@@ -74,7 +74,7 @@ REQUIRED = [
     # errors a player may see
     "error.not_your_turn",
     "error.not_your_button",
-    "error.hand_over",
+    "error.stale.hand_over",
     "error.stale",
     "error.no_legal_tile",
     "error.dms_closed",

@@ -1,6 +1,6 @@
-"""Warnings before costly moves at the terminal (both modes): 胡口牌 (tiles that win for a declared 亮倒 hand,
-from the private view's public facts) and what feeding one costs, a discard a 亮倒 hand may 直杠 and its cost, and
-the preview before declaring 亮倒.
+"""Warnings before costly moves at the terminal (both modes), drawn from the service's facts (kwx.table.advice,
+in the words of kwx.table.advice_text, as every front end): 胡口牌 (tiles that win for a declared 亮倒 hand) and a
+discard a 亮倒 hand may 直杠, each with what it costs and who gains, and the preview before declaring 亮倒.
 
 `CONFIRM_SETTING` is the per-player setting (the store's guild settings, keyed by player) that turns the
 confirmation before discarding a 胡口牌 off; 亮倒 always asks once.
@@ -15,6 +15,8 @@ from kwx.engine.tiles import Tile
 from kwx.local.text import say, tile_markup, tiles_markup
 from kwx.present.i18n import join_names
 from kwx.store.settings import CONFIRM_DANGER
+from kwx.table.advice import FEED_WIN, warning_for
+from kwx.table.advice_text import liangdao_text, warning_text
 from kwx.table.views import ActionChoice, PrivateView
 
 CONFIRM_SETTING = CONFIRM_DANGER  # "off" turns the confirmation before discarding a 胡口牌 off
@@ -34,46 +36,40 @@ def feeds(view: PrivateView, tile: Tile) -> tuple[int, ...]:
     return tuple(getattr(view, "danger", {}).get(tile, ()))
 
 
-def cost_text(view: PrivateView, lang: str) -> str:
-    return say("baohu_cost" if view.baohu_risk else "feed_cost", lang)
-
-
 def danger_line(fe: Renderer, view: PrivateView) -> str | None:
-    """`⚠ 胡口牌 7条 (AI 2) — 包胡: …` for the tiles you hold that win for a 亮倒 seat; None if there are none."""
+    """`⚠ 胡口牌 7条：打出就点炮给亮倒的 AI 2。` for the tiles you hold that win for a 亮倒 seat; None if there are none."""
     held = list(view.concealed) + ([view.drawn] if view.drawn is not None else [])
     tiles = sorted({x for x in held if feeds(view, x)})
     if not tiles:
         return None
     seats = sorted({s for x in tiles for s in feeds(view, x)})
     players = join_names([fe.name(s) for s in seats], fe.lang)
-    return (f"[bold red]⚠ {say('danger_legend', fe.lang, tiles=tiles_markup(tiles, fe.lang), players=players)}"
-            f"[/] {cost_text(view, fe.lang)}")
+    return f"[bold red]⚠ {say('danger_legend', fe.lang, tiles=tiles_markup(tiles, fe.lang), players=players)}[/]"
 
 
 def hint_suffix(view: PrivateView, tile: Tile, lang: str) -> str:
-    """Appended to a "discard X → waiting on Y" hint when X feeds a 亮倒 hand: the hint says what it costs."""
-    return f" [bold red]⚠ {say('hint_danger', lang, cost=cost_text(view, lang))}[/]" if feeds(view, tile) else ""
+    """Appended to a "discard X → waiting on Y" hint when X feeds a 亮倒 hand: what it would cost."""
+    w = warning_for(view.warnings, "discard", tile)
+    if w is None or w.kind != FEED_WIN:
+        return ""
+    return f" [bold red]⚠ {say('hint_danger', lang, cost=w.cost)}[/]"
 
 
 def warning(fe: Renderer, view: PrivateView, choice: ActionChoice, *, confirm_danger: bool = True) -> str | None:
-    """The question to ask before `choice`, or None when it needs none."""
+    """The question to ask before `choice`, or None when it needs none: 亮倒 always (what it reveals), a
+    discard that pays a declared hand (kwx.table.advice: its exact cost and who gains) unless turned off."""
     parts: list[str] = []
     tile = choice.tile
-    if choice.verb == "liangdao" and tile is not None:
+    if tile is None:
+        return None
+    if choice.verb == "liangdao":
         held = list(view.concealed) + ([view.drawn] if view.drawn is not None else [])
         held.remove(tile)
-        waits = view.discard_waits.get(tile, ())
-        parts.append(say("confirm_liangdao", fe.lang, tile=tile_markup(tile, fe.lang),
-                         hand=tiles_markup(sorted(held), fe.lang), waits=tiles_markup(waits, fe.lang)))
-    if choice.verb in ("discard", "liangdao") and tile is not None and feeds(view, tile) and (
-            confirm_danger or choice.verb == "liangdao"):
-        players = join_names([fe.name(s) for s in feeds(view, tile)], fe.lang)
-        parts.append(f"[bold red]⚠ {say('confirm_discard', fe.lang, tile=tile_markup(tile, fe.lang), players=players)}"
-                     f"[/] {cost_text(view, fe.lang)}")
-    elif choice.verb == "discard" and tile is not None and tile in view.kong_feed and confirm_danger:
-        # The fourth tile of a 亮倒 seat's revealed triplet: 直杠 money and a free draw for that seat.
-        seat, cost = view.kong_feed[tile]
-        said = say("confirm_kong", fe.lang, tile=tile_markup(tile, fe.lang), player=fe.name(seat), cost=cost)
+        parts.append(liangdao_text(tile, sorted(held), view.discard_waits.get(tile, ()), fe.lang,
+                                   tiles=lambda ts: tiles_markup(ts, fe.lang), tile=lambda x: tile_markup(x, fe.lang)))
+    w = warning_for(view.warnings, choice.verb, tile)
+    if w is not None and (confirm_danger or choice.verb == "liangdao"):
+        said = warning_text(w, fe.lang, tile=lambda x: tile_markup(x, fe.lang), name=fe.name)
         parts.append(f"[bold red]⚠ {said}[/]")
     return "\n".join(parts) if parts else None
 

@@ -34,6 +34,7 @@ class ServiceStats:
     # Human seats timed out, by how the move was recorded: "timeout" (their own lapse, counts toward 托管) or
     # "late" (their prompt never reached them in time: the bot's lag, never counted)
     timeouts: Counter[str] = field(default_factory=Counter)
+    auto_passes: int = 0  # claim offers passed at once for a player's auto-pass setting
 
 
 @dataclass(eq=False)

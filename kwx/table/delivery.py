@@ -31,6 +31,7 @@ from kwx.table.live import LiveTable
 from kwx.table.log_records import RecordKind
 from kwx.table.outbox import Outbox
 from kwx.table.phases import BETWEEN, PIAO, PLAYING
+from kwx.table.player_settings import AUTO_PASS, PlayerSettings
 from kwx.table.ports import FrontEndCall
 from kwx.table.record import Applied
 from kwx.table.viewbuild import private_view, public_events, public_view
@@ -51,8 +52,9 @@ class Frames:
 
 
 class Delivery:
-    def __init__(self, ctx: TableContext) -> None:
+    def __init__(self, ctx: TableContext, settings: PlayerSettings) -> None:
         self._ctx = ctx
+        self._settings = settings
         self._outboxes: dict[int, Outbox] = {}  # also those of tables closed but still delivering
         self._capturing: list[Queued] | None = None  # pause_frames collects front-end calls here
 
@@ -121,9 +123,9 @@ class Delivery:
             player = t.seat_player(seat)
             if player.is_ai:
                 continue
-            view = private_view(t, seat)
+            view = self.private_live(t, seat)
             key = (view.hand_no, view.concealed, view.drawn, view.melds, view.choices, view.deadline, view.waits,
-                   view.claim_tile, view.liangdao, view.autoplay)
+                   view.claim_tile, view.liangdao, view.autoplay, view.auto_pass)
             if not everyone and t.last_private.get(player.player_id) == key:
                 continue
             t.last_private[player.player_id] = key
@@ -220,12 +222,18 @@ class Delivery:
     def private_as_shown(self, t: LiveTable, seat: int) -> PrivateView:
         """The seat's panel as the front end shows it: the live view, or during a pause the one last sent, with
         no choices (the decision after the pause is offered when it shows)."""
-        live = private_view(t, seat)
+        live = self.private_live(t, seat)
         if not self.opening(t):
             return live
         _, shown = self._told(t, live.player_id)
         return replace(shown if isinstance(shown, PrivateView) else live, choices=(), deadline=None,
                        discard_waits={})
+
+    def private_live(self, t: LiveTable, seat: int) -> PrivateView:
+        """The seat's panel as the table stands now (what the pause may still hide), with the player's
+        auto-pass setting as last read (kwx.table.player_settings)."""
+        view = private_view(t, seat)
+        return replace(view, auto_pass=self._settings.cached(t.guild, view.player_id, AUTO_PASS))
 
     def _arm_flush(self, t: LiveTable) -> None:
         if t.flush_timer is None and t.delayed:

@@ -30,6 +30,7 @@ from kwx.table.errors import TableError
 from kwx.table.live import LiveTable
 from kwx.table.log_records import AutoplayRecord
 from kwx.table.phases import BETWEEN, LOBBY, PIAO, PLAYING
+from kwx.table.player_settings import AUTO_PASS, PlayerSettings
 from kwx.table.presence import Presence
 from kwx.table.record import parse_tile_arg
 from kwx.table.scheduler import MachineMove, Scheduler
@@ -38,8 +39,9 @@ from kwx.table.writer import DurableWriter
 
 class Play:
     def __init__(self, ctx: TableContext, delivery: Delivery, writer: DurableWriter, scheduler: Scheduler,
-                 presence: Presence) -> None:
+                 presence: Presence, settings: PlayerSettings) -> None:
         self._ctx = ctx
+        self._settings = settings
         self._delivery = delivery
         self._writer = writer
         self._scheduler = scheduler
@@ -99,6 +101,15 @@ class Play:
                 await self._presence.resume_locked(t, player_id)
             self._scheduler.arm(t)
 
+    async def auto_pass(self, table_id: int, player_id: str, step: int | None) -> None:
+        """Pass the claim offer the player has now, if it holds no win (auto-pass was just turned on)."""
+        t = self._ctx.table(table_id)
+        async with t.lock:
+            seat = _seat_for_action(t, player_id)
+            _check_step(t, seat, step)
+            if t.paused is None and t.status == PLAYING and _passes(t, seat):
+                await self.apply_action(t, Action(seat, "pass", None), "player", time.perf_counter())
+
     # == applying moves (with the table's lock held) =====================================================
     async def apply_action(self, t: LiveTable, action: Action, by: str, received: float) -> None:
         delivery = self._delivery
@@ -116,7 +127,21 @@ class Play:
         finally:
             t.send_due = None
             self._scheduler.arm(t)  # the table keeps its timers whatever happened to the write
+        await self._auto_passes(t)
 
+    async def _auto_passes(self, t: LiveTable) -> None:
+        """Every human seat with auto-pass on passes a claim offer that holds no win at once (a seat in 托管 is
+        played by the AI instead). The pass is the player's own standing answer, recorded as theirs."""
+        if t.status != PLAYING or t.paused is not None:
+            return
+        for seat in t.to_act():
+            player = t.seat_player(seat)
+            if player.is_ai or player.player_id in t.autoplay or not _passes(t, seat):
+                continue
+            if await self._settings.get(t.guild, player.player_id, AUTO_PASS):
+                self._ctx.stats.auto_passes += 1
+                await self.apply_action(t, Action(seat, "pass", None), "player", time.perf_counter())
+                return  # that pass ran the others' auto-passes already
     async def apply_piao(self, t: LiveTable, seat: int, amount: int, by: str, received: float) -> None:
         try:
             applied = await self._writer.commit(t, t.piao_record(seat, amount, by, self._ctx.clock()))
@@ -215,6 +240,15 @@ def _check_step(t: LiveTable, seat: int, step: int | None) -> None:
         raise TableError("not_your_turn", "nothing is asked of you now")
     if step is not None and step < t.prompt_step.get(seat, 0):
         raise TableError("stale", "that decision has passed")
+
+
+def _passes(t: LiveTable, seat: int) -> bool:
+    """The seat has a claim offer (碰, 杠 on a discard) that holds no win: what auto-pass passes."""
+    hand = t.hand
+    if hand is None or hand.phase not in (CLAIM, ROB) or seat not in t.to_act():
+        return False
+    verbs = {a.verb for a in t.legal(seat)}
+    return "pass" in verbs and "hu" not in verbs
 
 
 def _validate(t: LiveTable, seat: int, verb: str, tile: Tile | str | None) -> Action:

@@ -53,8 +53,10 @@ from kwx.table.lobby import Lobby
 from kwx.table.log_records import PauseReason, RecordKind
 from kwx.table.phases import BETWEEN, CLOSED, LOBBY, PIAO, PLAYING
 from kwx.table.play import Play
+from kwx.table.player_settings import PlayerSettings
 from kwx.table.ports import FrontEnd
 from kwx.table.presence import Presence
+from kwx.table.press import Press, Presses, PressOutcome
 from kwx.table.record import CLAIM_PAUSE, Applied
 from kwx.table.recovery import rebuild
 from kwx.table.retry import RetryPolicy
@@ -83,13 +85,15 @@ class TableService:
             raise ValueError("claim_pause must be ≥ 0")
         ctx = self.context = TableContext(store, frontend, Journal(store, group=group_commit), clock,
                                           ServiceStats(latencies=[] if record_latency else None))
-        self._delivery = Delivery(ctx)
+        self._settings = PlayerSettings(store)
+        self._delivery = Delivery(ctx, self._settings)
         self._scheduler = Scheduler(ctx, ai_delay=ai_delay, between_hands=between_hands,
                                     idle_close_minutes=idle_close_minutes, max_in_flight=max_in_flight,
                                     confirms_prompts=confirms_prompts)
         self._writer = DurableWriter(ctx, self._delivery, self._scheduler, store_retry)
         self._presence = Presence(ctx, self._delivery, self._writer, self._scheduler, demo_hands=demo_hands)
-        self._play = Play(ctx, self._delivery, self._writer, self._scheduler, self._presence)
+        self._play = Play(ctx, self._delivery, self._writer, self._scheduler, self._presence, self._settings)
+        self._presses = Presses(ctx, self._delivery, self._play, self._settings)
         self._lobby = Lobby(ctx, self._delivery, self._writer, self._presence, self._play, claim_pause=claim_pause)
         self._scheduler.route(Targets(deadline=self._play.on_deadline, next_hand=self._play.next_hand,
                                       idle_close=self._presence.idle_close, machine_moves=self._play.machine_moves))
@@ -284,6 +288,16 @@ class TableService:
         await self._lobby.stop(table_id, by, force=force, reason=reason)
 
     # == playing =========================================================================================
+    async def press(self, table_id: int, player_id: str, press: Press) -> PressOutcome:
+        """A press of a player's panel, in any front end: one call, answered with all the front end needs to
+        answer it (kwx.table.press): accepted, a question to ask first (a costly move's warning, 亮倒), or the
+        refusal with its catalog code, and the player's panel as it now stands. Never raises a refusal."""
+        return await self._presses.press(table_id, player_id, press)
+
+    async def player_setting(self, table_id: int, player_id: str, setting: str) -> bool:
+        """A player's table setting as the service honours it (`auto_pass`, `ask_first`), for drawing a panel."""
+        return await self._presses.setting(table_id, player_id, setting)
+
     async def act(self, table_id: int, player_id: str, verb: str, tile: Tile | str | None = None,
                   step: int | None = None, *, amount: int | None = None) -> None:
         """One player's action. `step`: the step of the view the player acted on (None: now); a press made

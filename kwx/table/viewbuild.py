@@ -19,6 +19,7 @@ from kwx.engine.actions import Discard, Hu, Reveal
 from kwx.engine.analysis import Meld, waits
 from kwx.engine.hand import CLAIM, OVER, ROB, TURN, HandState
 from kwx.engine.tiles import NUM_KINDS, Tile
+from kwx.table.advice import move_warnings, zimo_gain
 from kwx.table.phases import BETWEEN, CLOSED, LOBBY, PIAO, PLAYING
 from kwx.table.views import (
     ActionChoice,
@@ -193,7 +194,9 @@ def private_view(t: TableRecord, seat: int) -> PrivateView:
         liangdao=declared, autoplay=autoplay, timed_out=timed_out, danger=danger,
         last_discard=_last_discard(hand), wall_remaining=hand.wall_remaining,
         unseen=_unseen(hand, seat, shown_waits) if shown_waits else {},
-        kong_feed=_kong_feed(t, hand, seat) if offered and hand.phase == TURN else {}, piao_max=t.rules.piao or 0)
+        kong_feed=_kong_feed(t, hand, seat) if offered and hand.phase == TURN else {}, piao_max=t.rules.piao or 0,
+        warnings=move_warnings(hand, seat, ((c.verb, c.tile) for c in offered)) if offered else (),
+        zimo_gain=zimo_gain(hand, seat) if offered else None)
 
 
 def _last_discard(hand: HandState) -> tuple[int, Tile] | None:

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kwx.engine.tiles import Tile
+from kwx.table.advice import MoveWarning
 
 
 @dataclass(frozen=True)
@@ -117,6 +118,11 @@ class PrivateView:
     # A tile whose discard another seat's 亮倒 hand may 直杠 (its revealed triplet): (that seat, what it costs).
     kong_feed: dict[Tile, tuple[int, int]] = field(default_factory=dict)
     piao_max: int = 0  # a 漂 choice offers 0 … piao_max
+    # On a turn: what each costly discard or 亮倒 discard would cost and who would gain (kwx.table.advice), and
+    # what a 自摸 would win now (None: no 自摸 offered).
+    warnings: tuple[MoveWarning, ...] = ()
+    zimo_gain: int | None = None
+    auto_pass: bool = False  # the player's auto-pass setting (kwx.table.player_settings), which the service honours
 
     @property
     def baohu_risk(self) -> bool:

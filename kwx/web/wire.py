@@ -14,6 +14,8 @@ from typing import Any
 
 from kwx.engine.tiles import Tile, parse_tile
 from kwx.present.i18n import join_names, pattern_name, tile_label, tr
+from kwx.table.advice import warning_for
+from kwx.table.advice_text import warning_text
 from kwx.table.views import (
     ActionChoice,
     MeldView,
@@ -152,19 +154,14 @@ def choice(c: ActionChoice, view: PrivateView, lang: str, names: Words | None) -
 
 
 def warning(c: ActionChoice, view: PrivateView, lang: str, names: Words | None) -> str | None:
-    """What a discard costs before it is made: feeding a declared hand (包胡 or as the discarder) or letting
-    one 直杠; the page asks once before sending such a press."""
-    if c.verb not in ("discard", "liangdao") or c.tile is None:
+    """What a move costs before it is made, from the service's fact (kwx.table.advice): feeding a declared
+    hand's win (包胡 or as the discarder) or letting one 直杠, who gains and how much; the page asks once before
+    sending such a press."""
+    w = warning_for(view.warnings, c.verb, c.tile)
+    if w is None:
         return None
-    tile = tile_label(c.tile, lang)
-    if c.tile in view.danger:
-        cost = tr("panel.baohu_cost" if view.baohu_risk else "panel.feed_cost", lang)
-        return tr("panel.confirm_discard", lang, tile=tile, cost=cost)
-    if c.tile in view.kong_feed:
-        other, cost_points = view.kong_feed[c.tile]
-        who = names.name(other) if names is not None else "?"
-        return tr("panel.confirm_kong", lang, tile=tile, player=who, cost=cost_points)
-    return None
+    return warning_text(w, lang, tile=lambda t: tile_label(t, lang),
+                        name=lambda s: names.name(s) if names is not None else "?")
 
 
 def private(view: PrivateView, lang: str, board: PublicView | None = None) -> Json:

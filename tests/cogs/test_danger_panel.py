@@ -1,38 +1,44 @@
 """The DM panel before costly moves: a tile that wins for another seat's 亮倒 hand is a red ⚠ button with its
-cost said (包胡), pressing it asks once (unless the player turned that off), and 亮倒 shows the hand it reveals
+cost said (who wins, what you pay, from the engine's payments), pressing it asks once (unless the player turned that off), and 亮倒 shows the hand it reveals
 and its waits before it is declared."""
 
 from __future__ import annotations
-
-from dataclasses import replace
 
 import discord
 
 from cogs.panels import CONFIRM, panel_buttons, panel_embed
 from kwx.engine.tiles import Tile, parse_tiles
 from kwx.store.settings import CONFIRM_DANGER
+from kwx.table.advice import FEED_WIN, Gain, MoveWarning
 from kwx.table.views import ActionChoice
-from tests.cogs.kit import start_kit, stop_kit
+from tests.cogs.kit import seat_table, start_kit, stop_kit
 from tests.cogs.test_rendering import EMOJIS, _ids, _private
+from tests.engine.builders import build_wall
 
 TILES = set(parse_tiles("1123456789p5s7z")) | {Tile.S9}
 TURN = tuple(ActionChoice("discard", t) for t in sorted(TILES)) + (ActionChoice("liangdao", Tile.S5),)
 
 
+FEEDS_RED = (MoveWarning("discard", Tile.RED, FEED_WIN, (Gain(1, 8),), baohu=True),)  # the service's fact
+
+
 def test_a_danger_tile_is_a_red_flagged_button_and_the_panel_says_what_it_costs() -> None:
-    view = _private(choices=TURN, danger={Tile.RED: (1,)}, discard_waits={Tile.RED: (Tile.P1,)})
+    view = _private(choices=TURN, danger={Tile.RED: (1,)}, discard_waits={Tile.RED: (Tile.P1,)}, warnings=FEEDS_RED)
     buttons = panel_buttons(view, "en", EMOJIS)
     red = next(b for b in buttons.children if b.act.verb == "discard" and b.act.arg == "7z")  # type: ignore[attr-defined]
     assert red.item.style == discord.ButtonStyle.danger and "⚠" in (red.item.label or "")
     plain = next(b for b in buttons.children if b.act.arg == "5s")  # type: ignore[attr-defined]
     assert plain.item.style != discord.ButtonStyle.danger
     text = panel_embed(view, "en", EMOJIS).description
-    assert "Red buttons win for a laid-down hand" in text and "Sole payer: you alone pay, double" in text
+    assert "Red buttons win for a laid-down hand" in text
     assert "feeds a laid-down hand" in text  # the ready hint for 7z is not silent about it
+    asked = panel_embed(view, "en", EMOJIS, mode=CONFIRM, confirm=ActionChoice("discard", Tile.RED)).description
+    assert "win: sole payer, you alone pay 8 (double)" in asked
 
 
 def test_the_confirm_panels_for_a_danger_discard_and_for_liangdao() -> None:
-    view = _private(choices=TURN, danger={Tile.RED: (1,)}, discard_waits={Tile.S5: (Tile.P1, Tile.P4)})
+    view = _private(choices=TURN, danger={Tile.RED: (1,)}, discard_waits={Tile.S5: (Tile.P1, Tile.P4)},
+                    warnings=FEEDS_RED)
     ask = panel_buttons(view, "en", EMOJIS, mode=CONFIRM, confirm=ActionChoice("discard", Tile.RED))
     assert [(a.verb, a.arg) for a in _ids(ask)] == [("dok", "7z"), ("dnc", "7z"), ("back", "-")]
     ld = ActionChoice("liangdao", Tile.S5)
@@ -42,32 +48,36 @@ def test_the_confirm_panels_for_a_danger_discard_and_for_liangdao() -> None:
     assert "Lay down and discard" in text and "waiting on" in text and "<:kwx_9s:" in text  # what is revealed
 
 
-async def test_pressing_a_danger_tile_asks_first_and_dont_ask_again_is_remembered(tmp_path) -> None:
+# alice deals (seat 0) and lays down on 7z, waiting on 5s; bob (seat 1) draws 9p holding a 5s (胡口牌)
+FEED = ("123p456p789p123s5s7z", "44668899s5566z5s", "1122456789p117s")
+
+
+async def test_pressing_a_danger_tile_asks_first_with_its_cost_and_dont_ask_again_is_remembered(
+        tmp_path, monkeypatch) -> None:
+    wall = build_wall(*FEED, draws="9p")
+    monkeypatch.setattr("kwx.table.record.wall_from_seed", lambda seed: list(wall))
+    monkeypatch.setattr("kwx.table.succession.first_dealer", lambda seed, players=3: 0)
     kit = await start_kit(tmp_path)
     try:
-        await kit.slash(kit.alice, "kwx new")
-        for m in (kit.bob, kit.carol):
-            await kit.slash(m, "kwx join")
-        await kit.slash(kit.alice, "kwx start")
+        alice, bob, _ = kit.members
+        table = await seat_table(kit, kit.members)
+        await kit.slash(alice, "kwx start")
         await kit.settle()
-        dealer = next(m for m in kit.members if kit.live_panel(m) is not None)
-        panel = kit.live_panel(dealer)
-        table = next(iter(kit.service.context.tables))
-        real = kit.service.private_view
-        held = real(table, str(dealer.id))
-        tile = held.drawn or held.concealed[-1]
-        kit.service.private_view = lambda t, p: replace(real(t, p), danger={tile: (1,)})  # as if seat 1 laid down
+        await kit.press(alice, kit.live_panel(alice), "ld")
+        await kit.press(alice, kit.live_panel(alice), "liangdao", "7z")
+        await kit.press(alice, kit.live_panel(alice), "lok", "7z")
+        panel = await kit.until_asked(bob)
+        assert "⚠" in next(c.label or "" for c in panel.components if (c.custom_id or "").endswith(":discard:5s"))
         seq = kit.service.context.tables[table].seq
-        await kit.press(dealer, panel, "discard", tile.compact)
-        await kit.settle()
+        await kit.press(bob, panel, "discard", "5s")
         assert kit.service.context.tables[table].seq == seq  # nothing played yet
         asked = kit.fake.message(panel.id)
         assert {v for v, _, _ in kit.acts(asked)} == {"dok", "dnc", "back"}
-        assert "包胡" in asked.embeds[0].description
-        await kit.press(dealer, asked, "dnc")  # discard, and don't ask again
-        await kit.settle()
+        cost = kit.service.private_view(table, str(bob.id)).warnings[0].cost
+        # who wins and what it costs, as the engine will charge it: 包胡, alice's win twice over
+        assert f"会让亮倒的 alice 胡牌：包胡，你一个人付 {cost}（翻倍）" in asked.embeds[0].description
+        await kit.press(bob, asked, "dnc")  # discard, and don't ask again
         assert kit.service.context.tables[table].seq == seq + 1
-        assert await kit.rt.store.player_setting(kit.rt.frontend.table_guild(table), str(dealer.id),
-                                                 CONFIRM_DANGER) == "off"
+        assert await kit.rt.store.player_setting(str(kit.world.guild.id), str(bob.id), CONFIRM_DANGER) == "off"
     finally:
         await stop_kit(kit)

@@ -11,6 +11,7 @@ from cogs.dm_panels import hand_over_line
 from cogs.panels import CONFIRM, panel_buttons, panel_embed
 from kwx.engine.tiles import Tile, parse_tiles
 from kwx.store.settings import AUTO_PASS_CLAIMS
+from kwx.table.advice import FEED_KONG, Gain, MoveWarning
 from kwx.table.views import (
     ActionChoice,
     PlayerRef,
@@ -63,7 +64,8 @@ def test_waits_hints_count_the_copies_still_unseen_and_the_livest_discard_comes_
 
 def test_a_tile_that_feeds_a_declared_hands_kong_is_marked_and_the_question_names_the_cost() -> None:
     choices = (ActionChoice("discard", Tile.P1), ActionChoice("discard", Tile.S9))
-    view = _view(drawn=Tile.P1, choices=choices, kong_feed={Tile.P1: (2, 4)})
+    kong = MoveWarning("discard", Tile.P1, FEED_KONG, (Gain(2, 4),))  # the service's fact (kwx.table.advice)
+    view = _view(drawn=Tile.P1, choices=choices, kong_feed={Tile.P1: (2, 4)}, warnings=(kong,))
     shown = panel_buttons(view, "zh-CN", EMOJIS)
     assert shown is not None
     buttons = {b.act.verb + b.act.arg: b.item for b in shown.children if isinstance(b, ActButton)}
@@ -73,7 +75,7 @@ def test_a_tile_that_feeds_a_declared_hands_kong_is_marked_and_the_question_name
     assert "杠口牌" in panel_embed(view, "zh-CN", EMOJIS).description
     asked = panel_embed(view, "zh-CN", EMOJIS, mode=CONFIRM, confirm=ActionChoice("discard", Tile.P1),
                         board=_board(phase="turn")).description
-    assert "会让 carol 直杠：你付 4" in asked
+    assert "会让亮倒的 carol 直杠：你付 4，carol 再摸一张。" in asked
 
 
 def test_the_end_of_hand_line_names_the_winner_the_way_and_the_players_net() -> None:

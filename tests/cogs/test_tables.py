@@ -134,7 +134,8 @@ async def test_hand_command_shows_the_panel_privately_and_its_buttons_act(kit: K
     assert {v for v, _, _ in acts} >= {"discard"}
     tile = next(a for v, a, _ in acts if v == "discard")
     pressed = await kit.press(dealer, ephemeral, "discard", tile)
-    assert pressed.first("edit").message_id == ephemeral.id  # the answer replaced the panel in place
+    panel_edits = [r for r in pressed.records if r.kind == "edit" and r.message_id == ephemeral.id]
+    assert [r.interaction_id for r in panel_edits] == [pressed.interaction.id]  # the answer replaced it in place
     assert kit.service.public_view(table).seats[kit.service.context.tables[table].seat_of(str(dealer.id))].discards
 
 

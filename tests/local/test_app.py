@@ -160,12 +160,16 @@ async def test_a_tile_that_wins_for_a_liangdao_hand_is_marked_and_asks_first(tmp
     from dataclasses import replace
 
     from kwx.local.widgets import ConfirmScreen
+    from kwx.table.advice import FEED_WIN, Gain, MoveWarning
     from kwx.table.service import TableService
 
     class LaidDown(TableService):  # as if AI 2 had declared 亮倒 waiting on whatever you drew
         def private_view(self, table_id: int, player_id: str):
             view = super().private_view(table_id, player_id)
-            return replace(view, danger={view.drawn: (2,)}) if view.drawn is not None else view
+            if view.drawn is None:
+                return view
+            feed = MoveWarning("discard", view.drawn, FEED_WIN, (Gain(2, 8),), baohu=True)
+            return replace(view, danger={view.drawn: (2,)}, warnings=(feed,))
 
     app = make_app(tmp_path, seed="danger", service_factory=LaidDown)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -181,7 +185,7 @@ async def test_a_tile_that_wins_for_a_liangdao_hand_is_marked_and_asks_first(tmp
         await pilot.press(key, key)
         await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
         await pilot.pause(0.05)
-        assert "Sole payer" in screen_text(app)
+        assert "win: sole payer" in screen_text(app) and "pay 8 (double)" in screen_text(app)
         await pilot.press("n")
         await pilot.pause(0.1)
         assert not discards(app)  # cancelled: nothing played

@@ -6,10 +6,17 @@ from __future__ import annotations
 from dataclasses import replace
 
 from kwx.engine.tiles import Tile
+from kwx.table.advice import FEED_KONG, FEED_WIN, Gain, MoveWarning
 from kwx.table.views import ActionChoice
 from tests.local.test_plain import YOU, my_turn, table_for
 
 DANGER = {Tile.S9: (2,), Tile.RED: (2,)}  # AI 2 laid down waiting on 9s and 7z
+# ...and the service's facts about feeding it (kwx.table.advice): 包胡, 8 each
+FEEDS = tuple(MoveWarning("discard", x, FEED_WIN, (Gain(2, 8),), baohu=True) for x in DANGER)
+
+
+def danger_turn(**kw: object):
+    return my_turn(danger=DANGER, warnings=FEEDS, **kw)
 
 
 class Settings:
@@ -27,20 +34,20 @@ class Settings:
 
 
 async def test_the_board_marks_tiles_that_win_for_a_liangdao_hand_and_the_hint_says_the_cost() -> None:
-    table, _, console = table_for(my_turn(danger=DANGER), lang="en")
+    table, _, console = table_for(danger_turn(), lang="en")
     table.show()
     text = console.export_text()
     assert "⚠ 9s Red win for the laid-down hand of 电脑2." in text
-    assert "Sole payer: you alone pay, double." in text
-    assert "Red → 5s 8s ⚠ feeds a laid-down hand." in text  # the ready hint is not silent about it
+    assert "Red → 5s 8s ⚠ feeds a laid-down hand: you pay 8" in text  # the ready hint says what it costs
 
 
 async def test_discarding_a_danger_tile_asks_once_and_y_plays_it() -> None:
-    table, service, console = table_for(my_turn(danger=DANGER), lang="en")
+    table, service, console = table_for(danger_turn(), lang="en")
     await table.handle_line("9s")
     assert service.acts == []
     shown = console.export_text()
-    assert "Discarding 9s lets 电脑2 win" in shown and "Sole payer" in shown and "Type y" in shown
+    assert "Discarding 9s lets 电脑2 (laid down) win: sole payer, you alone pay 8 (double)" in shown
+    assert "Type y" in shown
     await table.handle_line("y")
     assert service.acts == [("discard", Tile.S9, 7)]
     await table.handle_line("5p")  # a safe tile: no question
@@ -48,14 +55,14 @@ async def test_discarding_a_danger_tile_asks_once_and_y_plays_it() -> None:
 
 
 async def test_anything_else_cancels_and_is_acted_on() -> None:
-    table, service, console = table_for(my_turn(danger=DANGER), lang="en")
+    table, service, console = table_for(danger_turn(), lang="en")
     await table.handle_line("7z")
     await table.handle_line("5p")
     assert service.acts == [("discard", Tile.P5, 7)] and "Cancelled" in console.export_text()
 
 
 async def test_the_confirmation_can_be_turned_off_per_player() -> None:
-    table, service, console = table_for(my_turn(danger=DANGER), lang="en")
+    table, service, console = table_for(danger_turn(), lang="en")
     table.store = Settings()
     await table.handle_line("confirm off")
     assert table.store.values == {("local", YOU.player_id, "confirm_danger"): "off"}
@@ -78,7 +85,7 @@ async def test_liangdao_shows_the_hand_and_waits_and_asks_once() -> None:
 
 
 async def test_a_confirmation_for_a_passed_decision_plays_nothing() -> None:
-    table, service, console = table_for(my_turn(danger=DANGER), lang="en")
+    table, service, console = table_for(danger_turn(), lang="en")
     await table.handle_line("9s")
     service.hand = replace(service.hand, step=9)  # the decision moved on meanwhile
     await table.handle_line("y")
@@ -120,7 +127,8 @@ async def test_a_closed_table_shows_its_sitting() -> None:
 
 async def test_discarding_the_fourth_tile_of_a_declared_triplet_asks_once_with_its_cost() -> None:
     """A 亮倒 seat's revealed triplet of 5p: discarding the fourth pays its 直杠 and gives it a free draw."""
-    table, service, console = table_for(my_turn(kong_feed={Tile.P5: (2, 2)}), lang="en")
+    kong = MoveWarning("discard", Tile.P5, FEED_KONG, (Gain(2, 2),))
+    table, service, console = table_for(my_turn(kong_feed={Tile.P5: (2, 2)}, warnings=(kong,)), lang="en")
     await table.handle_line("5p")
     assert service.acts == []
     shown = console.export_text()
