@@ -109,6 +109,8 @@ async def test_a_reconnect_in_the_middle_of_a_claim_loses_and_doubles_nothing(tm
             await page.wait_for_function("window.kwxState.ws && window.kwxState.ws.readyState === 1")
             await page.wait_for_selector("#actions button[data-verb=pass]")  # the same claim, asked again
             assert await chromium.state(page, "s.hand.step") == asked
+            lines = await page.locator("#log li").all_inner_texts()
+            assert len(lines) == len(set(lines)), lines  # the board sent again added no line twice
             await page.click("#actions button[data-verb=pass]")
             await page.wait_for_function("window.kwxState.pending.size === 0")
             await s.service.flush()

@@ -118,11 +118,16 @@
         veil(null);
         for (const p of state.pending.values()) send(p);
         break;
-      case "board":
-        if (!newer(state.board, m.view)) return;
+      case "board": {
+        const old = state.board;
+        if (!newer(old, m.view)) return;
+        // The log takes a board's events once: a board sent again (the claim pause's, or a reconnect's) adds none.
+        const moved = !old || old.table !== m.view.table || m.view.hand !== old.hand || m.view.step !== old.step;
+        if (moved) for (const line of m.view.log) logLine(line);
         state.board = m.view;
         if (m.view.phase !== "finished" && state.result && m.view.hand > state.result.hand) closeResult();
         break;
+      }
       case "hand":
         if (!newer(state.hand, m.view)) return;
         state.hand = m.view; state.picked = null;
@@ -220,11 +225,12 @@
       const who = b.seats[b.turn] ? b.seats[b.turn].player.name : "?";
       claim.append(el("span", "", t("board.claim_open", { player: who, tile: "" })), tile(b.claim_tile));
     }
+  }
+
+  function logLine(text, cls) {
     const log = $("log");
-    if (b.log.length) {
-      for (const line of b.log) log.append(el("li", "", line));
-      while (log.children.length > 4) log.firstChild.remove();
-    }
+    log.append(el("li", cls || "", text));
+    while (log.children.length > 4) log.firstChild.remove();
   }
 
   function drawHand(b, mine) {
@@ -372,13 +378,7 @@
     box.hidden = false;
   }
 
-  let flashTimer = null;
-  function flash(text) {
-    const log = $("log");
-    log.append(el("li", "flash", text));
-    while (log.children.length > 4) log.firstChild.remove();
-    clearTimeout(flashTimer);
-  }
+  function flash(text) { logLine(text, "flash"); }
 
   function veil(text) {
     $("veil").hidden = !text;
