@@ -51,7 +51,7 @@ from kwx.table.defaults import DEFAULTS, MAX_TABLES
 # A server opens at most this many tables by default (`/kwx-admin config max_tables`): the tables are spread
 # over as many servers as that takes, or every table past the cap is refused and the load is that of the cap.
 TABLES_PER_SERVER = DEFAULTS[MAX_TABLES]
-CLAIM_PAUSE = 1.5  # the service's default (kwx.table.record.CLAIM_PAUSE): the bot runs with it
+CLAIM_PAUSE = 1.5  # the service's default (kwx.table.record_state.CLAIM_PAUSE): the bot runs with it
 
 
 def p99(values: list[float]) -> float | None:

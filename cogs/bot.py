@@ -169,7 +169,7 @@ class KwxBot(commands.Bot):
         from cogs.translator import KwxTranslator
         from cogs.web import WebButton, serve_web
         from kwx.store import Store
-        from kwx.table.record import CLAIM_PAUSE
+        from kwx.table.record_state import CLAIM_PAUSE
         from kwx.table.retry import RetryPolicy
         from kwx.table.service import TableService
         from kwx.web.fanout import FanOut

@@ -253,6 +253,13 @@ def parse_tile(text: str) -> Tile:
     return tiles[0]
 
 
+def parse_tile_arg(tile: Tile | str | None) -> Tile | None:
+    """A tile argument from a front end: a Tile, compact/Chinese text, or None. Raises TileError."""
+    if tile is None or isinstance(tile, Tile):
+        return tile
+    return parse_tile(str(tile))
+
+
 def check_counts(tiles: Iterable[int], extra: Iterable[int] = ()) -> None:
     counts = to_counts((*tiles, *extra))
     for t in range(NUM_KINDS):

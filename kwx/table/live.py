@@ -15,7 +15,8 @@ from typing import Any
 from kwx.engine.rules import RuleSet
 from kwx.table.outbox import Outbox
 from kwx.table.ports import FrontEndCall
-from kwx.table.record import CLAIM_PAUSE, TableRecord
+from kwx.table.record import TableRecord
+from kwx.table.record_state import CLAIM_PAUSE
 from kwx.table.views import PlayerRef, PrivateView, PublicView
 
 

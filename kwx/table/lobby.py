@@ -17,6 +17,7 @@ from kwx.table.context import TableContext, check_open
 from kwx.table.delivery import Delivery
 from kwx.table.errors import TableError
 from kwx.table.live import LiveTable
+from kwx.table.lobby_row import options_json, seats_json
 from kwx.table.phases import CLOSED, LOBBY
 from kwx.table.play import Play
 from kwx.table.presence import Presence
@@ -56,7 +57,7 @@ class Lobby:
             t = LiveTable(0, guild, channel, rules, seed, host.player_id, [host], turn_seconds=turn_seconds,
                           claim_seconds=claim_seconds, claim_pause=claim_pause, seed_salt=salt)
             t.id = await self._writer.lobby_write("a new table", lambda: ctx.store.create_table(
-                guild, rules=rules, seed=seed, seats=t.seats_json(), channel=channel, options=t.options_json()))
+                guild, rules=rules, seed=seed, seats=seats_json(t.lobby), channel=channel, options=options_json(t)))
             ctx.tables[t.id] = t
         oplog.opened(t)
         self._delivery.show_lobby(t)
@@ -184,7 +185,7 @@ class Lobby:
         store = self._ctx.store
         try:
             await self._writer.lobby_write(f"the lobby of table {t.id}", lambda: store.update_table(
-                t.id, seats=t.seats_json(), options=t.options_json()))
+                t.id, seats=seats_json(t.lobby), options=options_json(t)))
         except BaseException:
             t.lobby, t.spectators = old
             raise

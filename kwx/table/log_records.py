@@ -68,6 +68,7 @@ class By(StrEnum):
 
     PLAYER = "player"  # the seat's human, pressing
     TIMEOUT = "timeout"  # nobody: the seat's time ran out
+    LATE = "late"  # nobody, but the prompt never reached the player in time (the bot's lag): not counted toward 托管
     AI = "ai"  # an AI seat
     AUTO = "auto"  # the AI playing for a human in 托管
 

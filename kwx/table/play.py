@@ -23,16 +23,16 @@ import time
 
 from kwx.engine.actions import VERBS, Action, IllegalAction
 from kwx.engine.hand import CLAIM, ROB
-from kwx.engine.tiles import Tile, TileError
+from kwx.engine.tiles import Tile, TileError, parse_tile_arg
 from kwx.table.context import TableContext, check_open
 from kwx.table.delivery import Delivery
 from kwx.table.errors import TableError
 from kwx.table.live import LiveTable
 from kwx.table.log_records import AutoplayRecord
+from kwx.table.machine import timeout_move
 from kwx.table.phases import BETWEEN, LOBBY, PIAO, PLAYING
 from kwx.table.player_settings import AUTO_PASS, PlayerSettings
 from kwx.table.presence import Presence
-from kwx.table.record import parse_tile_arg
 from kwx.table.scheduler import MachineMove, Scheduler
 from kwx.table.writer import DurableWriter
 
@@ -199,7 +199,7 @@ class Play:
                 by = "auto" if t.seat_player(seat).player_id in t.autoplay else self._scheduler.timeout_by(t, seat)
                 if by != "auto":
                     self._ctx.stats.timeouts[by] += 1
-                move = t.timeout_move(seat)
+                move = timeout_move(t, seat)
                 if isinstance(move, int):
                     await self.apply_piao(t, seat, move, by, time.perf_counter())
                 else:

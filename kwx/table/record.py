@@ -1,34 +1,28 @@
 """A table's record: the state its event log replays to, and the reducer that applies each entry.
 
-Live play and crash recovery go through the same `TableRecord.apply(kind, payload)`: the service writes a record
-to the store (committed) and then applies it; at start-up every record of an open table is applied again in
-order, which rebuilds the same state — the same hand, step, 漂 picks, 托管 flags and deadlines (deadlines are
-computed from the unix time each record carries). A TableRecord is plain data and deterministic: no asyncio,
-no clock, no I/O (kwx/table/recovery.py replays a log into one); the table being played in a process is a
-`LiveTable` (kwx/table/live.py), the record plus its lock, timers and outbox.
+Live play and crash recovery go through the same `TableRecord.apply(record)`: the service writes a record to the
+store (committed) and then applies it; at start-up every record of an open table is applied again in order,
+which rebuilds the same state — the same hand, step, 漂 picks, 托管 flags and deadlines (deadlines are computed
+from the unix time each record carries). A TableRecord is plain data and deterministic: no asyncio, no clock,
+no I/O (kwx/table/recovery.py replays a log into one); the table being played in a process is a `LiveTable`
+(kwx/table/live.py), the record plus its lock, timers and outbox.
 
-The records of the event log and their JSON forms are in kwx/table/log_records.py.
+This module is the reducer alone. Next to it: the state and what can be read from it (record_state.py), the
+log's records and their JSON (log_records.py), what the AI decides for a seat (machine.py), the finished hand
+for the ledger (ledger_entry.py), the lobby as the tables row keeps it (lobby_row.py) and the seed's
+commitments (table_seed.py).
 """
 
 from __future__ import annotations
 
 import copy
-from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Self, TypeAlias
+from typing import Self
 
 from kwx.engine.actions import Action, Event, Gang, Liangdao, Peng
-from kwx.engine.ai import choose, decide, observe
-from kwx.engine.hand import CLAIM, ROB, TURN, HandResult, HandState
-from kwx.engine.piao import seat_piao
-from kwx.engine.reads import FeedRecord
-from kwx.engine.rules import RuleSet
-from kwx.engine.seeds import hand_seed, reveal, seed_ref
-from kwx.engine.table import TableState
-from kwx.engine.tiles import Tile, parse_tile
+from kwx.engine.hand import CLAIM, ROB, HandState
 from kwx.engine.wall import wall_from_seed
-from kwx.store import LedgerHand, SeatResult, payments_from_seats
 from kwx.table.log_records import (
     ActionRecord,
     AutoplayRecord,
@@ -49,15 +43,10 @@ from kwx.table.log_records import (
     action_record,
 )
 from kwx.table.phases import BETWEEN, CLOSED, LOBBY, PIAO, PLAYING, Phase
+from kwx.table.record_state import Notice, RecordState
 from kwx.table.succession import HandSetup, new_table_state, upcoming
-from kwx.table.views import PlayerRef
 
-AUTOPLAY_LEVEL = "strong"  # the AI that plays for a human in 托管
 TIMEOUTS_FOR_AUTOPLAY = 2
-CLAIM_PAUSE = 1.5  # seconds the board holds every discard and 补杠 at a table with a human (see `pause_s`)
-
-
-Notice: TypeAlias = tuple[str, dict[str, str]]  # a catalog key for the board, and the words that fill it in
 
 
 @dataclass
@@ -74,154 +63,9 @@ class Applied:
     show_at: float | None = None  # when what the record leads to shows (after the pauses of its moments)
 
 
-class TableRecord:
-    """The replayed state of one table. Mutated only by `apply` (and the lobby, which the service persists in
-    the tables row first)."""
-
-    def __init__(self, table_id: int, guild: str, channel: str | None, rules: RuleSet, seed: str, host: str,
-                 lobby: Iterable[PlayerRef] = (), spectators: Iterable[PlayerRef] = (), *,
-                 turn_seconds: float = 30.0, claim_seconds: float = 12.0, claim_pause: float = CLAIM_PAUSE,
-                 seed_salt: str | None = None) -> None:
-        self.id = table_id
-        self.guild = guild
-        self.channel = channel
-        self.rules = rules
-        self._seed = seed  # secret: never shown, never logged
-        self._salt = seed_salt  # secret too: salts the commitments when a person chose the seed (kwx.engine.seeds)
-        self._ref: tuple[int, str] | None = None  # (hand no, seed_ref), cached
-        self.host = host
-        self.lobby: list[PlayerRef] = list(lobby)
-        self.spectators: dict[str, PlayerRef] = {p.player_id: p for p in spectators}
-        self.players: dict[str, PlayerRef] = {p.player_id: p for p in self.lobby}
-        self.turn_seconds = float(turn_seconds)
-        self.claim_seconds = float(claim_seconds)
-        self.claim_pause = max(0.0, float(claim_pause))
-
-        self.status: Phase = LOBBY
-        self.step = 0  # +1 per game record (piao_open, piao, hand_start, action)
-        self.seq = 0  # last event-log seq written
-        self.state: TableState | None = None  # the engine's sequence of hands (dealer, 上楼, rotation)
-        self.player_ids: tuple[str, ...] = ()  # the engine's player numbers: the lobby order at the start
-        self.setup: HandSetup | None = None  # the hand in play, or the one whose 漂 is being picked
-        self.next: HandSetup | None = None  # between hands: the next hand's setup
-        self.start_now = False  # between hands: start the next hand at once (right after `start`)
-        self.hand: HandState | None = None
-        self.last_result: HandResult | None = None
-        self.piao_picks: dict[int, int] = {}
-        self.scores: Counter[str] = Counter()
-        self.timeouts: Counter[str] = Counter()
-        # Players whose turn (or 漂 pick) timed out and who have not acted since: they were pinged for it, so
-        # what they are asked next updates their DM without a new ping. A lapsed claim offer does not count:
-        # a player who lets a 碰 go by instead of pressing 过 is still at the table and is pinged for their turn.
-        self.missed_turn: set[str] = set()
-        self.autoplay: set[str] = set()
-        self.shown_autoplay: frozenset[str] = frozenset()  # what the board shows (see held_notices)
-        self.prompt_step: dict[int, int] = {}  # seat -> step at which its current choices were offered
-        self.window = 0  # +1 per decision opened
-        self.wait_started: float | None = None
-        self.finished_at: float | None = None
-        self.meld_from: dict[tuple[int, int], int] = {}  # (seat, tile) -> whose discard made that meld
-        self.held_notices: list[Notice] = []  # from claim answers, until the window closes
-        self.ledger_done = True
-        # Presence and the end of a table's life: see PauseReason / the pause, resume, leave and
-        # seat records.
-        self.paused: PauseReason | None = None
-        self.paused_at: float | None = None
-        self.human_moved = False  # a human made a move of their own in the hand in play (or resumed it)
-        self.human_asked = False  # a human seat was asked to decide in the hand in play
-        self.last_human_at: float | None = None  # the last record a human made themselves
-        self.leaving: set[str] = set()  # seated players whose seats empty at the end of the hand
-        self.vacant: list[str] = []  # player ids whose seats are empty (they left), until someone takes them
-        self.biggest: tuple[int, str, int] | None = None  # (amount won, player id, hand no) of the biggest hand
-        self.hold_until: float | None = None  # the board holds a discard or 补杠 until then (see `pause_s`)
-        self.hidden_answers = 0  # claim answers applied: steps the public board does not count
-
-    # == seats ===========================================================================================
-    @property
-    def capacity(self) -> int:
-        return 4 if self.rules.rotation else 3
-
-    @property
-    def seating(self) -> tuple[str, ...]:
-        """Player ids of seats 0, 1, 2 for the hand in play (or being set up); the lobby order before."""
-        if self.setup is not None:
-            return self.setup.seating
-        return tuple(p.player_id for p in self.lobby[:3])
-
-    @property
-    def waiting(self) -> PlayerRef | None:
-        if self.setup is not None:
-            return self.players[self.setup.waiting] if self.setup.waiting else None
-        return self.lobby[3] if len(self.lobby) > 3 else None
-
-    def seat_player(self, seat: int) -> PlayerRef:
-        return self.players[self.seating[seat]]
-
-    def seat_of(self, player_id: str) -> int | None:
-        try:
-            return self.seating.index(player_id)
-        except ValueError:
-            return None
-
-    def in_lobby(self, player_id: str) -> bool:
-        return any(p.player_id == player_id for p in self.lobby)
-
-    def is_ai_seat(self, seat: int) -> bool:
-        return self.seat_player(seat).is_ai
-
-    def machine_plays(self, seat: int) -> bool:
-        """The AI decides for this seat: an AI seat, or a human in 托管."""
-        player = self.seat_player(seat)
-        return player.is_ai or player.player_id in self.autoplay
-
-    @property
-    def pause_s(self) -> float:
-        """Seconds the board holds each discard and 补杠 declaration before the turn moves on, whether or not
-        anyone may claim it, so that nothing public depends on concealed tiles: `claim_pause` when a human
-        plays this hand (or sits out with rotation), 0 at a table of AI seats only."""
-        if not self.claim_pause:
-            return 0.0
-        ids = [*self.seating, *([self.waiting.player_id] if self.waiting is not None else [])]
-        return self.claim_pause if any(not self.players[pid].is_ai for pid in ids if pid in self.players) else 0.0
-
-    @property
-    def public_step(self) -> int:
-        """The step the board shows: claim answers are not counted (their number would tell how many seats
-        could claim)."""
-        return self.step - self.hidden_answers
-
-    @property
-    def hands_done(self) -> int:
-        """Hands finished at this table (the engine's count)."""
-        return self.state.hands_played if self.state is not None else 0
-
-    @property
-    def hand_no(self) -> int:
-        return self.setup.hand_no if self.setup is not None else 0
-
-    # == what is asked now ===============================================================================
-    def to_act(self) -> list[int]:
-        if self.status == PIAO:
-            return [s for s in range(3) if s not in self.piao_picks]
-        if self.status == PLAYING and self.hand is not None:
-            return sorted(self.hand.to_act())
-        return []
-
-    def legal(self, seat: int) -> list[Action]:
-        if self.status == PLAYING and self.hand is not None:
-            return self.hand.legal_actions(seat)
-        return []
-
-    @property
-    def deadline(self) -> float | None:
-        if self.wait_started is None or self.paused is not None:
-            return None
-        seconds = 0.0
-        if self.status == PIAO:
-            seconds = self.turn_seconds
-        elif self.status == PLAYING and self.hand is not None and not self.hand.finished:
-            seconds = self.turn_seconds if self.hand.phase == TURN else self.claim_seconds
-        return self.wait_started + seconds if seconds > 0 else None  # 0 seconds: no timer
+class TableRecord(RecordState):
+    """The replayed state of one table and the reducer that changes it: mutated only by `apply` (and the lobby,
+    which the service persists in the tables row first)."""
 
     # == building records (the service persists them, then applies them) =================================
     def start_record(self, by: str, at: float) -> StartRecord:
@@ -286,8 +130,8 @@ class TableRecord:
             raise ValueError(f"table {self.id}: start names unknown players {missing}")
         self.status = BETWEEN
         self.player_ids = tuple(ids)
-        self.state = new_table_state(self.rules, self._seed)
-        self.next = upcoming(self.state, self.player_ids, self._seed)
+        self.state = new_table_state(self.rules, self.secret.text)
+        self.next = upcoming(self.state, self.player_ids, self.secret.text)
         self.start_now = True
         self.finished_at = p.at
         return Applied(RecordKind.START, notices=[("lobby.started", {})])
@@ -323,7 +167,7 @@ class TableRecord:
         self.start_now = False
         self.meld_from = {}
         assert self.state is not None
-        seed = hand_seed(self._seed, setup.hand_no)
+        seed = self.secret.hand(setup.hand_no)
         self.hand = self.state.start_hand(seed, p.piao, wall=wall_from_seed(seed))
         self.piao_picks = dict(enumerate(p.piao))
         self.status = PLAYING
@@ -485,21 +329,10 @@ class TableRecord:
         assert self.state is not None
         if not back:  # a new player: nothing known of them yet
             self.state.forget_player(self.player_ids.index(new.player_id))
-        self.next = upcoming(self.state, self.player_ids, self._seed)
+        self.next = upcoming(self.state, self.player_ids, self.secret.text)
         if not new.is_ai:
             self.last_human_at = p.at
         return Applied(p.kind, notices=[("table.seat_taken", {"player": new.name, "player_id": new.player_id})])
-
-    def humans_seated(self) -> list[str]:
-        """Human players who hold a seat (not left) in the game."""
-        ids = self.player_ids or tuple(p.player_id for p in self.lobby)
-        return [x for x in ids if x not in self.vacant and x not in self.leaving and not self.players[x].is_ai]
-
-    def summary_players(self) -> list[str]:
-        """Everyone who played at this table, in seat order first, then those who left and were replaced."""
-        ids = list(self.player_ids or (p.player_id for p in self.lobby))
-        ids += [x for x in self.scores if x not in ids]
-        return ids
 
     def _on_stop(self, p: StopRecord) -> Applied:
         self.status = CLOSED
@@ -595,108 +428,7 @@ class TableRecord:
         self.state.finish_hand(hand)
         for pid in sorted(self.leaving):
             self._vacate(pid)
-        self.next = upcoming(self.state, self.player_ids, self._seed)
-
-    # == machine decisions ===============================================================================
-    def machine_moves(self) -> list[tuple[int, Action | int, str]]:
-        """(seat, action or 漂 amount, by) for every seat the AI decides for that must act now."""
-        out: list[tuple[int, Action | int, str]] = []
-        known = None
-        for seat in self.to_act():
-            player = self.seat_player(seat)
-            if player.is_ai:
-                by, level = "ai", player.ai_level or AUTOPLAY_LEVEL
-            elif player.player_id in self.autoplay:
-                by, level = "auto", AUTOPLAY_LEVEL
-            else:
-                continue
-            if self.status == PIAO:
-                assert self.state is not None
-                amount = seat_piao(self.state, seat, level, table_seed=self._seed, hand_no=self.hand_no,
-                                   player_id=player.player_id) if by == "ai" else 0
-                out.append((seat, amount, by))
-            else:
-                assert self.hand is not None
-                if known is None:
-                    known = self._feed_records()
-                out.append((seat, decide(self.hand, seat, level, known), by))
-        return out
-
-    def timeout_move(self, seat: int) -> Action | int:
-        """What a seat does when its time runs out: 漂 0; pass a claim; discard the drawn tile. A 亮倒 seat
-        takes its win if it has one (else passes, which discards the draw). With no drawn tile (after a 碰, or
-        the dealer's first turn) or when the drawn tile may not be discarded, the AI picks the discard."""
-        if self.status == PIAO:
-            return 0
-        hand = self.hand
-        assert hand is not None
-        legal = hand.legal_actions(seat)
-        if hand.phase in (CLAIM, ROB):
-            return Action(seat, "pass")
-        if hand.declared(seat):
-            for verb in ("hu", "pass"):
-                if Action(seat, verb) in legal:
-                    return Action(seat, verb)
-        drawn = hand.drawn
-        if drawn is not None and Action(seat, "discard", drawn) in legal:
-            return Action(seat, "discard", drawn)
-        discards = [a for a in legal if a.verb == "discard"]
-        if discards:
-            obs = observe(hand, seat, self._feed_records())
-            obs.legal = discards
-            return choose(obs, AUTOPLAY_LEVEL)
-        return legal[0]
-
-    def _feed_records(self) -> dict[int, FeedRecord]:
-        """What the table has seen of its players feeding declared hands, per seat of this hand."""
-        assert self.state is not None
-        return self.state.reads.for_seats(self.state.seated)
-
-    # == the ledger ======================================================================================
-    def hand_record(self) -> LedgerHand:
-        """The finished hand for `Store.finish_hand`: seats, payments (engine reason ids), nets."""
-        hand, setup = self.hand, self.setup
-        assert hand is not None and hand.result is not None and setup is not None
-        result = hand.result
-        ids = setup.seating
-        seats = [
-            SeatResult(player_id=pid, seat=s, name=self.players[pid].name, won=s in result.winners,
-                       self_draw=s in result.winners and result.self_draw, liangdao=hand.declared(s),
-                       fan=result.fan.get(s, 0), patterns=list(result.patterns.get(s, ())), net=result.net[s])
-            for s, pid in enumerate(ids)]
-        summary = {"end": result.end, "base": hand.base, "piao": list(hand.piao), "dealer_seat": setup.dealer,
-                   "next_dealer": result.next_dealer, "from_seat": result.from_seat}
-        return LedgerHand(guild=self.guild, table_id=self.id, hand_no=setup.hand_no, seats=seats,
-                          payments=payments_from_seats(result.payments, ids), dealer=ids[setup.dealer],
-                          seed_ref=seed_ref(self._seed, setup.hand_no, self._salt), outcome=result.outcome,  # type: ignore[arg-type]
-                          summary=summary)
-
-    # == persistence of the lobby (the tables row) ==========================================================
-    def seats_json(self) -> list[dict[str, Any]]:
-        return [{"player_id": p.player_id, "name": p.name, "ai_level": p.ai_level} for p in self.lobby]
-
-    def options_json(self) -> dict[str, Any]:
-        return {"host": self.host, "turn_seconds": self.turn_seconds, "claim_seconds": self.claim_seconds,
-                "claim_pause": self.claim_pause,
-                "spectators": [{"player_id": p.player_id, "name": p.name} for p in self.spectators.values()],
-                **({"seed_salt": self._salt} if self._salt else {})}
-
-    @property
-    def seed_ref(self) -> str | None:
-        """The commitment to the seed of the hand dealt (None before the first deal); public from the deal."""
-        if self.setup is None:
-            return None
-        if self._ref is None or self._ref[0] != self.setup.hand_no:
-            self._ref = (self.setup.hand_no, seed_ref(self._seed, self.setup.hand_no, self._salt))
-        return self._ref[1]
-
-    def revealed_seed(self) -> tuple[str, str]:
-        """(seed, seed_ref) of the hand in play or just finished: shown only once the hand is over, so anyone
-        can check the shuffle (`python -m kwx verify`); later hands' seeds stay unknowable."""
-        assert self.setup is not None and self.hand is not None and self.hand.finished
-        return (reveal(self._seed, self.setup.hand_no, self._salt),
-                seed_ref(self._seed, self.setup.hand_no, self._salt))
-
+        self.next = upcoming(self.state, self.player_ids, self.secret.text)
 
 def _moments(events: Iterable[Event], answered_rob: bool) -> int:
     """Discards and 补杠 declarations in a record's events (a rob window's own 补杠 was counted when it
@@ -712,10 +444,3 @@ def _moments(events: Iterable[Event], answered_rob: bool) -> int:
             else:
                 n += 1
     return n
-
-
-def parse_tile_arg(tile: Tile | str | None) -> Tile | None:
-    """A tile argument from a front end: a Tile, compact/Chinese text, or None. Raises TileError."""
-    if tile is None or isinstance(tile, Tile):
-        return tile
-    return parse_tile(str(tile))

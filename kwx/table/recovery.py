@@ -15,20 +15,18 @@ from collections.abc import Iterable
 from kwx.engine.rules import RuleSet
 from kwx.store import EventRow, TableRow
 from kwx.table.live import LiveTable
+from kwx.table.lobby_row import options_from_json, seats_from_json
 from kwx.table.log_records import ActionRecord, PiaoRecord, parse_record
-from kwx.table.record import CLAIM_PAUSE, TableRecord
-from kwx.table.views import PlayerRef
+from kwx.table.record import TableRecord
 
 
 def rebuild(row: TableRow, events: list[EventRow]) -> LiveTable:
     """A LiveTable from its tables row (lobby, rules, options) and its event log, replayed in order."""
-    options = row.options or {}
-    lobby = [PlayerRef(s["player_id"], s["name"], s.get("ai_level")) for s in row.seats]
-    spectators = [PlayerRef(s["player_id"], s["name"]) for s in options.get("spectators", ())]
+    lobby, options = seats_from_json(row.seats), options_from_json(row.options)
     t = LiveTable(row.id, row.guild, row.channel, RuleSet.from_json(row.rules), row.seed,
-                  options.get("host") or (lobby[0].player_id if lobby else ""), lobby, spectators,
-                  turn_seconds=options.get("turn_seconds", 30.0), claim_seconds=options.get("claim_seconds", 12.0),
-                  claim_pause=options.get("claim_pause", CLAIM_PAUSE), seed_salt=options.get("seed_salt"))
+                  options.host or (lobby[0].player_id if lobby else ""), lobby, options.spectators,
+                  turn_seconds=options.turn_seconds, claim_seconds=options.claim_seconds,
+                  claim_pause=options.claim_pause, seed_salt=options.seed_salt)
     replay(t, events)
     return t
 

@@ -33,6 +33,7 @@ from kwx.engine.hand import CLAIM, ROB
 from kwx.table.context import TableContext
 from kwx.table.errors import SavingFailed
 from kwx.table.live import LiveTable
+from kwx.table.machine import machine_moves
 from kwx.table.phases import BETWEEN, CLOSED, LOBBY, PIAO, PLAYING
 
 logger = logging.getLogger(__name__)
@@ -246,7 +247,7 @@ class Scheduler:
             if t is None or t.step != step or t.status not in (PIAO, PLAYING) or t.paused is not None:
                 continue
             try:
-                moves = [MachineMove(*m) for m in t.machine_moves()]
+                moves = [MachineMove(*m) for m in machine_moves(t)]
             except Exception:
                 logger.exception("table %s: the AI failed to choose", table_id)
                 self._ctx.stats.errors += 1

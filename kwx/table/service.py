@@ -57,7 +57,8 @@ from kwx.table.player_settings import PlayerSettings
 from kwx.table.ports import FrontEnd
 from kwx.table.presence import Presence
 from kwx.table.press import Press, Presses, PressOutcome
-from kwx.table.record import CLAIM_PAUSE, Applied
+from kwx.table.record import Applied
+from kwx.table.record_state import CLAIM_PAUSE
 from kwx.table.recovery import rebuild
 from kwx.table.retry import RetryPolicy
 from kwx.table.scheduler import Scheduler, Targets
@@ -284,7 +285,7 @@ class TableService:
     async def stop(self, table_id: int, by: str, *, force: bool = False, reason: str = "stopped") -> None:
         """Close the table. `by` must be the host unless `force` (the front end has checked that `by` is a
         manager). A hand in play is abandoned: it never reaches the ledger (its kong money neither).
-        `reason` (kwx.table.record.CLOSE_REASONS) goes into the close summary."""
+        `reason` (a kwx.table.log_records.CloseReason) goes into the close summary."""
         await self._lobby.stop(table_id, by, force=force, reason=reason)
 
     # == playing =========================================================================================

@@ -21,6 +21,7 @@ from kwx.store.db import dump_json
 from kwx.table.context import TableContext
 from kwx.table.delivery import Delivery
 from kwx.table.errors import SavingFailed
+from kwx.table.ledger_entry import ledger_hand
 from kwx.table.live import LiveTable
 from kwx.table.log_records import HandStartRecord, LogRecord, PauseReason, PiaoOpenRecord, parse_record
 from kwx.table.phases import BETWEEN, PIAO, PLAYING
@@ -74,13 +75,13 @@ class DurableWriter:
         pauses, and the write is tried again when it is resumed (before the next hand)."""
         try:
             written = await self.durably(t, f"hand {t.hand_no} to the ledger",
-                                         lambda: self._ctx.store.finish_hand(t.hand_record()))
+                                         lambda: self._ctx.store.finish_hand(ledger_hand(t)))
         except StoreFailed:
             self.pause_for_store(t)
             return None
         t.ledger_done = True
         if written:
-            oplog.hand_recorded(t, t.hand_record())
+            oplog.hand_recorded(t, ledger_hand(t))
         return bool(written)
 
     def pause_for_store(self, t: LiveTable) -> None:

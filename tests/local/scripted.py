@@ -65,7 +65,7 @@ class ScriptedHand:
                           CLAIMS_WALL["draws"], CLAIMS_WALL["back"])
         monkeypatch.setattr("kwx.table.record.wall_from_seed", lambda seed: list(wall))
         monkeypatch.setattr("kwx.table.succession.first_dealer", lambda seed, players=3: YOU_SEAT)
-        monkeypatch.setattr("kwx.table.record.decide", self.decide)
+        monkeypatch.setattr("kwx.table.machine.decide", self.decide)
 
     def _planned(self, seat: int, legal: list[Action]) -> Action | None:
         step = next((a for a in self.plan if a.seat == seat), None)

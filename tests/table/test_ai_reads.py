@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import kwx.table.record as live
+import kwx.table.machine as live
 from kwx.table import PlayerRef
 from tests.table.conftest import GUILD
 from tests.table.helpers import finished_hands
