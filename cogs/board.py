@@ -412,7 +412,7 @@ def summary_embed(summary: TableSummary, lang: str) -> discord.Embed:
     """A table's close summary: hands, each player's net here, the biggest hand, the transfers that settle it."""
     lines = [tr("summary.hands", lang, n=summary.hands)]
     for player, net in sorted(summary.net, key=lambda x: -x[1]):
-        lines.append(f"{player_name(player, lang)}: **{net:+d}**")
+        lines.append(f"{player_name(player, lang)}: **{signed_points(net)}**")
     if summary.biggest is not None:
         hand_no, winner, amount = summary.biggest
         lines.append(tr("summary.biggest", lang, hand=hand_no, player=player_name(winner, lang), amount=amount))

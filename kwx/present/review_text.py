@@ -14,6 +14,7 @@ from kwx.engine.ai_strong import Valued
 from kwx.engine.review import BY_AUTO, BY_TIMEOUT, FORBIDDEN, Decision, Frame, Review
 from kwx.engine.tiles import Tile
 from kwx.present.i18n import pattern_name, resolve_lang, tile_label, tr
+from kwx.present.numbers import signed_points
 
 TileFormat = Callable[[Tile], str]
 RANKED_SHOWN = 4  # options listed per decision
@@ -100,7 +101,7 @@ class ReviewText:
 
     def result_line(self) -> str:
         result, lang = self.review.result, self.lang
-        nets = "  ".join(f"{self.names[s]} {n:+d}" for s, n in enumerate(result.net))
+        nets = "  ".join(f"{self.names[s]} {signed_points(n)}" for s, n in enumerate(result.net))
         if result.outcome != "win":
             return tr("review.result_draw", lang, net=nets)
         wins = []

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from cogs.board import board_embeds
+from cogs.board import board_embeds, summary_embed
 from cogs.dm_panels import hand_over_line
 from cogs.emoji import TileFormatter
 from cogs.panels import context_line, panel_embed
@@ -26,6 +26,7 @@ from kwx.table.views import (
     ResultView,
     RevealedHand,
     SeatView,
+    TableSummary,
     WinnerView,
 )
 
@@ -82,9 +83,10 @@ def test_one_minus_sign_on_the_board_the_result_and_the_dms() -> None:
     board = _board()
     (result,) = result_embeds(_result(1, 0), board, "zh-CN", EMOJIS, [])
     embeds = board_embeds(board, "zh-CN", EMOJIS, [])
-    shown = "\n".join([hand_over_line(_result(1, 0), board, 0, "zh-CN", EMOJIS),
+    closed = summary_embed(TableSummary(7, "g", None, None, 4, ((PLAYERS[1], 6), (PLAYERS[0], -6)), None, ()), "zh-CN")
+    shown = "\n".join([hand_over_line(_result(1, 0), board, 0, "zh-CN", EMOJIS), closed.description or "",
                        *(f"{f.name}\n{f.value}" for e in (*embeds, result) for f in e.fields)])
-    assert signed_points(-2) == "\u22122" and "\u22122" in shown and "\u22123" in shown
+    assert signed_points(-2) == "\u22122" and "\u22122" in shown and "\u22123" in shown and "\u22126" in shown
     assert not re.search(r"-\d", shown.replace("<:kwx_", ""))  # no hyphen-minus before a number
 
 
