@@ -146,7 +146,7 @@ class KwxBot(commands.Bot):
 
         super().__init__(command_prefix=commands.when_mentioned, intents=bot_intents(), help_command=None,
                          allowed_mentions=discord.AllowedMentions.none(),
-                         http_trace=http_trace(global_limited=self._global_limited),
+                         http_trace=http_trace(global_limited=self._global_limited, server_error=self._server_error),
                          connector=connector, shard_count=settings.shards.count if settings.shards else None)
         self.settings = settings
         self.clock = clock
@@ -159,6 +159,11 @@ class KwxBot(commands.Bot):
     def _global_limited(self, retry_after: float) -> None:
         """Discord answered a global 429: the budget grants nothing until the bot token may send again."""
         self.rest.budget.hold(retry_after)
+
+    def _server_error(self, path: str) -> None:
+        """Discord answered 5xx: a call through an interaction's token that got it falls back at once."""
+        if self.kwx is not None:
+            self.kwx.rest.server_error(path)
 
     async def setup_hook(self) -> None:
         from cogs.buttons import DYNAMIC_ITEMS

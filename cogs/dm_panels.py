@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import datetime
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -34,8 +34,6 @@ from cogs.operations import (
     Rest,
     dms_closed,
     safe_defer,
-    safe_edit_followup,
-    safe_followup,
     safe_update_message,
     transient,
 )
@@ -330,9 +328,13 @@ class DmPanels:
         if token is not None and _alive(token):
             self.stats.dm_token_edits += 1
             if shown.followup:
-                edited = await safe_edit_followup(token, shown.message_id, **message) is not None
+                edited = await self.rest.through_token(
+                    token, lambda: token.followup.edit_message(shown.message_id, **message),
+                    "edit followup %s through a token", shown.message_id) is not None
             else:  # the press's answer when it has none yet (one call), later an edit of its message
-                edited = await safe_update_message(token, **message)
+                edited = await self.rest.through_token(
+                    token, lambda: safe_update_message(token, **message),
+                    "update the panel of interaction %s", token.id) is True
             if edited:
                 return True
             shown.token = None  # expired or refused: the bot's token from now on
@@ -389,7 +391,9 @@ class DmPanels:
         """The hand's panel as a followup of the player's last press. False when Discord would not take it."""
         kwargs = {k: v for k, v in message.items() if k != "content" and not (k == "view" and v is None)}
         self.stats.dm_token_edits += 1
-        sent = await safe_followup(token, **kwargs)
+        send: Callable[..., Awaitable[discord.WebhookMessage]] = token.followup.send
+        sent = await self.rest.through_token(token, lambda: send(wait=True, **kwargs),
+                                             "send the panel as a followup of interaction %s", token.id)
         release(message["view"])
         if sent is None:
             return False

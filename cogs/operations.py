@@ -138,6 +138,7 @@ class Rest:
 
     def __init__(self, budget: Budget | None = None) -> None:
         self.budget = budget if budget is not None else Budget(None)
+        self._token_calls: dict[str, asyncio.Event] = {}  # interaction token -> set on Discord's first 5xx
         self._dm_opens = GlobalRateLimiter(DM_OPENS_PER_SECOND, burst=2, reserve=0)
 
     async def _sending(self, action: Callable[[], Awaitable[T]], what: str, *args: Any) -> T | Failed:
@@ -147,6 +148,33 @@ class Rest:
     async def _fetching(self, action: Callable[[], Awaitable[T]], what: str, *args: Any) -> T | None:
         with self.budget.sending():
             return await _call(action, what, *args)
+
+    def server_error(self, path: str) -> None:
+        """Discord answered a request on `path` with a 5xx (from discord.py's session trace)."""
+        for token, failed in self._token_calls.items():
+            if token in path:
+                failed.set()
+
+    async def through_token(self, interaction: discord.Interaction, action: Callable[[], Awaitable[T]],
+                            what: str, *args: Any) -> T | None:
+        """A call through an interaction's token (exempt from the budget) that gives up on Discord's first 5xx:
+        discord.py would try again for about 25 s (five tries), past a claim window, while the caller can fall
+        back to the bot's own token at once. None when it failed."""
+        failed = self._token_calls[interaction.token] = asyncio.Event()
+        call = asyncio.ensure_future(_call(action, what, *args))
+        first_error = asyncio.ensure_future(failed.wait())
+        try:
+            await asyncio.wait((call, first_error), return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            first_error.cancel()
+            if self._token_calls.get(interaction.token) is failed:
+                del self._token_calls[interaction.token]
+        if call.done():
+            return call.result()
+        call.cancel()
+        await asyncio.gather(call, return_exceptions=True)
+        logger.info("discord failed to %s (5xx): not waiting for its retries", what % args)
+        return None
 
     async def wait(self, priority: Priority) -> None:
         """Wait for a token. A caller that takes its token first (then passes `token_taken=True`) can render

@@ -51,9 +51,11 @@ class DiscordCounts:
 COUNTS = DiscordCounts()  # one bot per process: its session's trace and cogs.operations feed it
 
 
-def http_trace(global_limited: Callable[[float], None] | None = None) -> aiohttp.TraceConfig:
-    """The trace config for discord.py's HTTP session (Client(http_trace=…)): counts every REST answer, and
-    tells `global_limited` how long Discord asked the whole bot token to wait after a global 429."""
+def http_trace(global_limited: Callable[[float], None] | None = None,
+               server_error: Callable[[str], None] | None = None) -> aiohttp.TraceConfig:
+    """The trace config for discord.py's HTTP session (Client(http_trace=…)): counts every REST answer; tells
+    `global_limited` how long Discord asked the whole bot token to wait after a global 429, and `server_error`
+    the path of every 5xx answer (discord.py tries those again for half a minute)."""
 
     async def on_request_end(session: aiohttp.ClientSession, context: Any,
                              params: aiohttp.TraceRequestEndParams) -> None:
@@ -61,6 +63,8 @@ def http_trace(global_limited: Callable[[float], None] | None = None) -> aiohttp
         if "/api/" not in path:  # the gateway's websocket shares the session
             return
         COUNTS.requests["interaction" if _EXEMPT.search(path) else "bot"] += 1
+        if params.response.status >= 500 and server_error is not None:
+            server_error(path)
         if params.response.status != 429:
             return
         scope = params.response.headers.get("X-RateLimit-Scope", "unknown").lower()

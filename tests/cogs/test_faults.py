@@ -134,3 +134,25 @@ async def test_a_decision_whose_panel_edit_fails_is_sent_as_a_new_prompt(tmp_pat
         assert any(f":{asked.step}:" in c for c in kit.fake.log.last("dm").custom_ids)
     finally:
         await stop_kit(kit)
+
+
+async def test_a_prompt_whose_token_edit_gets_a_5xx_is_edited_by_the_bot_at_once(tmp_path) -> None:
+    """discord.py tries an interaction webhook that answers 5xx five times (about 25 s), past a 12 s claim
+    window: the panel falls back to the bot's own edit after the first failure."""
+    kit = await start_kit(tmp_path, names=("alice",))
+    try:
+        table, panel, latest, _ = await alice_asked(kit)
+        panels = kit.rt.frontend.panels.get(table, str(kit.alice.id))
+        tries: list[str] = []
+        kit.fake.on_exchange(lambda ex: tries.append(ex.route) if ex.route.startswith("PATCH /webhooks") else None)
+        kit.fake.inject("PATCH", "/webhooks/{application_id}/{interaction_token}/messages/@original", server_error(),
+                        times=5)
+        mark = kit.fake.log.mark()
+        await kit.play_turn(kit.alice, panel)  # answered by the press's response; her next prompt: its token
+        await kit.until(lambda: panels.dm is not None and panels.dm.step > latest.step and panels.dm.live, rounds=20)
+        assert len(tries) == 1  # one try through the token, not discord.py's five
+        assert panels.dm is not None and panels.dm.token is None  # the bot's own edits from now on
+        assert any(r.kind == "edit" and r.message_id == panels.dm.message_id for r in kit.fake.log.since(mark))
+        assert kit.live_panel(kit.alice) is not None  # she has her buttons
+    finally:
+        await stop_kit(kit)

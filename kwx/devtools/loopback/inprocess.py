@@ -18,11 +18,13 @@ import io
 import json
 import re
 from collections.abc import Iterator, Mapping
-from types import TracebackType
-from typing import Any
+from types import SimpleNamespace, TracebackType
+from typing import Any, cast
 from urllib.parse import parse_qsl, urlsplit
 
 import aiohttp
+from multidict import CIMultiDict
+from yarl import URL
 
 from kwx.devtools.loopback.calls import Answer, Request
 from kwx.devtools.loopback.rest import RestApi
@@ -86,7 +88,9 @@ class _Call:
         answer = await self.session.rest.handle(request)
         if answer.drop:
             raise aiohttp.ServerDisconnectedError()
-        return InProcessResponse(answer, self.method, self.url)
+        response = InProcessResponse(answer, self.method, self.url)
+        await self.session.traced(response)
+        return response
 
     async def __aexit__(self, *exc: tuple[type[BaseException] | None, BaseException | None, TracebackType | None]
                         ) -> None:
@@ -99,6 +103,16 @@ class InProcessSession:
     def __init__(self, rest: RestApi) -> None:
         self.rest = rest
         self.closed = False
+        self.trace: aiohttp.TraceConfig | None = None  # the client's http_trace: told of every answer
+
+    async def traced(self, response: InProcessResponse) -> None:
+        """Tell the client's trace of an answer, as an aiohttp session would (on_request_end)."""
+        if self.trace is None:
+            return
+        params = aiohttp.TraceRequestEndParams(response.method, URL(response.url), CIMultiDict(),
+                                               cast(aiohttp.ClientResponse, response))
+        for callback in self.trace.on_request_end:
+            await callback(cast(aiohttp.ClientSession, self), SimpleNamespace(), params)
 
     def request(self, method: str, url: Any, **kwargs: Any) -> _Call:
         return _Call(self, method, str(url), kwargs)
@@ -114,6 +128,7 @@ def install(client: Any, session: InProcessSession, token: str = "in-process") -
     """Point a discord.Client's HTTP client at the session, as `HTTPClient.static_login` would with a real one."""
     http = client.http
     http._HTTPClient__session = session
+    session.trace = http.http_trace
     http._global_over = asyncio.Event()
     http._global_over.set()
     http.token = token
