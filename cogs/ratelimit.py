@@ -167,6 +167,7 @@ STEADY_POSTS_PER_TABLE = 0.02
 BOARD_SHARE = 0.9
 ADMISSION_LOOKBACK_S = 1800.0  # how far back table closes tell how soon room frees up
 DEFAULT_WAIT_S = 600.0  # the wait said when no table has closed lately
+MAX_BACKLOG_HOLD_S = 2.0  # after a global 429, the most the budget waits for the calls already in flight
 SATURATED_LOG_EVERY = 60.0  # seconds between the INFO lines that say the budget is full
 SATURATED_CHECK_EVERY = 5.0  # seconds between looks at whether it is
 
@@ -192,8 +193,10 @@ class Budget:
     arrives while boards wait is the next to be served, never behind them."""
 
     def __init__(self, limiter: RateLimiter | None, *, rate: float | None = None,
-                 clock: Callable[[], float] = time.monotonic, board_base: float = 3.0) -> None:
+                 clock: Callable[[], float] = time.monotonic, board_base: float = 3.0,
+                 sleep: Callable[[float], Awaitable[object]] = asyncio.sleep) -> None:
         self.limiter = limiter
+        self._sleep = sleep
         self.rate = float(rate if rate is not None else getattr(limiter, "rate", DISCORD_GLOBAL_LIMIT - SEND_MARGIN))
         self.board_base = board_base
         self._clock = clock
@@ -236,7 +239,10 @@ class Budget:
         that long), then start again from an empty bucket, after the calls already granted and held inside
         discord.py have gone (they go together when the hold ends)."""
         now = self._clock()
-        self._held_until = max(self._held_until, now + seconds + self.in_flight / max(self.rate, 1.0))
+        # The calls in flight leave discord.py together when its hold ends; at most a few seconds' worth are
+        # waited out here (others may be waiting on a route's own bucket, not on the global hold).
+        backlog = min(self.in_flight / max(self.rate, 1.0), MAX_BACKLOG_HOLD_S)
+        self._held_until = max(self._held_until, now + seconds + backlog)
         self.holds += 1
 
     async def _serve(self) -> None:
@@ -244,7 +250,7 @@ class Budget:
         while True:
             wait = self._held_until - self._clock()
             if wait > 0:
-                await asyncio.sleep(wait)
+                await self._sleep(wait)
                 drain = getattr(self.limiter, "drain", None)
                 if drain is not None:
                     drain()

@@ -46,6 +46,23 @@ async def test_prompts_go_before_posts_before_board_edits() -> None:
     assert budget.granted == {Priority.PROMPT: 2, Priority.POST: 1, Priority.BOARD: 4}
 
 
+async def test_a_global_429_holds_every_grant_then_the_budget_starts_from_empty() -> None:
+    vt = VirtualTime()
+    limiter = GlobalRateLimiter(rate=10.0, burst=5, reserve=0, clock=vt.clock, sleep=vt.sleep)
+    budget = Budget(limiter, clock=vt.clock, sleep=vt.sleep)
+    budget.hold(2.0)  # Discord: the bot token may send again in 2 s (discord.py holds every call that long)
+    granted: list[float] = []
+
+    async def prompt() -> None:
+        await budget.take(Priority.PROMPT)
+        granted.append(vt.now)
+
+    await vt.run([asyncio.create_task(prompt()) for _ in range(3)])
+    # Nothing during the hold, and no burst after it: the calls discord.py held go out at its end.
+    assert granted == pytest.approx([2.1, 2.2, 2.3])
+    assert budget.holds == 1
+
+
 async def test_boards_slow_down_together_as_more_are_busy_and_prompts_take_their_share_first() -> None:
     clock = Clock()
     budget = Budget(None, rate=10.0, clock=clock)
