@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import IO
 
 from kwx.cli.settings import Settings
 
@@ -53,6 +54,11 @@ def run_local(args: argparse.Namespace, settings: Settings, prog: str = "python 
         from kwx.local.browser import run_web
 
         return run_web(settings, args)
+    if not hold_terminal(args.db or settings.db_path):  # a second `make run` in this checkout: both would play the one table and trip each other
+        from kwx.local.text import say
+
+        print(say("open_elsewhere", settings.lang), file=sys.stderr)
+        return 2
     options = {"db": args.db, "seed": args.seed, "delay": args.delay, "turn_seconds": args.turn_seconds,
                "new": bool(args.new)}
     if args.plain or not _interactive():
@@ -82,6 +88,36 @@ def store_problem(db: str | Path) -> str | None:
     except sqlite3.Error as exc:
         return f"{db}: {exc}"
     return None
+
+
+def hold_terminal(db: str | Path) -> bool:
+    """Hold the terminal table of the store at `db` for this process, False when another window holds it. The hold
+    is a lock on a file beside the store, kept open until the process ends (the system drops the lock when it
+    dies, even by SIGKILL). A PostgreSQL store, or a system without flock, is not held (True)."""
+    if str(db).startswith(("postgresql://", "postgres://")) or str(db) == ":memory:":
+        return True
+    try:
+        import fcntl
+    except ImportError:  # not on every system
+        return True
+    path = Path(db).with_name(Path(db).name + ".terminal-lock")
+    if any(Path(held.name) == path for held in _HELD):  # this process already holds it (run again in-process)
+        return True
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle = path.open("ab")
+    except OSError:
+        return True  # a folder we cannot write: opening the store will say what is wrong
+    try:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        handle.close()
+        return False
+    _HELD.append(handle)
+    return True
+
+
+_HELD: list[IO[bytes]] = []  # the lock files this process holds, open until it ends
 
 
 def _interactive() -> bool:

@@ -299,3 +299,28 @@ async def test_the_ledger_keeps_your_login_name_not_a_word_of_the_tables_languag
 async def test_a_huge_piped_line_is_quoted_not_printed_back_whole(tmp_path) -> None:
     text = await run(tmp_path / "k.sqlite3", ScriptedLines(["x" * 1_000_000, "quit"]), seed="huge")
     assert "x" * 119 in text and "x" * 200 not in text and len(text) < 20_000
+
+
+def test_a_second_window_on_the_same_store_is_told_the_table_is_open_in_the_first(tmp_path) -> None:
+    """Two `make run` in one checkout played one table from two processes: the second's first move failed in
+    Discord's words and then went stale."""
+    import subprocess
+    import sys
+
+    import bot
+    from kwx.local import launch
+
+    db = tmp_path / "kwx.sqlite3"
+    assert launch.hold_terminal(db)  # the first window (this process)
+    try:
+        for lang, word in (("zh-CN", "另一个窗口"), ("en", "another window")):
+            done = subprocess.run([sys.executable, str(Path(bot.__file__)), "--local", "--plain", "--db", str(db)],
+                                  input="quit\n", capture_output=True, text=True, timeout=120,
+                                  env={**os.environ, "KWX_LANG": lang})
+            assert done.returncode == 2 and done.stdout == "" and word in done.stderr
+    finally:
+        while launch._HELD:
+            launch._HELD.pop().close()
+    done = subprocess.run([sys.executable, str(Path(bot.__file__)), "--local", "--plain", "--db", str(db)],
+                          input="quit\n", capture_output=True, text=True, timeout=120, env=dict(os.environ))
+    assert done.returncode == 0, done.stderr  # the first window gone, the table opens again
