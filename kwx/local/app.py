@@ -60,7 +60,14 @@ from kwx.local.tables import (
     unused_timer,
 )
 from kwx.local.text import say, tile_markup, tile_text, verb_label
-from kwx.local.warnings import confirm_setting, danger_line, hint_suffix, set_confirm_setting, warning
+from kwx.local.warnings import (
+    confirm_setting,
+    danger_lines,
+    hint_suffix,
+    marked_tiles,
+    set_confirm_setting,
+    warning,
+)
 from kwx.local.widgets import (
     ActionView,
     CommandLine,
@@ -339,7 +346,7 @@ class KwxApp(App[int]):
         hand = fe.hand
         if self.selected is not None and self.selected >= len(tiles):
             self.selected = None
-        danger = set(getattr(hand, "danger", ()) or ()) if hand is not None else set()
+        danger = marked_tiles(hand) if hand is not None else set()
         for i, view in enumerate(self.base.query(TileView)):
             if i >= len(tiles):
                 view.update("")
@@ -384,9 +391,7 @@ class KwxApp(App[int]):
                                      waits=" ".join(tile_markup(x, self.lang) for x in w))
                                  + hint_suffix(hand, d, self.lang) for d, w in sorted(hand.discard_waits.items()))
                 lines.append(say("ready_discards", self.lang, list=items))
-            warn = danger_line(fe, hand)
-            if warn:
-                lines.insert(1, warn)
+            lines[1:1] = danger_lines(fe, hand)
         if hand is not None and hand.waits:
             lines.append(f"[bold green]{say('waits', self.lang, tiles=' '.join(tile_markup(x, self.lang) for x in hand.waits))}[/]")
         self.base.query_one("#info", Static).update(Text.from_markup("\n".join(lines)))

@@ -30,12 +30,13 @@ from kwx.local.text import (
     tiles_or_none,
     tiles_text,
 )
-from kwx.local.warnings import danger_line, hint_suffix
+from kwx.local.warnings import danger_lines, hint_suffix, marked_tiles
 from kwx.present.i18n import pattern_name, resolve_lang, tr
 from kwx.present.numbers import signed_points
 from kwx.table.views import PlayerRef, PrivateView, PublicView, ResultView
 
 # Service notices worded for Discord that read otherwise at the terminal: there is no bot to restart here.
+DANGER_MARK = "⚠"  # after a tile you would pay for discarding (kwx.local.warnings.marked_tiles)
 TERMINAL_WORDING = {"table.restarted": "local.table_resumed"}
 
 
@@ -239,15 +240,18 @@ class Renderer:
         row = Text()
         codes = Text(style="dim")
         width = 4  # 5筒 and Red (an English dragon) take three columns: one more keeps tiles apart
-        # 胡口牌 (wins for a 亮倒 hand) and the fourth of a 亮倒 hand's revealed triplet (its 直杠): marked alike
-        danger = set(getattr(view, "danger", {})) | set(getattr(view, "kong_feed", {}))
+        # 胡口牌 (wins for a 亮倒 hand) and the fourth of a 亮倒 hand's revealed triplet (its 直杠): marked alike,
+        # with a character as well as a style, so that a pipe or a screen reader keeps the mark
+        danger = marked_tiles(view)
         for x in tiles:
             label = tile_text(x, lang)
             if x in danger:
                 label.stylize("reverse underline")
+                label.append(DANGER_MARK, style="bold red")
+            cell = max(width, cell_len(label.plain) + 1)
             row.append_text(label)
-            row.append(" " * (width - cell_len(label.plain)))
-            codes.append(x.compact + " " * (width - 2))
+            row.append(" " * (cell - cell_len(label.plain)))
+            codes.append(x.compact + " " * (cell - 2))
         if view.drawn is not None:
             row.append(f"  {say('drew', lang)} ", style="dim")
             pad = cell_len(say("drew", lang)) + 3
@@ -255,6 +259,7 @@ class Renderer:
             drawn = tile_text(view.drawn, lang)
             if view.drawn in danger:
                 drawn.stylize("reverse underline")
+                drawn.append(DANGER_MARK, style="bold red")
             row.append_text(drawn)
             codes.append(view.drawn.compact)
         melds = self.meld_text(view.melds)
@@ -277,9 +282,8 @@ class Renderer:
             items = sep.join(say("ready_discard", lang, tile=tile_markup(d, lang), waits=tiles_markup(w, lang))
                              + hint_suffix(view, d, lang) for d, w in sorted(view.discard_waits.items()))
             out.append(say("ready_discards", lang, list=items))
-        warn = danger_line(self, view) if view.choices else None
-        if warn:
-            out.append(warn)
+        if view.choices:
+            out.extend(danger_lines(self, view))
         if view.choices:
             out.append(say("choices", lang, list=describe_choices(view, lang)))
         return out

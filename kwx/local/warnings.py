@@ -15,7 +15,7 @@ from kwx.engine.tiles import Tile
 from kwx.local.text import say, tile_markup, tiles_markup
 from kwx.present.i18n import join_names
 from kwx.store.settings import CONFIRM_DANGER
-from kwx.table.advice import FEED_WIN, warning_for
+from kwx.table.advice import FEED_KONG, FEED_WIN, warning_for
 from kwx.table.advice_text import liangdao_text, warning_text
 from kwx.table.views import ActionChoice, PrivateView
 
@@ -36,15 +36,25 @@ def feeds(view: PrivateView, tile: Tile) -> tuple[int, ...]:
     return tuple(getattr(view, "danger", {}).get(tile, ()))
 
 
-def danger_line(fe: Renderer, view: PrivateView) -> str | None:
-    """`⚠ 胡口牌 7条：打出就点炮给亮倒的 AI 2。` for the tiles you hold that win for a 亮倒 seat; None if there are none."""
-    held = list(view.concealed) + ([view.drawn] if view.drawn is not None else [])
-    tiles = sorted({x for x in held if feeds(view, x)})
-    if not tiles:
-        return None
-    seats = sorted({s for x in tiles for s in feeds(view, x)})
-    players = join_names([fe.name(s) for s in seats], fe.lang)
-    return f"[bold red]⚠ {say('danger_legend', fe.lang, tiles=tiles_markup(tiles, fe.lang), players=players)}[/]"
+def marked_tiles(view: PrivateView) -> set[Tile]:
+    """The tiles the hand marks ⚠: a discard the service warns of (it wins for a declared hand, or one may 直杠 it),
+    and out of your turn the public facts behind them (胡口牌, a declared hand's revealed triplet)."""
+    return ({w.tile for w in view.warnings if w.verb == "discard"} | set(getattr(view, "danger", {}))
+            | set(getattr(view, "kong_feed", {})))
+
+
+def danger_lines(fe: Renderer, view: PrivateView) -> list[str]:
+    """The ⚠ legend, one line per kind of warned discard, each tile with who gains and what you pay:
+    `⚠ 胡口牌（打出就点炮给亮倒的人）：4筒 给 AI 1，你付 4；3条 给 AI 1和AI 2，你付 8`, and the same for a 直杠."""
+    sep = "; " if fe.lang == "en" else "；"
+    lines = []
+    for kind, legend, item in ((FEED_WIN, "danger_legend", "danger_item"), (FEED_KONG, "kong_legend", "kong_item")):
+        found = sorted((w for w in view.warnings if w.verb == "discard" and w.kind == kind), key=lambda w: w.tile)
+        if found:
+            items = sep.join(say(item, fe.lang, tile=tile_markup(w.tile, fe.lang), cost=w.cost,
+                                 players=join_names([fe.name(s) for s in w.seats], fe.lang)) for w in found)
+            lines.append(f"[bold red]⚠ {say(legend, fe.lang, list=items)}[/]")
+    return lines
 
 
 def hint_suffix(view: PrivateView, tile: Tile, lang: str) -> str:

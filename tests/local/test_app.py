@@ -178,7 +178,7 @@ async def test_a_tile_that_wins_for_a_liangdao_hand_is_marked_and_asks_first(tmp
         app.redraw(hand=True)
         await pilot.pause(0.05)
         text = screen_text(app)
-        assert "win for the laid-down hand of AI 2" in text and "⚠" in text
+        assert "wins for a laid-down hand" in " ".join(text.split()) and "⚠" in text
         n = len(app.held())
         key = "abcdefghijklmn"[n - 1]  # the drawn tile, last
         drawn = app.held()[-1]

@@ -18,3 +18,4 @@ def test_a_kong_tile_is_marked_in_the_hand_row() -> None:
     assert _marked(renderer.hand_row(plain)[0]) == set()
     view = my_turn(kong_feed={Tile.S9: (2, 2)})
     assert _marked(renderer.hand_row(view)[0]) == {"9s"}
+    assert "9s⚠" in renderer.hand_row(view)[0].plain  # a character as well as the style

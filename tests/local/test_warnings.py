@@ -37,7 +37,9 @@ async def test_the_board_marks_tiles_that_win_for_a_liangdao_hand_and_the_hint_s
     table, _, console = table_for(danger_turn(), lang="en")
     table.show()
     text = console.export_text()
-    assert "⚠ 9s Red win for the laid-down hand of 电脑2." in text
+    # one line, each tile with who it wins for and what you pay (not "4p 3s … for AI 1 and AI 2" lumped together)
+    assert "⚠ wins for a laid-down hand: 9s for 电脑2, you pay 8; Red for 电脑2, you pay 8" in text
+    assert "9s⚠" in text and "Red⚠" in text  # marked by a character, not only a style: a pipe keeps it
     assert "Red → 5s 8s ⚠ feeds a laid-down hand: you pay 8" in text  # the ready hint says what it costs
 
 
@@ -129,6 +131,9 @@ async def test_discarding_the_fourth_tile_of_a_declared_triplet_asks_once_with_i
     """A 亮倒 seat's revealed triplet of 5p: discarding the fourth pays its 直杠 and gives it a free draw."""
     kong = MoveWarning("discard", Tile.P5, FEED_KONG, (Gain(2, 2),))
     table, service, console = table_for(my_turn(kong_feed={Tile.P5: (2, 2)}, warnings=(kong,)), lang="en")
+    table.show()
+    board = console.export_text()
+    assert "5p⚠" in board and "⚠ a laid-down hand may kong it: 5p by 电脑2, you pay 2" in board  # before any press
     await table.handle_line("5p")
     assert service.acts == []
     shown = console.export_text()
