@@ -14,7 +14,7 @@ checks who pressed, which hand and which step, and answers.
 
 Every field of a custom id is parsed by its kind (cogs.inputs: id_number, id_tile, id_word); an id that does not
 parse (a tile `zz`, a table id of thousands of digits, a verb we never send) was not made by us, and its press
-becomes a `ForgedPress`: ignored, with a DEBUG log line. The same holds for cogs/paginate.py and cogs/confirm.py.
+becomes a `ForgedPress`: nothing changes, the press gets a silent deferred update and a DEBUG log line. The same holds for cogs/paginate.py and cogs/confirm.py.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from typing import Any, Protocol
 import discord
 
 from cogs.inputs import id_number, id_tile, id_word
-from cogs.operations import safe_respond
+from cogs.operations import safe_defer, safe_respond
 from kwx.engine.tiles import Tile
 from kwx.present.i18n import tr
 from kwx.table.press import MOQIE as PRESS_MOQIE
@@ -183,6 +183,7 @@ class ForgedPress(discord.ui.DynamicItem[discord.ui.Button], template=r"(?s).*")
     async def callback(self, interaction: discord.Interaction) -> None:
         logger.debug("ignored a press of a custom id we never made: %r (by %s)", self.custom_id[:100],
                      interaction.user.id)
+        await safe_defer(interaction)  # answered all the same (silently): never "This interaction failed"
 
 
 def forged(item: discord.ui.Button) -> ForgedPress:

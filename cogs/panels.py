@@ -77,7 +77,8 @@ def context_line(view: PrivateView, board: PublicView | None, lang: str, fmt: Ti
     if board is not None and board.hand_no == view.hand_no:
         for s in board.seats:
             if s.liangdao and s.seat != view.seat:
-                parts.append(tr("panel.context_declared", lang, player=name(s.seat), tiles=fmt.tiles(s.waits)))
+                parts.append(tr("panel.context_declared", lang, player=name(s.seat),
+                                tiles=waits_text(s.waits, view, fmt)))
     return " · ".join(parts)
 
 
@@ -149,6 +150,10 @@ def panel_embed(view: PrivateView, lang: str, fmt: TileFormatter, *, mode: str =
                        key=lambda kv: (-sum(view.unseen.get(w, 4) for w in kv[1]), -len(kv[1])))[:READY_HINTS]
         lines += [tr("panel.ready_discard", lang, tile=fmt.tile(tile), waits=waits_text(ws, view, fmt))
                   + _hint_mark(view, tile, lang) for tile, ws in hints]
+    if mode == LIANGDAO:  # what each 亮倒 pick would wait on, with how many of each are left to the player
+        picks = sorted({c.tile for c in view.choices if c.verb == "liangdao" and c.tile is not None})
+        lines += [tr("panel.ready_discard", lang, tile=fmt.tile(tile),
+                     waits=waits_text(view.discard_waits.get(tile, ()), view, fmt)) for tile in picks]
     held = set(view.concealed) | ({view.drawn} if view.drawn is not None else set())
     danger = sorted(x for x in view.danger if x in held)
     if mode == NORMAL and danger and "discard" in _verbs(view):

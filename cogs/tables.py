@@ -390,6 +390,24 @@ class Tables(KwxGroupCog, name="Tables"):
         return await task
 
 
+    @commands.Cog.listener()
+    async def on_interaction(self, interaction: discord.Interaction) -> None:
+        """A press of a kwx button that its message no longer carries (the panel was edited since: a double tap,
+        a tap on a panel just replaced) is dropped by discord.py's view store without a word, and the presser
+        would read "This interaction failed": it is told here instead that the button is stale. A press of a
+        button the message does carry is answered by that button."""
+        if interaction.type is not discord.InteractionType.component:
+            return
+        data: Any = interaction.data or {}
+        custom_id = data.get("custom_id")
+        if not isinstance(custom_id, str) or not custom_id.startswith("kwx:"):
+            return
+        if custom_id in _custom_ids(interaction.message):
+            return
+        table = ActId.parse(custom_id[len("kwx:act:"):]) if custom_id.startswith("kwx:act:") else None
+        await self.refuse(interaction, TableError("stale", "that button was replaced"),
+                          table.table if table is not None else None)
+
     # == channels, threads and servers that go away =======================================================
     async def close_gone(self, guild: int | str | None, channel: int | str | None = None) -> None:
         if guild is None or self.bot.kwx is None:
@@ -416,6 +434,18 @@ class Tables(KwxGroupCog, name="Tables"):
     async def on_thread_update(self, before: discord.Thread, after: discord.Thread) -> None:
         if after.archived and not before.archived:
             await self.close_gone(after.guild.id, after.id)
+
+
+def _custom_ids(message: discord.Message | None) -> set[str]:
+    """The custom ids of a message's components as Discord sent them with the press."""
+    found: set[str] = set()
+    stack: list[Any] = list(message.components) if message is not None else []
+    while stack:
+        item = stack.pop()
+        if isinstance(getattr(item, "custom_id", None), str):
+            found.add(item.custom_id)
+        stack.extend(getattr(item, "children", ()))
+    return found
 
 
 async def setup(bot: KwxBot) -> None:

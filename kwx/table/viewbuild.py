@@ -186,7 +186,8 @@ def private_view(t: TableRecord, seat: int) -> PrivateView:
         if other != seat and hand.declared(other):
             for tile in hand.liangdao_waits(other):
                 danger[_TILES[tile]] = (*danger.get(_TILES[tile], ()), other)
-    shown_waits = {w for ws in discard_waits.values() for w in ws} | set(ready)
+    # counted for the panel: its own waits and each declared hand's (the context line shows them)
+    shown_waits = {w for ws in discard_waits.values() for w in ws} | set(ready) | set(danger)
     return PrivateView(
         table_id=t.id, hand_no=t.hand_no, step=step, seat=seat, player_id=pid, concealed=concealed, drawn=drawn,
         melds=_meld_views(t, hand, seat, owner=True), choices=offered, deadline=deadline, waits=ready,

@@ -81,3 +81,9 @@ async def test_pressing_a_danger_tile_asks_first_with_its_cost_and_dont_ask_agai
         assert await kit.rt.store.player_setting(str(kit.world.guild.id), str(bob.id), CONFIRM_DANGER) == "off"
     finally:
         await stop_kit(kit)
+
+
+def test_a_winning_draw_is_named_with_what_it_wins() -> None:
+    view = _private(choices=(*TURN, ActionChoice("hu")), drawn=Tile.S9, zimo_gain=8)
+    text = panel_embed(view, "zh-CN", EMOJIS).description
+    assert "你摸到 <:kwx_9s:" in text and "可以自摸：赢 8。" in text and "轮到你出牌" not in text

@@ -8,7 +8,7 @@ import pytest
 
 from cogs.buttons import ActButton
 from cogs.dm_panels import hand_over_line
-from cogs.panels import CONFIRM, panel_buttons, panel_embed
+from cogs.panels import CONFIRM, LIANGDAO, panel_buttons, panel_embed
 from kwx.engine.tiles import Tile, parse_tiles
 from kwx.store.settings import AUTO_PASS_CLAIMS
 from kwx.table.advice import FEED_KONG, Gain, MoveWarning
@@ -131,3 +131,17 @@ async def test_auto_pass_passes_a_claim_at_once_and_mo_qie_discards_the_draw(kit
     await kit.press(carol, turn, "mq", "9p")  # 摸切
     await kit.settle()
     assert kit.service.public_view(table).seats[2].discards[-1] == Tile.P9
+
+
+def test_the_liangdao_picks_say_what_each_would_wait_on_and_declared_waits_have_their_counts() -> None:
+    from dataclasses import replace
+
+    choices = (ActionChoice("discard", Tile.P1), ActionChoice("liangdao", Tile.P1), ActionChoice("liangdao", Tile.S5))
+    view = _view(drawn=Tile.S9, choices=choices, discard_waits={Tile.P1: (Tile.S5,), Tile.S5: (Tile.P1, Tile.P4)},
+                 unseen={Tile.S5: 2, Tile.P1: 0, Tile.P4: 3, Tile.S8: 1}, last_discard=(1, Tile.P2))
+    picks = panel_embed(view, "zh-CN", EMOJIS, mode=LIANGDAO).description
+    assert "打 <:kwx_5s:" in picks and "听 <:kwx_1p:1234567890123456789>(0) <:kwx_4p:" in picks
+    seats = list(_board(phase="turn").seats)
+    seats[2] = replace(seats[2], liangdao=True, waits=(Tile.S8,))
+    text = panel_embed(view, "zh-CN", EMOJIS, board=_board(phase="turn", seats=tuple(seats))).description
+    assert "carol 亮倒听 <:kwx_8s:" in text and ">(1)" in text.split("carol 亮倒听")[1].split("\n")[0]

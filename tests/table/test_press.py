@@ -74,3 +74,28 @@ async def test_a_refused_press_says_why_and_changes_nothing(make_service, fronte
     old = await svc.press(table, BOB.player_id, Press("pass", step=view.step, hand=view.hand_no - 1))
     assert old.refusal is not None and old.refusal.reason == "hand_over"
     assert svc.private_view(table, BOB.player_id).step == view.step
+
+
+async def test_a_declared_hands_waits_are_counted_for_the_other_seats(make_service, frontend, script):
+    svc = make_service(ai_delay=60)
+    table, view = await declared_table(svc, frontend, script, FEED)
+    assert view.unseen[Tile.S5] == 2  # Ann's revealed 5s and Bob's own are seen
+
+
+async def test_auto_pass_is_the_services_a_claim_offer_without_a_win_is_passed_for_the_player(
+        make_service, frontend, script):
+    """Bob may 碰 Ann's 9s (he holds 99s); with auto-pass on the service passes it at once, in any front end."""
+    script("123p456p789p123s9s7z", "44668899s5566z1p", "1122456789p117s", draws="9p", dealer=0)
+    svc = make_service(ai_delay=60)
+    table = await svc.open_table("g1", "c1", ANN)
+    await svc.join(table, BOB)
+    await svc.add_ai(table, "simple", by=ANN.player_id)
+    await svc.start_game(table, by=ANN.player_id)
+    bob = svc.private_view(table, BOB.player_id)
+    toggled = await svc.press(table, BOB.player_id, Press("auto_pass", step=bob.step))
+    assert toggled.accepted and toggled.auto_pass and toggled.view is not None and toggled.view.auto_pass
+    view = await wait_prompt(frontend, svc, table, ANN.player_id)
+    assert (await svc.press(table, ANN.player_id, Press("discard", Tile.S9, step=view.step))).accepted
+    await svc.flush()
+    assert svc.private_view(table, BOB.player_id).choices == () or svc.private_view(table, BOB.player_id).drawn
+    assert svc.stats.auto_passes == 1

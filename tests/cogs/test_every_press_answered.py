@@ -1,0 +1,85 @@
+"""Every press on a kwx button is answered within Discord's 3 seconds, exactly once, in the order a phone makes
+them: the panel is edited first, and THEN the old button is pressed (a double tap, a tap on a panel just
+replaced). discord.py's view store drops such a press silently (the edited message no longer carries its id), so
+without an answer of our own the player reads "This interaction failed"."""
+
+from __future__ import annotations
+
+from tests.cogs.kit import alice_asked, start_kit, stop_kit
+
+STALE = "这个按钮已过期，请用最新的消息。"
+
+
+async def test_a_double_tap_after_the_panel_was_edited_is_answered_once_as_stale(tmp_path) -> None:
+    kit = await start_kit(tmp_path, names=("alice",))
+    try:
+        table, panel, _, _ = await alice_asked(kit)
+        verb, arg, button = next((v, a, c) for v, a, c in kit.acts(panel) if v == "discard")
+        first = await kit.press(kit.alice, panel, verb, arg)
+        assert first.answered
+        await kit.settle()
+        edited = kit.fake.message(panel.id)
+        assert button.custom_id not in {c.custom_id for c in edited.components}  # the edit replaced the ids
+        step = kit.service.live_table(table).step
+        second = await kit.press_id(kit.alice, edited, button.custom_id or "", check=False)
+        assert second.answered and kit.reply(second) == STALE
+        assert [r.kind for r in second.records if r.interaction_id == second.interaction.id] == ["response"]
+        assert kit.service.live_table(table).step == step  # nothing played twice
+    finally:
+        await stop_kit(kit)
+
+
+async def test_a_tap_on_a_button_of_an_unknown_kwx_id_the_message_lacks_is_answered(tmp_path) -> None:
+    kit = await start_kit(tmp_path, names=("alice",))
+    try:
+        _, panel, _, _ = await alice_asked(kit)
+        out = await kit.press_id(kit.alice, panel, "kwx:pg:hist:1:2:3", check=False)
+        assert out.answered and kit.reply(out) == STALE
+    finally:
+        await stop_kit(kit)
+
+
+async def test_a_press_the_service_is_slow_to_answer_is_deferred_in_time_and_then_shown(tmp_path, monkeypatch) -> None:
+    """A store write being retried holds the press past Discord's 3 seconds: the press is deferred first (here
+    after 0.05 s instead of 2), and the panel follows through its token."""
+    import asyncio
+    import sys
+
+    from kwx.table.service import TableService
+
+    kit = await start_kit(tmp_path, names=("alice",))
+    try:
+        _, panel, _, _ = await alice_asked(kit)
+        monkeypatch.setattr(sys.modules["cogs.tables"], "ANSWER_WITHIN", 0.05)  # the module the bot loaded
+        real = TableService.press
+
+        async def slow(self, *args, **kwargs):  # as a store write retried for a while would
+            await asyncio.sleep(0.3)
+            return await real(self, *args, **kwargs)
+
+        monkeypatch.setattr(TableService, "press", slow)
+        verb, arg, _ = next((v, a, c) for v, a, c in kit.acts(panel) if v == "discard")
+        out = await kit.press(kit.alice, panel, verb, arg)
+        mine = [r for r in out.records if r.interaction_id == out.interaction.id]
+        assert mine and mine[0].kind == "defer"  # answered before the service was
+        await kit.settle()
+        assert kit.service.public_view(kit.service.tables()[0]).seats[0].discards  # the move was made
+    finally:
+        await stop_kit(kit)
+
+
+async def test_the_auto_pass_toggle_is_answered_when_its_setting_cannot_be_saved(tmp_path, monkeypatch) -> None:
+    kit = await start_kit(tmp_path, names=("alice",))
+    try:
+        _, panel, _, _ = await alice_asked(kit)
+
+        async def broken(*args, **kwargs):
+            raise OSError("database is locked")
+
+        monkeypatch.setattr(kit.rt.store, "set_player_setting", broken)
+        out = await kit.press(kit.alice, panel, "ap")
+        assert out.answered
+        await kit.settle()
+        assert any(c.label == "自动过：开" for c in kit.fake.message(panel.id).components)  # on, for this session
+    finally:
+        await stop_kit(kit)
