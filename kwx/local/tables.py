@@ -29,10 +29,10 @@ WARN_SECONDS = 10.0  # one reminder this long before your time runs out
 def terminal_player() -> PlayerRef:
     """The terminal's player. The name the ledger keeps is the computer's login name, in no table's language (the
     screens say 你 / You by the id; a stored 你 read "Hands of 你" in an English ledger)."""
-    return PlayerRef(YOU_ID, login_name())
+    return PlayerRef(YOU_ID, system_user())
 
 
-def login_name() -> str:
+def system_user() -> str:
     import getpass
 
     try:

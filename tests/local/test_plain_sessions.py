@@ -281,7 +281,7 @@ def test_a_db_that_is_not_a_database_is_one_line_not_a_crash_report(tmp_path) ->
     assert junk.read_text() == "not a database\n" * 100 and not (tmp_path / "kwx-crash.log").exists()
 
 
-async def test_the_ledger_keeps_your_login_name_not_a_word_of_the_tables_language(tmp_path) -> None:
+async def test_the_ledger_keeps_your_system_user_not_a_word_of_the_tables_language(tmp_path) -> None:
     """A table played in Chinese stored 你 as the player's name: "Hands of 你" in an English ledger."""
     import getpass
     import sqlite3
