@@ -104,13 +104,15 @@ async def player(http: aiohttp.ClientSession, base: str, link: str, run: TableRu
     seat = -1
     acted: set[tuple[int, int]] = set()
     pressing: asyncio.Task[None] | None = None
+    sent: dict[str, dict[str, Any]] = {}
 
     async def press(view: dict[str, Any], choice: dict[str, Any]) -> None:
         await asyncio.sleep(think * rng.uniform(0.5, 1.5))
         if choice["verb"] != "pass":  # a pass changes no board until the last seat has answered
             run.pending.append(((view["hand"], view["step"]), time.perf_counter(), set(), choice["verb"]))
         tally.presses += 1
-        await ws.send_json({"t": "act", "id": f"{view['hand']}-{view['step']}", "step": view["step"], **choice})
+        sent[f"{view['hand']}-{view['step']}"] = {"t": "act", "step": view["step"], "hand": view["hand"], **choice}
+        await ws.send_json({"id": f"{view['hand']}-{view['step']}", **sent[f"{view['hand']}-{view['step']}"]})
 
     try:
         while not run.done.is_set():
@@ -146,6 +148,9 @@ async def player(http: aiohttp.ClientSession, base: str, link: str, run: TableRu
                     pressing = asyncio.ensure_future(press(view, choice))
             elif data["t"] == "answer" and not data["ok"]:
                 tally.errors += 1
+            elif data["t"] == "answer" and data.get("ask") and data["id"] in sent:
+                # The service asks before a costly discard: the player goes ahead, as most would
+                await ws.send_json({**sent.pop(data["id"]), "id": data["id"] + "-ok", "confirmed": True})
             elif data["t"] == "result":
                 run.finished.add(data["result"]["hand"])
                 if len(run.finished) >= run.hands:

@@ -24,14 +24,14 @@ from typing import Any
 from kwx.engine.tiles import Tile, TileError, parse_tile
 from kwx.present.i18n import LANGUAGES, catalog, resolve_lang, tile_label, tr
 from kwx.table.errors import TableError, refusal_text
+from kwx.table.press import PRESS_VERBS, Press
 from kwx.web.hub import Viewer, WebFrontEnd, message
 from kwx.web.oauth import DiscordOAuth, OAuthRefused
 from kwx.web.seats import LinkRefused, SeatLinks
-from kwx.web.wire import page_strings
+from kwx.web.wire import Words, page_strings, question
 
 logger = logging.getLogger(__name__)
 
-VERBS = frozenset({"discard", "liangdao", "gang", "peng", "hu", "pass", "piao"})
 PRESS_RATE = 4.0  # presses a second one player may make, on average …
 PRESS_BURST = 8  # … and at once: more than any turn needs, far fewer than a script would send
 REMEMBERED_ANSWERS = 64  # per player: a press sent again after a reconnect finds its answer here
@@ -149,8 +149,7 @@ class Sessions:
         if not self.buckets.take(key):
             return message("answer", id=press_id, ok=False, text=tr("web.slow_down", viewer.lang))
         try:
-            await self._press(who, kind, data)
-            answer = message("answer", id=press_id, ok=True)
+            answer = await self._press(who, kind, data, press_id, viewer)
         except TableError as exc:
             answer = message("answer", id=press_id, ok=False, text=refusal_text(exc, viewer.lang))
         except (TileError, ValueError, TypeError):
@@ -161,22 +160,33 @@ class Sessions:
                 answered.popitem(last=False)
         return answer
 
-    async def _press(self, who: Identity, kind: Any, data: dict[str, Any]) -> None:
-        service, table_id, pid = self.service, who.table_id, who.player_id
+    async def _press(self, who: Identity, kind: Any, data: dict[str, Any], press_id: str, viewer: Viewer) -> str:
+        """The press made (one service call: TableService.press) and its answer; the seat's panel as it now
+        stands goes to the page with it."""
+        service, table_id, pid, lang = self.service, who.table_id, who.player_id, viewer.lang
         if kind == "autoplay":
             await service.set_autoplay(table_id, pid, bool(data.get("on")))
-        elif kind == "resume":
+            return message("answer", id=press_id, ok=True)
+        if kind == "resume":
             await service.resume(table_id, pid)
-        else:
-            verb = data.get("verb")
-            if verb not in VERBS:
-                raise TableError("illegal", f"unknown verb {verb!r}")
-            raw_tile = data.get("tile")
-            tile: Tile | None = parse_tile(raw_tile) if isinstance(raw_tile, str) and raw_tile else None
-            step = data.get("step")
-            amount = data.get("amount")
-            await service.act(table_id, pid, verb, tile, step=step if isinstance(step, int) else None,
-                              amount=amount if isinstance(amount, int) else None)
+            return message("answer", id=press_id, ok=True)
+        verb = data.get("verb")
+        if verb not in PRESS_VERBS:
+            raise TableError("illegal", f"unknown verb {verb!r}")
+        raw_tile, step, hand, amount = data.get("tile"), data.get("step"), data.get("hand"), data.get("amount")
+        press = Press(verb, parse_tile(raw_tile) if isinstance(raw_tile, str) and raw_tile else None,
+                      step=step if isinstance(step, int) else None, hand=hand if isinstance(hand, int) else None,
+                      amount=amount if isinstance(amount, int) else None, confirmed=data.get("confirmed") is True)
+        outcome = await service.press(table_id, pid, press)
+        if outcome.view is not None:
+            viewer.put(self.hub.hand_message(outcome.view, lang))
+        if outcome.refusal is not None:
+            return message("answer", id=press_id, ok=False, text=refusal_text(outcome.refusal, lang))
+        if outcome.ask is not None:
+            board = self.hub.board(table_id)
+            names = Words(lang, board, pid) if board is not None else None
+            return message("answer", id=press_id, ok=True, ask=question(outcome.ask, outcome.view, lang, names))
+        return message("answer", id=press_id, ok=True)
 
     def language(self, hello: dict[str, Any]) -> str:
         lang = hello.get("lang")

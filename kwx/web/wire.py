@@ -14,8 +14,8 @@ from typing import Any
 
 from kwx.engine.tiles import Tile, parse_tile
 from kwx.present.i18n import join_names, pattern_name, tile_label, tr
-from kwx.table.advice import warning_for
-from kwx.table.advice_text import warning_text
+from kwx.table.advice_text import liangdao_text, warning_text, zimo_text
+from kwx.table.press import Question
 from kwx.table.views import (
     ActionChoice,
     MeldView,
@@ -148,33 +148,45 @@ def public(view: PublicView, lang: str, viewer: str | None = None) -> Json:
             "waiting": player(view.waiting_player), "piao_max": view.piao_max, "log": log}
 
 
-def choice(c: ActionChoice, view: PrivateView, lang: str, names: Words | None) -> Json:
-    return {"verb": c.verb, "tile": c.tile.compact if c.tile is not None else None,
-            "warn": warning(c, view, lang, names)}
+def choice(c: ActionChoice) -> Json:
+    return {"verb": c.verb, "tile": c.tile.compact if c.tile is not None else None}
 
 
-def warning(c: ActionChoice, view: PrivateView, lang: str, names: Words | None) -> str | None:
-    """What a move costs before it is made, from the service's fact (kwx.table.advice): feeding a declared
-    hand's win (包胡 or as the discarder) or letting one 直杠, who gains and how much; the page asks once before
-    sending such a press."""
-    w = warning_for(view.warnings, c.verb, c.tile)
-    if w is None:
-        return None
-    return warning_text(w, lang, tile=lambda t: tile_label(t, lang),
-                        name=lambda s: names.name(s) if names is not None else "?")
+def warnings(view: PrivateView, lang: str, names: Words | None) -> list[Json]:
+    """The service's warnings (kwx.table.advice: what a costly discard would cost and who would gain), worded
+    as every front end words them (kwx.table.advice_text)."""
+    name = names.name if names is not None else (lambda seat: "?")
+    return [{"verb": w.verb, "tile": w.tile.compact,
+             "text": warning_text(w, lang, tile=lambda t: tile_label(t, lang), name=name)} for w in view.warnings]
+
+
+def question(ask: Question, view: PrivateView | None, lang: str, names: Words | None) -> str:
+    """What the service asks before a move (a costly discard, every 亮倒), in the page's language."""
+    name = names.name if names is not None else (lambda seat: "?")
+    if ask.warning is not None:
+        text = warning_text(ask.warning, lang, tile=lambda t: tile_label(t, lang), name=name)
+    else:
+        hand = [] if view is None else list(view.concealed) + ([view.drawn] if view.drawn is not None else [])
+        if ask.tile in hand:
+            hand.remove(ask.tile)
+        waits = view.discard_waits.get(ask.tile, ()) if view is not None else ()
+        text = liangdao_text(ask.tile, sorted(hand), waits, lang, tile=lambda t: tile_label(t, lang),
+                             tiles=lambda ts: " ".join(tile_label(t, lang) for t in ts))
+    return f"{text} {tr('warning.sure', lang)}"
 
 
 def private(view: PrivateView, lang: str, board: PublicView | None = None) -> Json:
     names = Words(lang, board, view.player_id) if board is not None else None
     return {"table": view.table_id, "hand": view.hand_no, "step": view.step, "seat": view.seat,
             "concealed": tiles(view.concealed), "drawn": view.drawn.compact if view.drawn is not None else None,
-            "melds": [meld(m) for m in view.melds], "choices": [choice(c, view, lang, names) for c in view.choices],
+            "melds": [meld(m) for m in view.melds], "choices": [choice(c) for c in view.choices],
+            "warnings": warnings(view, lang, names), "auto_pass": view.auto_pass,
+            "zimo": (zimo_text(view.drawn, view.zimo_gain, lang, tile=lambda t: tile_label(t, lang))
+                     if view.zimo_gain is not None and view.drawn is not None else None),
             "deadline": view.deadline, "waits": tiles(view.waits),
             "discard_waits": {t.compact: tiles(w) for t, w in view.discard_waits.items()},
             "claim_tile": view.claim_tile.compact if view.claim_tile is not None else None,
             "liangdao": view.liangdao, "autoplay": view.autoplay,
-            "danger": {t.compact: list(s) for t, s in view.danger.items()},
-            "kong_feed": {t.compact: list(v) for t, v in view.kong_feed.items()},
             "unseen": {t.compact: n for t, n in view.unseen.items()}, "wall": view.wall_remaining,
             "piao_max": view.piao_max}
 

@@ -138,3 +138,17 @@ async def test_presses_are_limited(tmp_path):
         answers = [await page.next("answer") for _ in range(12)]
         slow = [a for a in answers if a["text"] == "Too many presses at once: wait a moment."]
         assert len(slow) >= 3 and all(not a["ok"] for a in answers)
+
+
+async def test_auto_pass_is_a_press_the_service_keeps_and_the_panel_shows(tmp_path):
+    async with served(tmp_path) as s:
+        await three_humans(s)
+        page = await s.page({"link": s.link(ANN.player_id)})
+        await page.next("welcome")
+        view = await page.hand()
+        assert view["auto_pass"] is False
+        await page.ws.send_json({"t": "act", "id": "ap", "verb": "auto_pass", "step": view["step"]})
+        shown = await page.hand()  # the press's answer carries the panel as it now stands
+        assert shown["auto_pass"] is True
+        assert (await page.next("answer"))["ok"] is True
+        assert await s.service.player_setting(s.table_id, ANN.player_id, "auto_pass") is True

@@ -134,10 +134,14 @@
         if (!m.view.choices.some((c) => c.verb === "liangdao")) state.liangdao = false;
         break;
       case "result": state.result = m.result; showResult(); break;
-      case "answer":
+      case "answer": {
+        const asked = state.pending.get(m.id);
         state.pending.delete(m.id);
         if (!m.ok && m.text) flash(m.text);
+        // The service asks before a costly move or a 亮倒 (nothing was done): the same press, confirmed.
+        if (m.ask && asked) confirmThen(m.ask, () => press({ ...asked, id: undefined, confirmed: true }));
         return;
+      }
       case "notice": flash(m.text); return;
       case "refused": state.closed = true; veil(m.text); return;
       case "closed": state.closed = true; showClosed(m.summary); return;
@@ -252,7 +256,7 @@
       const choice = pickable.get(c);
       if (!choice) btn.disabled = true;
       else {
-        if (choice.warn || h.danger[c] || h.kong_feed[c]) btn.classList.add("danger");
+        if (h.warnings.some((w) => w.tile === c && w.verb === choice.verb)) btn.classList.add("danger");
         if (state.picked === c) btn.classList.add("picked");
         btn.onclick = () => pick(c, choice);
       }
@@ -260,8 +264,9 @@
     };
     h.concealed.forEach((c) => add(c, ""));
     if (h.drawn) add(h.drawn, "drawn");
-    const danger = Object.keys(h.danger);
-    if (danger.length) warn.textContent = t("panel.danger", { tiles: danger.map(tileWord).join(" ") });
+    const facts = [...new Set(h.warnings.map((w) => w.text))];
+    if (h.zimo) facts.unshift(h.zimo);
+    warn.textContent = facts.join(" ");
     if (state.picked && h.discard_waits[state.picked]) {
       warn.textContent = t("panel.ready_discard", { tile: tileWord(state.picked), waits: h.discard_waits[state.picked].map(tileWord).join(" ") });
     }
@@ -272,7 +277,7 @@
       actions.append(btn);
       return btn;
     };
-    const act = (c) => () => confirmThen(c.warn, () => press({ t: "act", verb: c.verb, tile: c.tile, step: h.step }));
+    const act = (c) => () => press({ t: "act", verb: c.verb, tile: c.tile, step: h.step, hand: h.hand });
     for (const c of choices) {
       if (c.verb === "hu") button(t(h.drawn ? "action.zimo" : "action.hu"), "win", act(c), "hu");
       else if (c.verb === "peng") button(t("action.peng"), "go", act(c), "peng");
@@ -284,7 +289,7 @@
       if (state.liangdao) warn.textContent = t("panel.liangdao_pick");
     }
     if (h.drawn && discards.has(h.drawn)) {
-      button(t("action.moqie"), "", () => pick(h.drawn, discards.get(h.drawn), true), "moqie");
+      button(t("action.moqie"), "", () => { state.picked = null; press({ t: "act", verb: "moqie", step: h.step, hand: h.hand }); }, "moqie");
     }
     const pass = choices.find((c) => c.verb === "pass");
     if (pass) button(t("action.pass"), "", act(pass), "pass");
@@ -292,6 +297,9 @@
       for (let n = 0; n <= h.piao_max; n++) button(`${t("action.piao")} ${n}`, "go", () => press({ t: "act", verb: "piao", amount: n, step: h.step }), "piao");
     }
     if (b.paused && b.phase !== "lobby") button(t("action.resume"), "go", () => press({ t: "resume" }));
+    const autoPass = button(t(h.auto_pass ? "panel.auto_pass_on" : "panel.auto_pass_off"), "quiet",
+      () => press({ t: "act", verb: "auto_pass", step: h.step }), "auto_pass");
+    autoPass.classList.toggle("on", h.auto_pass);
     const auto = button(t(h.autoplay ? "action.autoplay_off" : "action.autoplay_on"), "quiet", () => press({ t: "autoplay", on: !h.autoplay }));
     auto.classList.toggle("on", h.autoplay);
   }
@@ -301,17 +309,15 @@
     // costs nothing.
     if (!now && state.picked !== c) { state.picked = c; draw(); return; }
     const h = state.hand;
-    confirmThen(choice.warn, () => {
-      state.picked = null; state.liangdao = false;
-      press({ t: "act", verb: choice.verb, tile: c, step: h.step });
-    });
+    state.picked = null; state.liangdao = false;
+    press({ t: "act", verb: choice.verb, tile: c, step: h.step, hand: h.hand });
   }
 
   function confirmThen(text, go) {
     if (!text) { go(); return; }
     const ask = $("ask");
     $("ask-text").textContent = text;
-    $("ask-yes").textContent = t("panel.confirm_go");
+    $("ask-yes").textContent = t("web.go_ahead");
     $("ask-no").textContent = t("web.cancel");
     $("ask-yes").onclick = () => { ask.close(); go(); };
     $("ask-no").onclick = () => ask.close();
