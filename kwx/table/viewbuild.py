@@ -210,8 +210,14 @@ def _last_discard(hand: HandState) -> tuple[int, Tile] | None:
 def _unseen(hand: HandState, seat: int, tiles: Iterable[Tile]) -> dict[Tile, int]:
     """How many copies of each tile `seat` has not seen: 4 less its own tiles, every discard and exposed meld,
     and the revealed hands of 亮倒 seats — public facts only (another seat's 暗杠 and a 亮倒 seat's fresh draw
-    stay unseen, as they are to a player)."""
+    stay unseen, as they are to a player). A discard (or robbed 补杠) won on counts as seen: it is marked claimed
+    in the pond and held in no hand, but everyone saw it played."""
     seen = list(hand.counts(seat))
+    for e in hand.events[::-1] if hand.phase == OVER else ():
+        if isinstance(e, Hu):
+            if not e.self_draw:
+                seen[e.tile] += 1
+            break
     for s in range(3):
         for tile, claimed in hand.discards(s):
             if not claimed:

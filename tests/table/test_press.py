@@ -49,6 +49,20 @@ async def test_a_discard_that_feeds_a_declared_hand_is_asked_first_with_what_the
     assert paid == warning.cost and result.net[1] == -warning.cost
 
 
+async def test_the_panel_answered_to_a_win_on_a_discard_still_counts_the_winning_tile_seen(
+        make_service, frontend, script):
+    svc = make_service(ai_delay=60)
+    table, view = await declared_table(svc, frontend, script, FEED)
+    await svc.press(table, BOB.player_id, Press("discard", Tile.S5, step=view.step, confirmed=True))
+    offer = await wait_prompt(frontend, svc, table, ANN.player_id, after=view.step)
+    assert offer.unseen == {Tile.S5: 2}  # her own 5s and Bob's on the table
+    won = await svc.press(table, ANN.player_id, Press("hu", step=offer.step))
+    assert won.accepted and won.view is not None
+    assert won.view.unseen == {Tile.S5: 2}  # the winning tile is still one she has seen (not 3 again)
+    bob = svc.private_view(table, BOB.player_id)
+    assert bob.unseen[Tile.S5] == 2  # his discard (the winning tile) and Ann's revealed 5s
+
+
 async def test_a_discard_a_declared_hand_may_kong_states_the_kong_money(make_service, frontend, script):
     svc = make_service(ai_delay=60)
     table, view = await declared_table(svc, frontend, script, KONG)
