@@ -23,8 +23,7 @@ setup: $(STAMP)
 lint: $(STAMP)
 	$(PY) -m ruff check .
 
-# mypy over what [tool.mypy] names in pyproject.toml: kwx, cogs and bot.py (strict for kwx/engine, kwx/store and
-# kwx/table).
+# mypy --strict over what [tool.mypy] names in pyproject.toml: kwx, cogs and bot.py.
 typecheck: $(STAMP)
 	$(PY) -m mypy
 

@@ -167,7 +167,7 @@ async def _handler(interaction: discord.Interaction) -> PressHandler | None:
     return handler
 
 
-class ForgedPress(discord.ui.DynamicItem[discord.ui.Button], template=r"(?s).*"):
+class ForgedPress(discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]], template=r"(?s).*"):
     """A press of a button whose custom id has our prefix but does not parse: nobody is answered, nothing
     changes, one DEBUG line says so. Never registered; the buttons' `from_custom_id` return it."""
 
@@ -176,7 +176,7 @@ class ForgedPress(discord.ui.DynamicItem[discord.ui.Button], template=r"(?s).*")
 
     @classmethod
     async def from_custom_id(  # type: ignore[override]
-        cls, interaction: discord.Interaction, item: discord.ui.Button, match: re.Match[str]
+        cls, interaction: discord.Interaction, item: discord.ui.Button[discord.ui.View], match: re.Match[str]
     ) -> ForgedPress:
         return cls(item.custom_id or "")
 
@@ -186,11 +186,11 @@ class ForgedPress(discord.ui.DynamicItem[discord.ui.Button], template=r"(?s).*")
         await safe_defer(interaction)  # answered all the same (silently): never "This interaction failed"
 
 
-def forged(item: discord.ui.Button) -> ForgedPress:
+def forged(item: discord.ui.Button[discord.ui.View]) -> ForgedPress:
     return ForgedPress(item.custom_id or "")
 
 
-class ActButton(discord.ui.DynamicItem[discord.ui.Button], template=r"kwx:act:(?P<fields>.*)"):
+class ActButton(discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]], template=r"kwx:act:(?P<fields>.*)"):
     def __init__(
         self,
         act: ActId,
@@ -210,7 +210,7 @@ class ActButton(discord.ui.DynamicItem[discord.ui.Button], template=r"kwx:act:(?
 
     @classmethod
     async def from_custom_id(  # type: ignore[override]
-        cls, interaction: discord.Interaction, item: discord.ui.Button, match: re.Match[str]
+        cls, interaction: discord.Interaction, item: discord.ui.Button[discord.ui.View], match: re.Match[str]
     ) -> ActButton | ForgedPress:
         act = ActId.parse(match["fields"])
         return forged(item) if act is None else cls(act, label=item.label, emoji=item.emoji, style=item.style)
@@ -221,7 +221,7 @@ class ActButton(discord.ui.DynamicItem[discord.ui.Button], template=r"kwx:act:(?
             await handler.on_act_press(interaction, self.act)
 
 
-class TableButton(discord.ui.DynamicItem[discord.ui.Button], template=r"kwx:tbl:(?P<fields>.*)"):
+class TableButton(discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]], template=r"kwx:tbl:(?P<fields>.*)"):
     def __init__(
         self,
         table_id: int,
@@ -239,7 +239,7 @@ class TableButton(discord.ui.DynamicItem[discord.ui.Button], template=r"kwx:tbl:
 
     @classmethod
     async def from_custom_id(  # type: ignore[override]
-        cls, interaction: discord.Interaction, item: discord.ui.Button, match: re.Match[str]
+        cls, interaction: discord.Interaction, item: discord.ui.Button[discord.ui.View], match: re.Match[str]
     ) -> TableButton | ForgedPress:
         table, _, verb = match["fields"].partition(":")  # <table>:<verb>
         table_id, verb_ = id_number(table), id_word(verb, TABLE_VERBS)

@@ -28,7 +28,7 @@ import secrets
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import discord
 
@@ -43,6 +43,9 @@ from cogs.operations import (
 from cogs.ratelimit import Priority
 from cogs.runtime import runtime
 from kwx.store import Store
+
+if TYPE_CHECKING:
+    from cogs.bot import KwxBot
 
 logger = logging.getLogger(__name__)
 
@@ -164,7 +167,7 @@ class Texts:
     too_many: str = "You already have {count} open requests (at most {max})."  # {count}, {max}
 
 
-class ConfirmButton(discord.ui.DynamicItem[discord.ui.Button], template=r"kwx:cfm:(?P<fields>.*)"):
+class ConfirmButton(discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]], template=r"kwx:cfm:(?P<fields>.*)"):
     def __init__(self, rid: str, verb: str, *, label: str | None = None,
                  style: discord.ButtonStyle = discord.ButtonStyle.secondary) -> None:
         super().__init__(discord.ui.Button(label=label, style=style, custom_id=f"kwx:cfm:{rid}:{verb}"))
@@ -173,7 +176,7 @@ class ConfirmButton(discord.ui.DynamicItem[discord.ui.Button], template=r"kwx:cf
 
     @classmethod
     async def from_custom_id(  # type: ignore[override]
-        cls, interaction: discord.Interaction, item: discord.ui.Button, match: re.Match[str]
+        cls, interaction: discord.Interaction, item: discord.ui.Button[discord.ui.View], match: re.Match[str]
     ) -> ConfirmButton | ForgedPress:
         rid, _, verb = match["fields"].partition(":")  # <request id>:yes|no
         rid_, verb_ = id_token(rid, REQUEST_ID), id_word(verb, ("yes", "no"))
@@ -198,7 +201,7 @@ def find_flow(client: Any) -> ConfirmFlow | None:
 
 
 class ConfirmFlow:
-    def __init__(self, bot: discord.Client, store: Store, handlers: dict[str, Handler],
+    def __init__(self, bot: KwxBot, store: Store, handlers: dict[str, Handler],
                  lang_of: Callable[[str], str], texts_of: Callable[[str], Texts], *, ttl: float = CONFIRM_TTL,
                  clock: Callable[[], float] = time.time, max_open: int = MAX_OPEN,
                  ping_gap: float = PING_GAP) -> None:

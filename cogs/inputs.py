@@ -167,7 +167,7 @@ def check_interaction(interaction: discord.Interaction, lang: str | None = None)
     return None
 
 
-def option_name(command: app_commands.Command, param: app_commands.Parameter, lang: str | None) -> str:
+def option_name(command: app_commands.Command[Any, ..., Any], param: app_commands.Parameter, lang: str | None) -> str:
     """The option's name as Discord shows it in `lang` (the catalog's `cmdname.<command>.<option>`)."""
     if lang is not None:
         path = ".".join(command.qualified_name.split()[1:]) or command.name

@@ -10,7 +10,7 @@ lists it in `PAGER_KINDS` and implements `render_page`; `bot` must know `PageBut
 from __future__ import annotations
 
 import re
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 import discord
 
@@ -25,6 +25,7 @@ KIND = re.compile(r"[a-z]{1,16}")
 ARG = re.compile(r"[0-9a-z_-]{0,32}")  # a period, a member id
 
 
+@runtime_checkable
 class Pager(Protocol):
     PAGER_KINDS: frozenset[str]
 
@@ -34,7 +35,7 @@ class Pager(Protocol):
                           page: int) -> tuple[discord.Embed, bool]: ...  # the page, and whether one follows
 
 
-class PageButton(discord.ui.DynamicItem[discord.ui.Button], template=r"kwx:pg:(?P<fields>.*)"):
+class PageButton(discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]], template=r"kwx:pg:(?P<fields>.*)"):
     def __init__(self, kind: str, arg: str, page: int, owner: int, *, label: str,
                  disabled: bool = False) -> None:
         super().__init__(discord.ui.Button(label=label, disabled=disabled, style=discord.ButtonStyle.secondary,
@@ -43,7 +44,7 @@ class PageButton(discord.ui.DynamicItem[discord.ui.Button], template=r"kwx:pg:(?
 
     @classmethod
     async def from_custom_id(  # type: ignore[override]
-        cls, interaction: discord.Interaction, item: discord.ui.Button, match: re.Match[str]
+        cls, interaction: discord.Interaction, item: discord.ui.Button[discord.ui.View], match: re.Match[str]
     ) -> PageButton | ForgedPress:
         parts = match["fields"].split(":")  # <kind>:<arg>:<page>:<owner>
         if len(parts) != 4:
@@ -72,7 +73,7 @@ class PageButton(discord.ui.DynamicItem[discord.ui.Button], template=r"kwx:pg:(?
 
 def find_pager(client: Any, kind: str) -> Pager | None:
     for cog in getattr(client, "cogs", {}).values():
-        if kind in getattr(cog, "PAGER_KINDS", ()):
+        if isinstance(cog, Pager) and kind in cog.PAGER_KINDS:
             return cog
     return None
 

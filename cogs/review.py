@@ -43,7 +43,7 @@ DESCRIPTION_MAX = 4096  # Discord's limit on an embed's description
 MAX_HAND_ID = DISCORD_INT_LIMIT  # an integer option's bound: Discord refuses the whole sync past 2**53 - 1
 
 
-class ReviewButton(discord.ui.DynamicItem[discord.ui.Button],
+class ReviewButton(discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]],
                    template=r"kwx:rv:(?P<hand>\d+):(?P<seat>[0-2]):(?P<step>\d+):(?P<move>[a-z]+):(?P<owner>\d+)"):
     def __init__(self, hand: int, seat: int, step: int, move: str, owner: int, *, label: str | None = None,
                  emoji: str | None = None, disabled: bool = False, row: int | None = None) -> None:
@@ -55,7 +55,7 @@ class ReviewButton(discord.ui.DynamicItem[discord.ui.Button],
 
     @classmethod
     async def from_custom_id(  # type: ignore[override]
-        cls, interaction: discord.Interaction, item: discord.ui.Button, match: re.Match[str]
+        cls, interaction: discord.Interaction, item: discord.ui.Button[discord.ui.View], match: re.Match[str]
     ) -> ReviewButton:
         # Each number by its kind (cogs.inputs), never int(): a forged id may carry thousands of digits, or a
         # hand past what the store can hold (SQLite's 2^63), which the store would refuse with a traceback.

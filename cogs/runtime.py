@@ -7,7 +7,7 @@ with `runtime(interaction.client)`.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Protocol
 
 from cogs.languages import Languages
 from kwx.store import Store
@@ -37,6 +37,14 @@ class Runtime:
         return self.frontend.rest
 
 
-def runtime(client: Any) -> Runtime:
+class HasRuntime(Protocol):
+    """The bot (cogs.bot.KwxBot, which imports this module) as the cogs reach its Runtime."""
+
+    kwx: Runtime | None
+
+
+def runtime(client: HasRuntime) -> Runtime:
     """The bot's Runtime; AttributeError before setup_hook has built it."""
+    if client.kwx is None:
+        raise AttributeError("the bot's runtime is built in setup_hook")
     return client.kwx

@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 import discord
 from discord import app_commands
@@ -61,6 +61,7 @@ class ShareCooldowns:
         return max(1, math.ceil(retry)) if retry else 0
 
 
+@runtime_checkable
 class Sharer(Protocol):
     SHARE_KINDS: frozenset[str]
     share_cooldowns: ShareCooldowns
@@ -70,7 +71,7 @@ class Sharer(Protocol):
     async def render_share(self, interaction: discord.Interaction, kind: str, arg: str, page: int) -> Shared: ...
 
 
-class ShareButton(discord.ui.DynamicItem[discord.ui.Button], template=r"kwx:share:(?P<fields>.*)"):
+class ShareButton(discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]], template=r"kwx:share:(?P<fields>.*)"):
     def __init__(self, kind: str, arg: str, page: int = 0, *, label: str = "") -> None:
         super().__init__(discord.ui.Button(label=label, emoji="📤", style=discord.ButtonStyle.secondary,
                                            custom_id=f"kwx:share:{kind}:{arg}:{page}"))
@@ -78,7 +79,7 @@ class ShareButton(discord.ui.DynamicItem[discord.ui.Button], template=r"kwx:shar
 
     @classmethod
     async def from_custom_id(  # type: ignore[override]
-        cls, interaction: discord.Interaction, item: discord.ui.Button, match: re.Match[str]
+        cls, interaction: discord.Interaction, item: discord.ui.Button[discord.ui.View], match: re.Match[str]
     ) -> ShareButton | ForgedPress:
         parts = match["fields"].split(":")  # <kind>:<arg>:<page>
         if len(parts) != 3:
@@ -114,7 +115,7 @@ class ShareButton(discord.ui.DynamicItem[discord.ui.Button], template=r"kwx:shar
 
 def find_sharer(client: Any, kind: str) -> Sharer | None:
     for cog in getattr(client, "cogs", {}).values():
-        if kind in getattr(cog, "SHARE_KINDS", ()):
+        if isinstance(cog, Sharer) and kind in cog.SHARE_KINDS:
             return cog
     return None
 

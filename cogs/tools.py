@@ -16,7 +16,7 @@ from cogs.board import preset_name
 from cogs.group import KwxGroupCog, text
 from cogs.inputs import TILE_MAX, TILES_MAX, safe_text
 from cogs.operations import safe_respond
-from cogs.share import ShareButton, Shared, share_view
+from cogs.share import ShareButton, ShareCooldowns, Shared, share_view
 from kwx.engine.analysis import shanten
 from kwx.engine.calculator import CONTEXT_FLAGS, Calculation, InputError, calculate, context
 from kwx.engine.rules import PRESETS, RuleSet
@@ -60,6 +60,10 @@ def rule_patterns(rules: RuleSet) -> list[tuple[str, int]]:
 class Tools(KwxGroupCog, name="Tools"):
     SHARE_KINDS = frozenset({"rules"})
 
+    def __init__(self, bot: KwxBot) -> None:
+        super().__init__(bot)
+        self.share_cooldowns = ShareCooldowns()  # a Sharer's (cogs/share.py); the rules are no slow kind
+
     async def cog_load(self) -> None:
         await super().cog_load()
         self.bot.add_dynamic_items(ShareButton)
@@ -74,9 +78,8 @@ class Tools(KwxGroupCog, name="Tools"):
         return Shared(await self._rules_answer(interaction, arg or None))
 
     def tiles_text(self, tiles: list[int]) -> str:
-        formatter = getattr(self.rt, "tiles", None)
-        if formatter is not None:
-            return formatter.tiles(tiles)
+        if self.bot.kwx is not None:  # the server's tile emojis, once setup_hook has built the runtime
+            return self.bot.kwx.tiles.tiles(tiles)
         return " ".join(SHORT_CHINESE[Tile(x)] for x in tiles)
 
     # == /kwx calc ============================================================================================

@@ -19,6 +19,8 @@ bot.py's setup_hook sets it on the tree before loading the cogs.
 
 from __future__ import annotations
 
+from typing import Any
+
 import discord
 from discord import app_commands
 from discord.app_commands import TranslationContextLocation as Where
@@ -34,7 +36,7 @@ NAME_LANGS = frozenset({"zh-CN"})  # English names are the base names
 NAME_MAX, DESCRIPTION_MAX = 32, 100
 
 
-def command_path(command: app_commands.Command | app_commands.Group | app_commands.ContextMenu) -> str:
+def command_path(command: app_commands.Command[Any, ..., Any] | app_commands.Group | app_commands.ContextMenu) -> str:
     """`kwx balance` -> `balance`; the root group `kwx` -> `kwx`; a nested `kwx a b` -> `a.b`."""
     parts = command.qualified_name.split()
     return ".".join(parts[1:] if len(parts) > 1 else parts)

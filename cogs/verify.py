@@ -24,7 +24,7 @@ from kwx.present.ledger_text import code_block
 from kwx.table.proof import HandProof, hand_proof
 
 
-class VerifyButton(discord.ui.DynamicItem[discord.ui.Button], template=r"kwx:vfy:(?P<fields>.*)"):
+class VerifyButton(discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]], template=r"kwx:vfy:(?P<fields>.*)"):
     def __init__(self, table_id: int, hand_no: int, *, label: str = "") -> None:
         super().__init__(discord.ui.Button(label=label, emoji="🔍", style=discord.ButtonStyle.secondary,
                                            custom_id=f"kwx:vfy:{table_id}:{hand_no}"))
@@ -32,7 +32,7 @@ class VerifyButton(discord.ui.DynamicItem[discord.ui.Button], template=r"kwx:vfy
 
     @classmethod
     async def from_custom_id(  # type: ignore[override]
-        cls, interaction: discord.Interaction, item: discord.ui.Button, match: re.Match[str]
+        cls, interaction: discord.Interaction, item: discord.ui.Button[discord.ui.View], match: re.Match[str]
     ) -> VerifyButton | ForgedPress:
         table, _, hand = match["fields"].partition(":")  # <table>:<hand>
         table_id, hand_no = id_number(table), id_number(hand)

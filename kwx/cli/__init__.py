@@ -10,7 +10,10 @@ import importlib
 import json
 import sys
 from collections.abc import Callable
-from typing import Any, NoReturn
+from typing import Any, NoReturn, TypeAlias
+
+# What each command's `add_parser` adds its parser to (argparse's own type, generic only in typeshed).
+Subcommands: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
 
 # Command modules, in the order `--help` lists them.
 COMMANDS = ("play", "fan", "waits", "rules", "replay", "simulate", "ledger", "verify", "review")

@@ -21,7 +21,7 @@ import unicodedata
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, TextIO
 
-from kwx.cli import CliError
+from kwx.cli import CliError, Subcommands
 from kwx.engine.analysis import Meld, Reading, shanten
 from kwx.engine.calculator import (  # noqa: F401 - the calculation's names, re-exported for the commands
     _CONTEXTS,
@@ -44,7 +44,7 @@ _MELD_LABELS = {"pung": "碰 pung", "kong": "杠 kong", "ankong": "暗杠 ankong
 
 
 # -- command line ------------------------------------------------------------------------------------------
-def add_parser(subparsers: argparse._SubParsersAction) -> None:
+def add_parser(subparsers: Subcommands) -> None:
     p = subparsers.add_parser(
         "fan", help="fan (番) of a winning hand",
         description="Score a Ka Wu Xing win: patterns, multipliers, total (the rules: docs/rules.md §7, "

@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 import asyncpg
 
-from kwx.cli import backups, bounded_int, chosen_language, language
+from kwx.cli import Subcommands, backups, bounded_int, chosen_language, language
 from kwx.present.i18n import pattern_name, tr
 from kwx.store import PERIODS, Store, StoreError, as_dict, default_db_path
 from kwx.store.db import database_url
@@ -55,7 +55,7 @@ class UsageError(Exception):
     """Bad input from the command line: reported in one line, exit code 2."""
 
 
-def add_parser(subparsers: Any) -> None:
+def add_parser(subparsers: Subcommands) -> None:
     """Add the `ledger` command (and its sub-commands) to an argparse sub-parsers object."""
     ledger = subparsers.add_parser("ledger", help="balances, leaderboards, history and stats of a server's ledger",
                                    description=__doc__.split("\n\n")[1], formatter_class=argparse.RawTextHelpFormatter)

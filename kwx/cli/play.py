@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import argparse
 
-from kwx.cli import CliError
+from kwx.cli import CliError, Subcommands
 from kwx.cli.bot_args import add_terminal_options
 
 
-def add_parser(subparsers: argparse._SubParsersAction) -> None:
+def add_parser(subparsers: Subcommands) -> None:
     p = subparsers.add_parser(
         "play", help="the terminal table: you against two AI players (--plain: line by line)",
         description="Play at the terminal, whether or not DISCORD_TOKEN is set: the game screen, or with --plain "

@@ -13,7 +13,7 @@ import argparse
 import json
 from typing import Any
 
-from kwx.cli import CliError, bounded_int, load_json_text, read_text
+from kwx.cli import CliError, Subcommands, bounded_int, load_json_text, read_text
 from kwx.engine.actions import Action, ActionFormatError, IllegalAction
 from kwx.engine.hand import HandState
 from kwx.engine.payments import net
@@ -22,7 +22,7 @@ from kwx.engine.tiles import TileError
 from kwx.engine.wall import parse_wall
 
 
-def add_parser(subparsers: Any) -> None:
+def add_parser(subparsers: Subcommands) -> None:
     p = subparsers.add_parser("replay", help="play one scripted hand from JSON and print events and result",
                               description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("file", help="JSON file with rules, dealer, piao, wall and actions ('-' for standard input)")

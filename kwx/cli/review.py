@@ -21,7 +21,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from kwx.cli import CliError, bounded_int, chosen_language, language, load_json_text, read_text
+from kwx.cli import CliError, Subcommands, bounded_int, chosen_language, language, load_json_text, read_text
 from kwx.engine.review import Review
 from kwx.local.text import plain_code
 from kwx.present.review_text import ReviewText
@@ -30,7 +30,7 @@ from kwx.table.reviews import ReviewRefused, ReviewSource, load_exported_hand, l
 LOCAL_PLAYER = "local:you"  # the terminal's player (kwx.local.tables.YOU_ID)
 
 
-def add_parser(subparsers: Any) -> None:
+def add_parser(subparsers: Subcommands) -> None:
     p = subparsers.add_parser("review", help="replay a finished hand with every tile shown and the AI's view",
                               description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("hand", help="a hand id from the ledger, or an exported action log (JSON file, '-' for stdin)")

@@ -11,14 +11,14 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from kwx.cli import CliError, chosen_language, language
+from kwx.cli import CliError, Subcommands, chosen_language, language
 from kwx.present.i18n import LANGUAGES
 from kwx.present.rulebook import DOCS, fill_generated, rule_tables
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def add_parser(subparsers: argparse._SubParsersAction) -> None:
+def add_parser(subparsers: Subcommands) -> None:
     p = subparsers.add_parser(
         "rules", help="the rule tables: patterns, multipliers per preset, options, presets",
         description="Print the rule tables made from the code (markdown), or bring docs/rules.md and "

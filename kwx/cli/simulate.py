@@ -2,26 +2,28 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 import time
+from typing import TextIO
 
-from kwx.cli import CliError
+from kwx.cli import CliError, Subcommands
 from kwx.engine.ai import AI_LEVELS
 from kwx.engine.rules import PRESETS, RuleSet
-from kwx.engine.simulate import simulate
+from kwx.engine.simulate import SimulationReport, simulate
 
 
 class ProgressBar:
     """A one-line progress bar on standard error, shown only once a run has taken more than a second."""
 
-    def __init__(self, total: int, stream=None) -> None:
+    def __init__(self, total: int, stream: TextIO | None = None) -> None:
         self.total = total
         self.stream = stream if stream is not None else sys.stderr
         self.started = time.perf_counter()
         self._last = 0.0
 
-    def __call__(self, done: int, report=None) -> None:
+    def __call__(self, done: int, report: SimulationReport | None = None) -> None:
         now = time.perf_counter()
         if now - self.started < 1.0 or (now - self._last < 0.1 and done != self.total):
             return
@@ -35,7 +37,7 @@ class ProgressBar:
         self.stream.flush()
 
 
-def add_parser(subparsers) -> None:
+def add_parser(subparsers: Subcommands) -> None:
     p = subparsers.add_parser("simulate", help="play AI tables and check the books",
                               description="Play N hands of AI players as a table would; same seed, same result.")
     p.add_argument("--hands", type=int, required=True, help="how many hands to play")
@@ -46,7 +48,7 @@ def add_parser(subparsers) -> None:
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     if args.hands < 1:
         raise CliError("--hands must be at least 1")
     levels = [x.strip() for x in args.ai.split(",")]

@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from kwx.cli import CliError, load_json_text, read_text
+from kwx.cli import CliError, Subcommands, load_json_text, read_text
 from kwx.engine.actions import Action, ActionFormatError, IllegalAction
 from kwx.engine.hand import HandState
 from kwx.engine.rules import RulesError, RuleSet
@@ -20,7 +20,7 @@ from kwx.engine.seeds import check_reveal
 from kwx.engine.wall import dice_from_seed, format_sequence, wall_from_seed
 
 
-def add_parser(subparsers: Any) -> None:
+def add_parser(subparsers: Subcommands) -> None:
     p = subparsers.add_parser("verify", help="check a hand's revealed seed against its commitment and replay it",
                               description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("seed", help="the seed the hand's result showed")

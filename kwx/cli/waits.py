@@ -10,13 +10,14 @@ from __future__ import annotations
 import argparse
 import json
 
-from kwx.cli import CliError
-from kwx.cli.fan import InputError, both_notations, check_hand, describe_melds, parse_melds
+from kwx.cli import CliError, Subcommands
+from kwx.cli.fan import both_notations, describe_melds
 from kwx.engine.analysis import shanten, waits
+from kwx.engine.calculator import InputError, check_hand, parse_melds
 from kwx.engine.tiles import TileError, parse_tiles, to_counts
 
 
-def add_parser(subparsers: argparse._SubParsersAction) -> None:
+def add_parser(subparsers: Subcommands) -> None:
     p = subparsers.add_parser(
         "waits", help="the tiles a ready hand waits on (听牌)",
         description="List the winning tiles of a hand of 13 − 3 per meld concealed tiles, or how far it is from ready.",

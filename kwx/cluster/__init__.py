@@ -41,19 +41,24 @@ import re
 import time
 import uuid
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import asyncpg
+
+from kwx.store.postgres import PgStore
+
+if TYPE_CHECKING:
+    from kwx.store import Store
+    from kwx.table.service import TableService
 
 logger = logging.getLogger(__name__)
 _CHANNEL = re.compile(r"[^a-z0-9_]")
 
 
-def _pool(store: Any) -> asyncpg.Pool:
-    pool = getattr(store, "pool", None)
-    if pool is None:
+def _pool(store: Store) -> asyncpg.Pool:
+    if not isinstance(store, PgStore):
         raise ValueError("a cluster needs the PostgreSQL store (KWX_DATABASE_URL=postgresql://…)")
-    return pool
+    return store.pool
 
 
 def channel(prefix: str, node: str) -> str:
@@ -67,7 +72,7 @@ def channel(prefix: str, node: str) -> str:
 class Leases:
     """The resources (`guild:<id>`) this process owns, renewed while it lives."""
 
-    def __init__(self, store: Any, owner: str, ttl: float = 15.0) -> None:
+    def __init__(self, store: Store, owner: str, ttl: float = 15.0) -> None:
         self._pool = _pool(store)
         self.owner = owner
         self.ttl = float(ttl)
@@ -109,8 +114,9 @@ class Leases:
             self.held.pop(resource, None)
 
     async def owner_of(self, resource: str) -> str | None:
-        return await self._pool.fetchval(
+        owner: str | None = await self._pool.fetchval(
             "SELECT owner FROM kwx_leases WHERE resource = $1 AND expires_at > now()", resource)
+        return owner
 
     async def expired(self) -> list[str]:
         """Resources whose owner stopped renewing (a dead process), oldest expiry first."""
@@ -124,7 +130,7 @@ class Leases:
 class PressRouter:
     """Forward a button press to the process that owns its table, over LISTEN/NOTIFY."""
 
-    def __init__(self, store: Any, node: str) -> None:
+    def __init__(self, store: Store, node: str) -> None:
         self._pool = _pool(store)
         self._url = str(store.path)
         self.node = node
@@ -213,7 +219,7 @@ class SharedBucket:
     process one waiter per class asks the database at a time and the rest queue behind it, so waiting costs
     one query per process per refill, not one per waiting call."""
 
-    def __init__(self, store: Any, name: str, rate: float = 40.0, burst: int = 10, reserve: int = 0,
+    def __init__(self, store: Store, name: str, rate: float = 40.0, burst: int = 10, reserve: int = 0,
                  sleep: Callable[[float], Awaitable[object]] = asyncio.sleep) -> None:
         if rate <= 0 or burst < 1 or not 0 <= reserve < burst:
             raise ValueError("rate must be positive, burst at least 1 and reserve in [0, burst)")
@@ -306,7 +312,7 @@ class ClusterNode:
     process whose upsert won the lease).
     """
 
-    def __init__(self, store: Any, service: Any, owner: str, serves: Callable[[str], bool], *,
+    def __init__(self, store: Store, service: TableService, owner: str, serves: Callable[[str], bool], *,
                  ttl: float = 15.0, takeover: bool = True) -> None:
         self.store, self.service = store, service
         self.owner = owner

@@ -45,7 +45,7 @@ class LocalPort(Renderer):
     def _mine(self, table_id: int) -> bool:
         return not self.closed and (self.table_id is None or table_id == self.table_id)
 
-    def new_events(self, view: PublicView) -> list[dict]:
+    def new_events(self, view: PublicView) -> list[dict[str, Any]]:
         """The view's events, unless this very view was logged already (the same view twice logs once). Not keyed
         by the step: a claim window's answer (碰, 杠, 胡) and what the board held back after a discard come in
         views of the step that showed the discard, and each of them has events of its own."""

@@ -90,7 +90,8 @@ async def confirm_setting(store: Any, guild: str, player_id: str) -> bool:
     if getter is None:
         return True
     try:
-        return (await getter(guild, player_id, CONFIRM_SETTING)) != "off"
+        setting: str | None = await getter(guild, player_id, CONFIRM_SETTING)
+        return setting != "off"
     except Exception:
         return True
 
