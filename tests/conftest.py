@@ -10,14 +10,14 @@ if os.environ.get("CI"):
     settings.load_profile("ci")
 
 
-# --------------------------------------------------------------------------- store backends (tests/backends.py)
+# --------------------------------------------------------------------------- store backends (tests/support/backends.py)
 # The store and table-service tests build their store from the `database` fixture, parametrized by `backend`
 # in their conftest (backends.parametrize): every store test runs on both backends, the table-service tests
 # on SQLite, and on PostgreSQL too in the modules that say BACKENDS = backends.BACKENDS.
 
 import pytest  # noqa: E402
 
-from tests import backends  # noqa: E402
+from tests.support import backends  # noqa: E402
 
 
 @pytest.fixture

@@ -8,12 +8,12 @@ import urllib.error
 import urllib.request
 
 import pytest
-from prometheus_client.parser import text_string_to_metric_families
 
 from kwx.health import HealthServer
 from kwx.metrics import Metrics
 from kwx.store import Store
 from kwx.table import PlayerRef, TableService
+from tests.support.prometheus import samples
 from tests.table.fakes import RecordingFrontEnd
 
 
@@ -28,16 +28,6 @@ def _get(port: int, path: str) -> tuple[int, str]:
 async def fetch(port: int, path: str) -> tuple[int, str]:
     """GET from a thread: the server answers on this test's event loop, which must keep running."""
     return await asyncio.to_thread(_get, port, path)
-
-
-def samples(text: str) -> dict[str, float]:
-    """name{labels} -> value of every sample in a Prometheus text page."""
-    out = {}
-    for family in text_string_to_metric_families(text):
-        for s in family.samples:
-            labels = ",".join(f'{k}="{v}"' for k, v in sorted(s.labels.items()))
-            out[f"{s.name}{{{labels}}}" if labels else s.name] = s.value
-    return out
 
 
 @pytest.fixture

@@ -22,6 +22,7 @@ import pytest
 
 from kwx.present.review_html import review_page
 from tests.engine.hands import reviewed
+from tests.support.polling import eventually
 
 NAMES = ["Ann", "Bob <b>", "Cy"]
 
@@ -94,10 +95,11 @@ async def browser(url: str, profile: Path) -> AsyncIterator[Page]:
             target = next(t for t in targets if t["type"] == "page")
             async with http.ws_connect(target["webSocketDebuggerUrl"], max_msg_size=0) as ws:
                 page = Page(ws)
-                for _ in range(100):
-                    if await page.js("document.body && document.body.dataset.frame") is not None:
-                        break
-                    await asyncio.sleep(0.05)
+
+                async def drawn() -> bool:
+                    return await page.js("document.body && document.body.dataset.frame") is not None
+
+                await eventually(drawn, timeout=5.0, interval=0.05, what="the review page's first frame")
                 yield page
     finally:
         proc.kill()

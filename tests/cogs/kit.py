@@ -26,6 +26,7 @@ import discord
 from cogs.bot import BotSettings, KwxBot, Pace
 from kwx.engine.ai import choose, observe
 from tests.cogs.fakes import Component, FakeDiscord, Outcome, StoredMessage, World, make_world
+from tests.support.polling import eventually
 
 ACT = re.compile(r"kwx:act:(\d+):(\d+):(\d+):([a-z]+):([0-9a-z-]+)")
 
@@ -80,13 +81,9 @@ class Kit:
             last = len(self.fake.log)
         raise AssertionError("the table never settled")
 
-    async def until(self, condition: Callable[[], object], *, rounds: int = 50) -> None:
-        """Settle until `condition()` holds; fail after `rounds` settles instead of waiting for ever."""
-        for _ in range(rounds):
-            if condition():
-                return
-            await self.settle()
-        assert condition(), f"still not so after {rounds} settles"
+    async def until(self, condition: Callable[[], object], *, timeout: float = 30.0) -> None:
+        """Settle until `condition()` holds; fail after `timeout` seconds instead of waiting for ever."""
+        await eventually(condition, between=self.settle, timeout=timeout, what="what the test waits for")
 
     async def until_asked(self, member: discord.abc.User) -> Any:
         """Settle until `member` has a live DM panel (a decision to make); return it."""

@@ -16,7 +16,7 @@ from tests.cogs.test_pause_panels import BACK as WALL_BACK
 from tests.cogs.test_pause_panels import DRAWS, HANDS, PAUSE, move
 from tests.cogs.test_rendering import PLAYERS
 from tests.engine.builders import build_wall
-from tests.table.conftest import FakeClock
+from tests.support.clock import FakeClock
 
 EMOJIS = TileFormatter({int(t): f"<:kwx_{t.compact}:{100 + int(t)}>" for t in Tile}
                        | {CLAIMED_KEY + int(t): f"<:kwx_{t.compact}_dim:{200 + int(t)}>" for t in Tile}

@@ -12,21 +12,13 @@ import pytest
 from cogs.ratelimit import MAX_BOARD_INTERVAL, Budget, GlobalRateLimiter, Priority
 from kwx.present.i18n import tr
 from tests.cogs.kit import seat_table, start_kit, stop_kit
-from tests.cogs.test_ratelimit import VirtualTime
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
+from tests.support.clock import FakeClock
 
 
 async def test_prompts_go_before_posts_before_board_edits() -> None:
-    vt = VirtualTime()
-    limiter = GlobalRateLimiter(rate=1.0, burst=1, reserve=0, clock=vt.clock, sleep=vt.sleep)
-    budget = Budget(limiter, clock=vt.clock)
+    vt = FakeClock(0.0)
+    limiter = GlobalRateLimiter(rate=1.0, burst=1, reserve=0, clock=vt, sleep=vt.sleep)
+    budget = Budget(limiter, clock=vt)
     await budget.take(Priority.BOARD)  # the bucket is empty now: every call below waits its turn
     order: list[str] = []
 
@@ -47,9 +39,9 @@ async def test_prompts_go_before_posts_before_board_edits() -> None:
 
 
 async def test_a_global_429_holds_every_grant_then_the_budget_starts_from_empty() -> None:
-    vt = VirtualTime()
-    limiter = GlobalRateLimiter(rate=10.0, burst=5, reserve=0, clock=vt.clock, sleep=vt.sleep)
-    budget = Budget(limiter, clock=vt.clock, sleep=vt.sleep)
+    vt = FakeClock(0.0)
+    limiter = GlobalRateLimiter(rate=10.0, burst=5, reserve=0, clock=vt, sleep=vt.sleep)
+    budget = Budget(limiter, clock=vt, sleep=vt.sleep)
     budget.hold(2.0)  # Discord: the bot token may send again in 2 s (discord.py holds every call that long)
     granted: list[float] = []
 
@@ -64,7 +56,7 @@ async def test_a_global_429_holds_every_grant_then_the_budget_starts_from_empty(
 
 
 async def test_boards_slow_down_together_as_more_are_busy_and_prompts_take_their_share_first() -> None:
-    clock = Clock()
+    clock = FakeClock(1000.0)
     budget = Budget(None, rate=10.0, clock=clock)
     clock.now += 60  # the bot has run for a while
     assert budget.board_interval(3.0) == 3.0  # nothing busy: the table's own interval

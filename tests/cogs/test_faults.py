@@ -34,10 +34,7 @@ async def test_a_dm_that_fails_with_5xx_is_tried_again_and_never_called_closed(t
         await seat_table(kit, [kit.alice], ais=2)
         kit.fake.inject("POST", "/users/@me/channels", server_error(), times=4)  # beyond the in-call retries
         await kit.slash(kit.alice, "kwx start")
-        for _ in range(50):
-            await kit.settle()
-            if kit.dm_messages(kit.alice):
-                break
+        await kit.until(lambda: kit.dm_messages(kit.alice))
         assert kit.dm_messages(kit.alice)  # the hand reached her once Discord was back
         assert closed_notices(kit) == [] and not kit.rt.frontend.dms_closed(str(kit.alice.id))
     finally:
@@ -51,10 +48,7 @@ async def test_a_board_edit_that_fails_is_retried_in_place_and_not_posted_again(
         (lobby,) = kit.table_messages()
         kit.fake.inject("PATCH", MESSAGES + "/{message_id}", server_error(), times=3)
         await kit.press_id(kit.bob, lobby, "kwx:tbl:1:join")
-        for _ in range(50):
-            await kit.settle()
-            if "2/3" in (kit.fake.message(lobby.id).embeds[0].description or ""):
-                break
+        await kit.until(lambda: "2/3" in (kit.fake.message(lobby.id).embeds[0].description or ""))
         assert [m.id for m in kit.table_messages()] == [lobby.id]  # the same message, not a second lobby
         assert "2/3" in kit.fake.message(lobby.id).embeds[0].description  # now showing bob seated
 
@@ -75,10 +69,7 @@ async def test_a_post_that_fails_for_a_passing_reason_goes_out_later(tmp_path) -
         tc = frontend.tables.get(table)
         tc.queue.append(("text", "出错了 (a test post)"))
         frontend.board.kick(tc)
-        for _ in range(50):
-            await kit.settle()
-            if not kit.fake.faults:
-                break
+        await kit.until(lambda: not kit.fake.faults)
         await kit.settle()
         texts = [m.content for m in kit.table_messages()]
         assert not kit.fake.faults  # Discord refused it five times (more than the in-call retries)
@@ -125,10 +116,7 @@ async def test_a_decision_whose_panel_edit_fails_is_sent_as_a_new_prompt(tmp_pat
         kit.fake.inject("PATCH", MESSAGES + "/{message_id}", server_error(), times=6)  # beyond every retry
         asked = replace(latest, step=latest.step + 1)  # a new decision shown by editing the live panel
         await frontend.hand_changed(seat.player, asked, prompt=False)
-        for _ in range(50):
-            await kit.settle()
-            if kit.live_panel(kit.alice) is not None and kit.live_panel(kit.alice).id != old.id:
-                break
+        await kit.until(lambda: kit.live_panel(kit.alice) is not None and kit.live_panel(kit.alice).id != old.id)
         panel = kit.live_panel(kit.alice)
         assert panel is not None and panel.id != old.id  # not left without the buttons she must press
         assert any(f":{asked.step}:" in c for c in kit.fake.log.last("dm").custom_ids)
@@ -149,7 +137,7 @@ async def test_a_prompt_whose_token_edit_gets_a_5xx_is_edited_by_the_bot_at_once
                         times=5)
         mark = kit.fake.log.mark()
         await kit.play_turn(kit.alice, panel)  # answered by the press's response; her next prompt: its token
-        await kit.until(lambda: panels.dm is not None and panels.dm.step > latest.step and panels.dm.live, rounds=20)
+        await kit.until(lambda: panels.dm is not None and panels.dm.step > latest.step and panels.dm.live)
         assert len(tries) == 1  # one try through the token, not discord.py's five
         assert panels.dm is not None and panels.dm.token is None  # the bot's own edits from now on
         assert any(r.kind == "edit" and r.message_id == panels.dm.message_id for r in kit.fake.log.since(mark))

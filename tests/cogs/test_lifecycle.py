@@ -8,7 +8,7 @@ import pytest
 
 from tests.cogs.fakes import discord_error
 from tests.cogs.kit import Kit, count_failures, dispatch, seat_table, start_kit, stop_kit
-from tests.table.conftest import FakeClock
+from tests.support.clock import FakeClock
 
 
 @pytest.fixture

@@ -8,7 +8,7 @@ import pytest
 
 from tests.cogs.kit import Kit, seat_table, start_kit, stop_kit
 from tests.engine.builders import build_wall
-from tests.table.conftest import FakeClock
+from tests.support.clock import FakeClock
 
 PAUSE = 1.5
 # alice deals (seat 0); she may 碰 bob's 5p and later adds her drawn 5p to it (补杠); nobody may rob it.

@@ -4,8 +4,6 @@ unlimited; the boards slow down together as more of them are busy, and a full bu
 from __future__ import annotations
 
 import asyncio
-import heapq
-import itertools
 import random
 import time
 from pathlib import Path
@@ -16,42 +14,7 @@ from cogs import operations as ops
 from cogs.ratelimit import DISCORD_GLOBAL_LIMIT, SEND_MARGIN, Budget, GlobalRateLimiter
 from tests.cogs.fakes import World, make_world
 from tests.cogs.kit import start_kit, stop_kit
-
-
-class VirtualTime:
-    """A fake clock whose `sleep` only returns when `run` moves time forward to the sleeper's wake-up time."""
-
-    def __init__(self) -> None:
-        self.now = 0.0
-        self.sleeps: list[float] = []
-        self._sleepers: list[tuple[float, int, asyncio.Future[None]]] = []
-        self._seq = itertools.count()
-
-    def clock(self) -> float:
-        return self.now
-
-    async def sleep(self, seconds: float) -> None:
-        self.sleeps.append(seconds)
-        future = asyncio.get_running_loop().create_future()
-        heapq.heappush(self._sleepers, (self.now + seconds, next(self._seq), future))
-        await future
-
-    @staticmethod
-    async def settle() -> None:
-        for _ in range(20):
-            await asyncio.sleep(0)
-
-    async def run(self, tasks: list[asyncio.Task]) -> None:
-        """Let the tasks run, jumping to the next wake-up whenever all of them are asleep."""
-        await self.settle()
-        while not all(t.done() for t in tasks):
-            assert self._sleepers, "tasks are stuck without sleeping"
-            wake_at, _, future = heapq.heappop(self._sleepers)
-            if future.done():
-                continue
-            self.now = max(self.now, wake_at)
-            future.set_result(None)
-            await self.settle()
+from tests.support.clock import FakeClock
 
 
 @pytest.fixture
@@ -61,11 +24,11 @@ async def world() -> World:
     await w.fake.close()
 
 
-def limiter_on(vt: VirtualTime, **kw) -> GlobalRateLimiter:
-    return GlobalRateLimiter(clock=vt.clock, sleep=vt.sleep, **kw)
+def limiter_on(vt: FakeClock, **kw) -> GlobalRateLimiter:
+    return GlobalRateLimiter(clock=vt, sleep=vt.sleep, **kw)
 
 
-async def grant_times(limiter: GlobalRateLimiter, vt: VirtualTime, urgencies: list[bool]) -> list[tuple[float, bool]]:
+async def grant_times(limiter: GlobalRateLimiter, vt: FakeClock, urgencies: list[bool]) -> list[tuple[float, bool]]:
     """Launch one acquire per entry, in order; returns (time granted, urgent) in the order of granting."""
     granted: list[tuple[float, bool]] = []
 
@@ -82,7 +45,7 @@ async def grant_times(limiter: GlobalRateLimiter, vt: VirtualTime, urgencies: li
 @pytest.mark.parametrize("seed", range(5))
 async def test_never_more_than_burst_plus_rate_times_t_in_any_window(seed: int) -> None:
     rng = random.Random(seed)
-    vt = VirtualTime()
+    vt = FakeClock(0.0)
     rate, burst, reserve = 5.0, 4, 1
     limiter = limiter_on(vt, rate=rate, burst=burst, reserve=reserve)
     urgencies = [rng.random() < 0.4 for _ in range(60)]
@@ -100,8 +63,8 @@ async def test_never_more_than_burst_plus_rate_times_t_in_any_window(seed: int) 
 
 async def test_the_bots_bucket_never_passes_discords_50_in_any_second() -> None:
     # A burst as large as the rate let nearly twice the limit through in one second: global 429s under load.
-    vt = VirtualTime()
-    limiter = GlobalRateLimiter.for_discord(40.0, clock=vt.clock, sleep=vt.sleep)
+    vt = FakeClock(0.0)
+    limiter = GlobalRateLimiter.for_discord(40.0, clock=vt, sleep=vt.sleep)
     times = sorted(t for t, _ in await grant_times(limiter, vt, [i % 3 == 0 for i in range(300)]))
     assert limiter.acquired == 300
     for i, start in enumerate(times):
@@ -113,7 +76,7 @@ async def test_the_bots_bucket_never_passes_discords_50_in_any_second() -> None:
 
 
 async def test_a_burst_is_served_at_once_then_the_rate_holds() -> None:
-    vt = VirtualTime()
+    vt = FakeClock(0.0)
     limiter = limiter_on(vt, rate=10.0, burst=5, reserve=0)
     times = [t for t, _ in await grant_times(limiter, vt, [True] * 8)]
     assert times[:5] == [0.0] * 5
@@ -125,7 +88,7 @@ async def test_a_burst_is_served_at_once_then_the_rate_holds() -> None:
 
 
 async def test_urgent_callers_are_served_while_board_edits_wait_on_the_reserve() -> None:
-    vt = VirtualTime()
+    vt = FakeClock(0.0)
     limiter = limiter_on(vt, rate=1.0, burst=4, reserve=2)
     # A full bucket of 4: two board edits go (4 -> 2 left), the third would dip into the reserve and waits.
     edits = [asyncio.create_task(limiter.acquire(urgent=False)) for _ in range(3)]
@@ -141,7 +104,7 @@ async def test_urgent_callers_are_served_while_board_edits_wait_on_the_reserve()
 
 
 async def test_prompts_go_first_and_board_edits_never_eat_the_reserve() -> None:
-    vt = VirtualTime()
+    vt = FakeClock(0.0)
     limiter = limiter_on(vt, rate=2.0, burst=6, reserve=2)
     for _ in range(6):
         await limiter.acquire(urgent=True)  # an empty bucket
@@ -163,7 +126,7 @@ async def test_prompts_go_first_and_board_edits_never_eat_the_reserve() -> None:
 
 
 async def test_a_cancelled_waiter_does_not_block_the_others() -> None:
-    vt = VirtualTime()
+    vt = FakeClock(0.0)
     limiter = limiter_on(vt, rate=1.0, burst=1, reserve=0)
     await limiter.acquire(urgent=True)
     first = asyncio.create_task(limiter.acquire(urgent=True))
@@ -191,7 +154,7 @@ async def test_real_clock_sleeps_for_the_refill_time() -> None:
 
 # -- operations -------------------------------------------------------------------------------------------------
 async def test_without_a_limiter_operations_call_discord_at_once(world: World) -> None:
-    vt = VirtualTime()
+    vt = FakeClock(0.0)
     unused = limiter_on(vt, rate=1.0, burst=1, reserve=0)
     rest = ops.Rest()
     msg = await world.channel.send("board")
@@ -203,11 +166,11 @@ async def test_without_a_limiter_operations_call_discord_at_once(world: World) -
 
 
 async def test_with_a_limiter_board_edits_wait_but_prompts_and_interactions_do_not(world: World) -> None:
-    vt = VirtualTime()
+    vt = FakeClock(0.0)
     limiter = limiter_on(vt, rate=1.0, burst=2, reserve=1)
     msg = await world.channel.send("board")
     await world.members[0].create_dm()  # her DM channel is open: a DM to her is one request
-    rest = ops.Rest(Budget(limiter, clock=vt.clock))
+    rest = ops.Rest(Budget(limiter, clock=vt))
     await limiter.acquire(urgent=True)  # one token left: only the reserve
 
     edit = asyncio.create_task(rest.edit(msg, content="board 2"))
@@ -249,9 +212,9 @@ async def test_the_bot_installs_the_limiter_it_is_given(tmp_path: Path) -> None:
 async def test_a_first_dm_takes_a_token_for_opening_the_dm_channel_too(world: World) -> None:
     """Discord counts the DM channel's creation against the global limit like the message itself: when 150
     players get their first DM at once, a DM that took one token made two requests."""
-    vt = VirtualTime()
+    vt = FakeClock(0.0)
     limiter = limiter_on(vt, rate=1.0, burst=4, reserve=0)
-    rest = ops.Rest(Budget(limiter, clock=vt.clock))
+    rest = ops.Rest(Budget(limiter, clock=vt))
     alice = world.members[0]
     assert alice.dm_channel is None
     assert not isinstance(await asyncio.wait_for(rest.send_dm(alice, content="发牌"), 1), ops.Failed)

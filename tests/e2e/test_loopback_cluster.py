@@ -7,7 +7,7 @@ from __future__ import annotations
 from kwx.devtools.loopback.players import BotProcess, Player, World, play, text_of
 from kwx.devtools.loopback.server import LoopbackDiscord
 from kwx.present.i18n import tr
-from tests import backends
+from tests.support import backends
 
 
 def shard_one_guild(discord_: LoopbackDiscord) -> int:

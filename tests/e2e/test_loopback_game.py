@@ -7,10 +7,10 @@ from __future__ import annotations
 import socket
 
 import aiohttp
-from prometheus_client.parser import text_string_to_metric_families
 
 from kwx.devtools.loopback.players import BotProcess, World, play, text_of
 from kwx.devtools.loopback.server import LoopbackDiscord
+from tests.support.prometheus import samples
 
 
 def _free_port() -> int:
@@ -27,12 +27,7 @@ async def _scrape(port: int) -> tuple[str, dict[str, float]]:
             assert answer.status == 200, health
         async with http.get(f"http://127.0.0.1:{port}/metrics") as answer:
             text = await answer.text()
-    found = {}
-    for family in text_string_to_metric_families(text):
-        for sample in family.samples:
-            labels = ",".join(f'{k}="{v}"' for k, v in sorted(sample.labels.items()))
-            found[f"{sample.name}{{{labels}}}" if labels else sample.name] = sample.value
-    return health, found
+    return health, samples(text)
 
 
 async def _open_table(world: World) -> None:

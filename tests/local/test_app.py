@@ -15,6 +15,7 @@ from kwx.local.tables import YOU_ID
 from kwx.local.widgets import ConfirmScreen, ResultScreen, RulesScreen
 from kwx.table.views import MeldView, PaymentView, ResultView, RevealedHand, WinnerView
 from tests.local.test_plain import AI1, AI2, YOU, board
+from tests.support.polling import eventually
 
 
 def screen_text(app: KwxApp) -> str:
@@ -22,11 +23,7 @@ def screen_text(app: KwxApp) -> str:
 
 
 async def until(pilot: Any, cond, timeout: float = 10.0) -> None:
-    for _ in range(int(timeout / 0.02)):
-        if cond():
-            return
-        await pilot.pause(0.02)
-    raise AssertionError("the screen never got there")
+    await eventually(cond, timeout=timeout, between=lambda: pilot.pause(0.02), what="the screen")
 
 
 def my_turn(app: KwxApp) -> bool:

@@ -1,5 +1,5 @@
 """Fixtures for the store tests: a real store per test on each backend (a SQLite file; a PostgreSQL schema, see
-tests/backends.py), a settable clock, hand builders."""
+tests/support/backends.py), a settable clock, hand builders."""
 
 from __future__ import annotations
 
@@ -7,10 +7,12 @@ from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime
 
 import pytest
-from store_helpers import GUILD, NAMES, FakeClock, make_hand
 
 from kwx.store import LedgerHand, Store
-from tests import backends
+from tests.support import backends
+from tests.support.clock import FakeClock
+from tests.support.ledger import NAMES, make_hand
+from tests.support.players import GUILD
 
 
 def pytest_generate_tests(metafunc):
@@ -24,7 +26,7 @@ def clock() -> FakeClock:
 
 @pytest.fixture
 async def store(database, clock) -> AsyncIterator[Store]:
-    s = await Store.open(database, clock=clock)
+    s = await Store.open(database, clock=clock.utc)
     yield s
     await s.close()
 

@@ -14,7 +14,6 @@ from pathlib import Path
 
 import aiosqlite
 import pytest
-from store_helpers import GUILD, NAMES, make_hand
 
 from kwx.store import Store, StoreError
 from kwx.store.backup import (
@@ -30,6 +29,8 @@ from kwx.store.migrations import MIGRATIONS, SCHEMA_VERSION, migrate
 from kwx.store.restore import RestoreRefused, restore_store
 from kwx.store.verify import verify_store
 from kwx.table import PlayerRef, TableService
+from tests.support.ledger import NAMES, make_hand
+from tests.support.players import GUILD
 from tests.table.fakes import RecordingFrontEnd
 
 pytestmark = pytest.mark.sqlite_only

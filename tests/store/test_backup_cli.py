@@ -8,10 +8,11 @@ import json
 import sqlite3
 
 import pytest
-from store_helpers import GUILD, NAMES, make_hand
 
 from kwx.cli import ledger
 from kwx.store import Store
+from tests.support.ledger import NAMES, make_hand
+from tests.support.players import GUILD
 
 
 def _run(capsys, *argv: str) -> tuple[int, str, str]:

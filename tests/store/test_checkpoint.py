@@ -10,10 +10,11 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from store_helpers import GUILD
 
 from kwx.store import NewEvent
 from kwx.store.checkpoint import RESTART_FRAMES
+from tests.support.players import GUILD
+from tests.support.polling import eventually
 
 pytestmark = pytest.mark.sqlite_only
 
@@ -77,10 +78,7 @@ async def test_the_checkpointer_runs_by_itself_once_something_was_written(store)
     await asyncio.sleep(0.1)
     assert checkpointer.done == 0  # nothing written: nothing to fold back
     await store.create_table(GUILD, rules={}, seed="s", seats=[])
-    for _ in range(300):  # at most 3 s
-        if checkpointer.done:
-            break
-        await asyncio.sleep(0.01)
+    await eventually(lambda: checkpointer.done, timeout=3.0)
     assert checkpointer.done == 1
 
 

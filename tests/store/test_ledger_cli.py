@@ -9,10 +9,10 @@ import json
 from datetime import UTC, datetime
 
 import pytest
-from store_helpers import NAMES, make_hand
 
 from kwx.store import Store
 from tests.cli.ledger_run import run_ledger as _run
+from tests.support.ledger import NAMES, make_hand
 
 
 @pytest.fixture

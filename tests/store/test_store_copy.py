@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from store_helpers import GUILD, NAMES
-
 from kwx.store import Store
 from kwx.store.copy import copy_store
+from tests.support.ledger import NAMES
+from tests.support.players import GUILD
 
 
 async def test_a_copied_database_carries_on_where_the_source_stopped(tmp_path, store, hand, clock):
-    async with await Store.open(tmp_path / "source.sqlite3", clock=clock) as source:
+    async with await Store.open(tmp_path / "source.sqlite3", clock=clock.utc) as source:
         seats = [{"player_id": p, "name": NAMES[p]} for p in "abc"]
         table = await source.create_table(GUILD, rules={"preset": "standard"}, seed="s", seats=seats)
         await source.append_events(table, [])

@@ -8,14 +8,14 @@ from dataclasses import replace
 from datetime import timedelta
 
 import pytest
-from store_helpers import GUILD
 
 from kwx.store import Store, StoreError, entries_to_csv, parse_csv
+from tests.support.players import GUILD
 
 
 async def _fill(store, table, hand, clock):
     await store.finish_hand(hand(table, 1, [("b", "a", 8, "hu"), ("c", "a", 2, "angang")], winners={"a": 4}))
-    clock.now += timedelta(days=35)
+    clock.when += timedelta(days=35)
     await store.record_settlement(GUILD, "b", "a", 5, by="a", note='cash, "exact"\nsecond line; 谢谢')
     await store.reverse_hand(GUILD, await store.hand_id(table, 1), by="mod", why="wrong seat")
     await store.transfer(GUILD, "c", "b", 1, by="c")
@@ -42,7 +42,7 @@ async def test_export_then_parse_gives_back_the_same_entries(store, table, hand,
 async def test_importing_an_export_reproduces_balances_and_leaderboards(store, table, hand, clock, tmp_path):
     await _fill(store, table, hand, clock)
     _, text = await _export(store)
-    async with await Store.open(tmp_path / "copy.sqlite3", clock=clock) as copy:
+    async with await Store.open(tmp_path / "copy.sqlite3", clock=clock.utc) as copy:
         assert await copy.import_entries(GUILD, parse_csv(text, GUILD)) == 6
         for period in ("all", "month", "week"):
             original = [(r.player, r.net) for r in await store.leaderboard(GUILD, period) if r.net]

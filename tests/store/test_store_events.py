@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import pytest
-from store_helpers import GUILD
 
 from kwx.store import DuplicateEvent, NewEvent, NotFound, Store
+from tests.support.players import GUILD
 
 
 async def test_table_round_trip_keeps_the_seed_out_of_repr(store, table):

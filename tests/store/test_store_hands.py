@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from store_helpers import GUILD
 
 from kwx.store import LedgerPayment, NotFound, payments_from_seats
 from kwx.store.summaries import SummaryChanges
+from tests.support.players import GUILD
 
 DISCARD_WIN = [("b", "a", 8, "hu"), ("c", "a", 2, "angang"), ("b", "a", 2, "angang")]
 

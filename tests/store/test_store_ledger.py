@@ -5,9 +5,9 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
-from store_helpers import GUILD
 
 from kwx.store import NotFound, ReversalRefused
+from tests.support.players import GUILD
 
 
 async def _balances(store, guild=GUILD):
@@ -30,7 +30,7 @@ async def test_reversing_a_hand_restores_balances_and_keeps_the_originals(store,
                                  winners={"a": 4}))
     hand_id = await store.hand_id(table, 2)
     originals = await store.entries(GUILD, hand_id=hand_id)
-    clock.now += timedelta(hours=1)
+    clock.when += timedelta(hours=1)
     new_ids = await store.reverse_hand(GUILD, hand_id, by="mod", why="misclick")
     assert await _balances(store) == before
     entries = await store.entries(GUILD, hand_id=hand_id)
@@ -119,11 +119,11 @@ async def test_bad_amounts_are_refused(store, amount):
 
 async def test_summaries_always_match_a_full_recount(store, table, hand, clock):
     await store.finish_hand(hand(table, 1, [("b", "a", 8, "hu"), ("c", "a", 2, "angang")], winners={"a": 4}))
-    clock.now += timedelta(days=3)
+    clock.when += timedelta(days=3)
     await store.finish_hand(hand(table, 2, [("a", "c", 4, "hu")], winners={"c": 4}, liangdao="ac"))
     await store.finish_hand(hand(table, 3, []))
     await store.record_settlement(GUILD, "b", "a", 5, by="b")
-    clock.now += timedelta(days=40)
+    clock.when += timedelta(days=40)
     await store.reverse_hand(GUILD, await store.hand_id(table, 1), by="m", why="x")
     await store.transfer("g2", "x", "y", 3, by="x")
     kept = await _summaries(store)

@@ -5,7 +5,8 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import pytest
-from store_helpers import GUILD
+
+from tests.support.players import GUILD
 
 WED = datetime(2025, 3, 5, 12, tzinfo=UTC)  # ISO week Mon 3 Mar .. Sun 9 Mar 2025
 
@@ -15,7 +16,7 @@ def _nets(board):
 
 
 async def _play(store, clock, table, hand, hand_no, when, payments, winners):
-    clock.now = when
+    clock.when = when
     await store.finish_hand(hand(table, hand_no, payments, winners=winners))
 
 
@@ -45,7 +46,7 @@ async def test_a_week_can_span_two_months(store, table, hand, clock):
 
 async def test_a_late_correction_counts_in_the_hands_own_period(store, table, hand, clock):
     await _play(store, clock, table, hand, 1, datetime(2025, 2, 10, tzinfo=UTC), [("b", "a", 8, "hu")], {"a": 8})
-    clock.now = WED
+    clock.when = WED
     await store.reverse_hand(GUILD, await store.hand_id(table, 1), by="m", why="x")
     assert await store.leaderboard(GUILD, "month", now=WED) == []  # March is untouched
     assert await store.leaderboard(GUILD, "month", now=datetime(2025, 2, 11, tzinfo=UTC)) == []
@@ -119,7 +120,7 @@ async def test_a_chart_counts_the_players_hands_and_leaves_out_an_undone_one(sto
     same count, and an undone hand neither counts nor moves it."""
     await _play(store, clock, table, hand, 1, WED, [("b", "a", 4, "hu")], {"a": 4})
     await _play(store, clock, table, hand, 2, WED.replace(hour=13), [("c", "b", 2, "hu")], {"b": 2})  # a: 0
-    clock.now = WED.replace(hour=14)
+    clock.when = WED.replace(hour=14)
     await store.record_settlement(GUILD, payer="b", payee="a", amount=3, by="b")
     await _play(store, clock, table, hand, 3, WED.replace(hour=15), [("a", "c", 8, "hu")], {"c": 8})
     await store.reverse_hand(GUILD, await store.hand_id(table, 3), by="admin", why="misdeal")
@@ -141,11 +142,11 @@ async def test_hand_money_splits_a_hand_by_reason_for_one_player(store, table, h
 
 
 async def test_balance_series_by_entry_and_by_day(store, clock):
-    clock.now = datetime(2025, 3, 1, 10, tzinfo=UTC)
+    clock.when = datetime(2025, 3, 1, 10, tzinfo=UTC)
     await store.transfer(GUILD, "b", "a", 5, by="b")
-    clock.now = datetime(2025, 3, 1, 18, tzinfo=UTC)
+    clock.when = datetime(2025, 3, 1, 18, tzinfo=UTC)
     await store.transfer(GUILD, "a", "c", 2, by="a")
-    clock.now = datetime(2025, 3, 4, 9, tzinfo=UTC)
+    clock.when = datetime(2025, 3, 4, 9, tzinfo=UTC)
     await store.record_settlement(GUILD, payer="b", payee="a", amount=3, by="a")
     by_entry = await store.balance_series(GUILD, "a")
     assert [v for _, v in by_entry] == [5, 3, 0]

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import asyncio
 
-from store_helpers import GUILD
-
 from kwx.store import Store
+from tests.support.players import GUILD
 
 
 async def test_a_hand_finished_by_two_processes_at_once_is_recorded_once(store, table, hand, database, clock):
-    other = await Store.open(database, clock=clock)
+    other = await Store.open(database, clock=clock.utc)
     try:
         record = hand(table, 1, [("b", "a", 8, "hu"), ("c", "a", 8, "hu")], winners={"a": 8})
         results = await asyncio.gather(*(s.finish_hand(record) for _ in range(4) for s in (store, other)))

@@ -11,10 +11,9 @@ from pathlib import Path
 
 import asyncpg
 import pytest
-import released_migrations
 
 from kwx.store.schema import scripts
-from tests import backends
+from tests.support import backends, released_migrations
 
 BACKENDS = ("postgresql",)
 

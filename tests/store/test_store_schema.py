@@ -171,7 +171,7 @@ async def test_postgres_ledger_event_log_and_hands_refuse_update_delete_upsert_a
 async def test_postgres_schema_is_numbered_and_a_newer_one_is_refused():
     from kwx.store.postgres import PgStore
     from kwx.store.postgres.migrations import SCHEMA_VERSION as PG_VERSION
-    from tests.backends import fresh_postgres_url
+    from tests.support.backends import fresh_postgres_url
 
     database = fresh_postgres_url()  # a schema of its own: this test leaves it unusable
     async with await Store.open(database) as store:

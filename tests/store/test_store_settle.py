@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from store_helpers import GUILD
 
 from kwx.store import settle_up
+from tests.support.players import GUILD
 
 balances_strategy = st.lists(st.integers(-10_000, 10_000), min_size=0, max_size=12).map(
     lambda amounts: {f"p{i}": amount for i, amount in enumerate([*amounts, -sum(amounts)])})

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 
 import pytest
-from store_helpers import GUILD
 
 from benchmarks import ledger as bench
+from tests.support.players import GUILD
 
 
 @pytest.mark.sqlite_only  # reads SQLite's statement trace; the SQL is the same on PostgreSQL

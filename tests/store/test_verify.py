@@ -4,9 +4,10 @@ that disagree with the ledger, a hand or a reversal recorded twice, an append-on
 from __future__ import annotations
 
 import pytest
-from store_helpers import GUILD, NAMES, make_hand
 
 from kwx.store.verify import verify_store
+from tests.support.ledger import NAMES, make_hand
+from tests.support.players import GUILD
 
 
 @pytest.fixture

@@ -1,5 +1,5 @@
 """Fixtures for the table service tests: a real store per test (a SQLite file, or a PostgreSQL schema: see
-tests/backends.py), a recording front end, a fake clock, services that are shut down after the test, and
+tests/support/backends.py), a recording front end, a fake clock, services that are shut down after the test, and
 scripted walls."""
 
 from __future__ import annotations
@@ -9,29 +9,11 @@ from collections.abc import AsyncIterator, Callable
 import pytest
 
 from kwx.store import Store
-from kwx.table import PlayerRef, TableService
-from tests import backends
+from kwx.table import TableService
 from tests.engine.builders import build_wall
+from tests.support import backends
+from tests.support.clock import FakeClock
 from tests.table.fakes import RecordingFrontEnd
-
-GUILD = "g1"
-ANN = PlayerRef("100", "Ann")
-BOB = PlayerRef("200", "Bob")
-CY = PlayerRef("300", "Cy")
-DEE = PlayerRef("400", "Dee")
-
-
-class FakeClock:
-    """Unix time that moves only when told."""
-
-    def __init__(self, now: float = 1_750_000_000.0) -> None:
-        self.now = now
-
-    def __call__(self) -> float:
-        return self.now
-
-    def advance(self, seconds: float) -> None:
-        self.now += seconds
 
 
 def pytest_generate_tests(metafunc):

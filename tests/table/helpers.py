@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from kwx.table import PlayerRef, TableError, TableService
-from tests.table.conftest import GUILD
+from tests.support.players import GUILD
 from tests.table.fakes import RecordingFrontEnd
 
 

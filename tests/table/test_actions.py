@@ -7,7 +7,7 @@ import asyncio
 
 from kwx.engine.tiles import Tile
 from kwx.table import ActionChoice, TableError
-from tests.table.conftest import ANN
+from tests.support.players import ANN
 from tests.table.helpers import refused, table_with, wait_prompt
 
 # Ann deals (seat 0) a hand ready after discarding 7z (or 5s); the AIs hold nothing she can feed at once.

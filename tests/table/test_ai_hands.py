@@ -10,8 +10,8 @@ import pytest
 from kwx.engine.rules import RuleSet
 from kwx.engine.seeds import ai_piao, first_dealer, hand_seed
 from kwx.table.succession import HandSetup, new_table_state, upcoming
-from tests import backends
-from tests.table.conftest import GUILD
+from tests.support import backends
+from tests.support.players import GUILD
 from tests.table.helpers import finished_hands, table_with
 
 BACKENDS = backends.BACKENDS  # these run on PostgreSQL too (tests/table/conftest.py)

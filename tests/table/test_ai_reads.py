@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import kwx.table.machine as live
 from kwx.table import PlayerRef
-from tests.table.conftest import GUILD
+from tests.support.players import GUILD
 from tests.table.helpers import finished_hands
 
 

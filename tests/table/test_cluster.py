@@ -13,8 +13,8 @@ from kwx.cluster import ClusterNode, Leases, PressRouter, SharedBucket
 from kwx.store import Store
 from kwx.table import TableService
 from kwx.table.errors import TableError
-from tests import backends
-from tests.table.conftest import ANN, GUILD
+from tests.support import backends
+from tests.support.players import ANN, GUILD
 from tests.table.fakes import RecordingFrontEnd
 from tests.table.helpers import table_with, wait_prompt
 from tests.table.test_recovery import play_own_moves

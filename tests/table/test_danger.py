@@ -4,7 +4,7 @@ it (its waits are public), and says whether feeding one would be 包胡."""
 from __future__ import annotations
 
 from kwx.engine.tiles import Tile
-from tests.table.conftest import ANN
+from tests.support.players import ANN
 from tests.table.helpers import table_with, wait_prompt
 
 # Ann deals (seat 0) a hand ready after discarding 7z: 亮倒 waiting on 5s.

@@ -9,7 +9,7 @@ import pytest
 
 from kwx.store import DuplicateEvent
 from kwx.table.journal import Journal
-from tests import backends
+from tests.support import backends
 
 BACKENDS = backends.BACKENDS  # these run on PostgreSQL too (tests/table/conftest.py)
 

@@ -9,7 +9,7 @@ import contextlib
 from kwx.engine.reads import FeedRecord
 from kwx.store import Store
 from kwx.table import PlayerRef, TableError, TableService
-from tests.table.conftest import ANN, BOB, CY, GUILD
+from tests.support.players import ANN, BOB, CY, GUILD
 from tests.table.fakes import RecordingFrontEnd
 from tests.table.helpers import finished_hands, refused, table_with, wait_prompt
 

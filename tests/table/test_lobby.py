@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from kwx.engine.rules import RuleSet
 from kwx.table import PlayerRef
-from tests.table.conftest import ANN, BOB, CY, DEE, GUILD
+from tests.support.players import ANN, BOB, CY, DEE, GUILD
 from tests.table.helpers import refused
 
 

@@ -9,7 +9,8 @@ from typing import Any
 
 from kwx.engine.tiles import Tile
 from kwx.table import PlayerRef
-from tests.table.conftest import ANN, FakeClock
+from tests.support.clock import FakeClock
+from tests.support.players import ANN
 from tests.table.fakes import StampedFrontEnd
 from tests.table.helpers import table_with
 

@@ -7,7 +7,7 @@ import logging
 import re
 
 from kwx.engine.tiles import Tile
-from tests.table.conftest import ANN, GUILD
+from tests.support.players import ANN, GUILD
 from tests.table.helpers import table_with
 
 # A tile in any notation a line could carry one in: compact (5p, 7z), Chinese (五筒, 红中), or repr (Tile.P5).

@@ -4,7 +4,7 @@ each wait it has not seen, and the tiles whose discard lets a 亮倒 hand 直杠
 from __future__ import annotations
 
 from kwx.engine.tiles import Tile
-from tests.table.conftest import ANN
+from tests.support.players import ANN
 from tests.table.helpers import table_with, wait_prompt
 
 # Ann deals (seat 0) and declares 亮倒 on 7z, revealing 111p 456p 789p 123s 5s (waiting on 5s); seat 1 holds six

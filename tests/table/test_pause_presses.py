@@ -13,7 +13,8 @@ import pytest
 from kwx.engine.tiles import parse_tile
 from kwx.table import PlayerRef, TableService
 from kwx.table.views import ActionChoice
-from tests.table.conftest import ANN, BOB, CY, FakeClock
+from tests.support.clock import FakeClock
+from tests.support.players import ANN, BOB, CY
 from tests.table.fakes import StampedFrontEnd
 from tests.table.helpers import table_with
 from tests.table.test_actions import refused

@@ -11,7 +11,8 @@ import logging
 
 from kwx.table import PlayerRef, TableError, TableService
 from kwx.table.recovery import rebuild
-from tests.table.conftest import ANN, BOB, CY, GUILD, FakeClock
+from tests.support.clock import FakeClock
+from tests.support.players import ANN, BOB, CY, GUILD
 from tests.table.fakes import RecordingFrontEnd
 from tests.table.helpers import refused
 

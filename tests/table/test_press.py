@@ -6,7 +6,7 @@ from __future__ import annotations
 from kwx.engine.tiles import Tile
 from kwx.table.advice import FEED_KONG, FEED_WIN, Gain
 from kwx.table.press import Press
-from tests.table.conftest import ANN, BOB
+from tests.support.players import ANN, BOB
 from tests.table.helpers import wait_prompt
 
 # Ann deals (seat 0) and declares 亮倒 on 7z, revealing 123p 456p 789p 123s 5s: she waits on 5s. Bob (seat 1)

@@ -10,7 +10,7 @@ from collections import Counter
 from kwx.engine.rules import PRESETS, RuleSet
 from kwx.engine.tiles import parse_tile, parse_tiles
 from kwx.table import PlayerRef
-from tests.table.conftest import GUILD
+from tests.support.players import GUILD
 from tests.table.helpers import finished_hands
 
 HANDS_PER_TABLE = 6

@@ -3,7 +3,7 @@ when its prompt reached the player, and a timeout whose prompt never reached the
 
 from __future__ import annotations
 
-from tests.table.conftest import ANN
+from tests.support.players import ANN
 from tests.table.helpers import table_with, wait_prompt
 from tests.table.test_actions import AI_DEALS_7Z
 from tests.table.test_timers import notice_keys

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from kwx.engine.seeds import check_reveal
 from kwx.table.proof import hand_proof
-from tests.table.conftest import GUILD
+from tests.support.players import GUILD
 from tests.table.helpers import finished_hands
 from tests.table.test_ai_hands import ai_table
 

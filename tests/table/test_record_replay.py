@@ -19,7 +19,8 @@ from kwx.table import TableError, TableService
 from kwx.table.record import TableRecord
 from kwx.table.recovery import replay
 from kwx.table.viewbuild import private_view, public_view
-from tests.table.conftest import ANN, GUILD, FakeClock
+from tests.support.clock import FakeClock
+from tests.support.players import ANN, GUILD
 
 PRESETS = ("standard", "shiyan", "xiaogan")
 LEVELS = ("simple", "standard")

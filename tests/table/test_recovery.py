@@ -7,8 +7,8 @@ import pytest
 
 from kwx.store import Store
 from kwx.table import PlayerRef, TableService
-from tests import backends
-from tests.table.conftest import ANN, GUILD
+from tests.support import backends
+from tests.support.players import ANN, GUILD
 from tests.table.fakes import RecordingFrontEnd
 from tests.table.helpers import finished_hands, table_with, wait_prompt
 

@@ -24,7 +24,7 @@ from kwx.table.reviews import (
     review_hand,
     table_reads,
 )
-from tests.table.conftest import ANN, GUILD
+from tests.support.players import ANN, GUILD
 from tests.table.helpers import finished_hands, table_with, wait_prompt
 
 STRONG_HOST = PlayerRef("ai:strong:1", "AI 1", "strong")

@@ -26,7 +26,7 @@ from kwx.store.sqlite.conn import store_error as sqlite_store_error
 from kwx.table import PlayerRef, TableError, TableService
 from kwx.table.recovery import rebuild
 from kwx.table.retry import RetryPolicy
-from tests import backends
+from tests.support import backends
 from tests.table.fakes import RecordingFrontEnd
 from tests.table.test_actions import ANN_DEALS
 

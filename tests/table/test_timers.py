@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from kwx.engine.tiles import Tile
 from kwx.table import TableError
-from tests.table.conftest import ANN
+from tests.support.players import ANN
 from tests.table.helpers import finished_hands, refused, table_with, wait_prompt
 from tests.table.test_actions import AI_DEALS_7Z
 

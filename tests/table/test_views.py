@@ -11,7 +11,7 @@ from kwx.engine.tiles import Tile, parse_tiles
 from kwx.table.record import TableRecord
 from kwx.table.viewbuild import PIAO_CHOICE, private_view, public_view, result_view
 from kwx.table.views import ActionChoice, MeldView, PlayerRef
-from tests.table.conftest import ANN, GUILD
+from tests.support.players import ANN, GUILD
 
 AI1, AI2 = PlayerRef("ai:simple:1", "AI 1", "simple"), PlayerRef("ai:simple:2", "AI 2", "simple")
 # Ann deals, ready after discarding 7z (waiting on 5s); AI 1 draws 9p, AI 2 draws 3s, then Ann's draw (a 亮倒

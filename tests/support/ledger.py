@@ -1,22 +1,14 @@
-"""Builders shared by the store tests (imported by name: tests/store is on sys.path under pytest)."""
+"""Ledger hands for the store and ledger tests: `make_hand(table, hand_no, payments, winners=...)` among players
+a, b, c (d), named in NAMES."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime
 
 from kwx.store import LedgerHand, LedgerPayment, SeatResult
+from tests.support.players import GUILD
 
-GUILD = "g1"
 NAMES = {"a": "Ann", "b": "Bob", "c": "Cy", "d": "Dee"}
-
-
-class FakeClock:
-    def __init__(self, now: datetime) -> None:
-        self.now = now
-
-    def __call__(self) -> datetime:
-        return self.now
 
 
 def make_hand(table_id: int | None, hand_no: int, payments: Sequence[tuple[str, str, int, str]], *,
