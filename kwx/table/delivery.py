@@ -12,10 +12,11 @@ ends. AI claim answers come within the pause and show at its end; a human who an
 shown at its end too.
 
 A decision is offered when it shows and not before: until the pause ends (`LiveTable.wait_started`, from
-which its deadline also counts) nobody may act on it, and the service's views (`public_view`,
-`private_view`, which button answers, "My hand" and the terminal read) are the ones the front end was last
-told, with no choices — never the live state the pause still hides. So every button a panel shows works,
-and a player sees their next decision (a turn after a claim, the draw after a kong) with its whole deadline.
+which its deadline also counts) nobody may act on it, and the views a front end reads (`public_as_shown`,
+`private_as_shown`: which button answers, "My hand" and the terminal read) are the ones it was last told,
+with no choices — never the live state the pause still hides. So every button a panel shows works, and a
+player sees their next decision (a turn after a claim, the draw after a kong) with its whole deadline. What
+is held back and what each front end was told is kept by the table's `ClaimPause` (kwx/table/claim_pause.py).
 """
 
 from __future__ import annotations
@@ -25,8 +26,8 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from kwx.engine.actions import Action, Event, Liangdao
+from kwx.table.claim_pause import BOARD, Queued, moment
 from kwx.table.context import TableContext
-from kwx.table.errors import TableError
 from kwx.table.live import LiveTable
 from kwx.table.log_records import RecordKind
 from kwx.table.outbox import Outbox
@@ -34,13 +35,11 @@ from kwx.table.phases import BETWEEN, PIAO, PLAYING
 from kwx.table.player_settings import AUTO_PASS, PlayerSettings
 from kwx.table.ports import FrontEndCall
 from kwx.table.record import Applied
+from kwx.table.record_state import RecordState
 from kwx.table.viewbuild import private_view, public_events, public_view
 from kwx.table.views import PrivateView, PublicView
 
-BOARD = ""  # LiveTable.told's key for the board (a player id is never empty)
-
 Call = FrontEndCall
-Queued = tuple[Call, tuple[Any, ...], dict[str, Any]]  # a front-end call with its arguments
 
 
 @dataclass
@@ -56,25 +55,19 @@ class Delivery:
         self._ctx = ctx
         self._settings = settings
         self._outboxes: dict[int, Outbox] = {}  # also those of tables closed but still delivering
-        self._capturing: list[Queued] | None = None  # pause_frames collects front-end calls here
 
     # == queueing ========================================================================================
     def send(self, t: LiveTable, call: Call, *args: Any, **kwargs: Any) -> None:
-        """Queue a front-end call: now, or (after a discard the board holds) when `t.send_due` comes; calls
-        never overtake each other."""
-        if self._capturing is not None:
-            self._capturing.append((call, args, kwargs))
+        """Queue a front-end call: now, or (after a discard the board holds) when the table's claim pause lets
+        it go out; calls never overtake each other."""
+        now = self._ctx.clock()
+        at = t.hold.hold_back(now)
+        self._note_shown(t, call, args, now if at is None else at)
+        if at is None:
+            self.put(t, call, *args, **kwargs)
             return
-        due, now = t.send_due, self._ctx.clock()
-        if t.delayed or (due is not None and due > now):
-            last = t.delayed[-1][0] if t.delayed else 0.0
-            at = max(due or 0.0, last)
-            t.delayed.append((at, call, args, kwargs))
-            self._note_shown(t, call, args, at)
-            self._arm_flush(t)
-            return
-        self._note_shown(t, call, args, now)
-        self.put(t, call, *args, **kwargs)
+        t.hold.hold(at, (call, args, kwargs))
+        self._arm_flush(t)
 
     def put(self, t: LiveTable, call: Call, *args: Any, **kwargs: Any) -> None:
         """Queue a call on the table's outbox at once (no hold)."""
@@ -108,30 +101,36 @@ class Delivery:
     def show(self, t: LiveTable, applied: Applied, *, board: bool = True, everyone: bool = False) -> None:
         """Queue what the front end is told after `applied`: the board (with the public events), 亮倒
         reveals, notices, then each human seat's private view when it changed (prompt when newly asked)."""
+        for call, args, kwargs in self._calls(t, t, applied, board=board, everyone=everyone):
+            self.send(t, call, *args, **kwargs)
+
+    def _calls(self, t: LiveTable, at: RecordState, applied: Applied, *, board: bool = True,
+               everyone: bool = False) -> list[Queued]:
+        """The calls that tell what `applied` shows of `at` (the table, or a moment its board holds); each
+        panel they carry is remembered as the last sent to its player (`ClaimPause.panel_changed`)."""
         fe = self._ctx.frontend
+        calls: list[Queued] = []
         shown = public_events(applied.events)
         if board and (shown or applied.new_window or applied.notices or applied.kind != "action"):
-            board_view = public_view(t, shown)
-            self.send(t, fe.board_changed, board_view)
-            for seat in applied.liangdao_seats:
-                self.send(t, fe.liangdao_revealed, board_view, seat)
-        for notice, fmt in applied.notices:
-            self.notice(t, notice, **fmt)
-        if t.status not in (PIAO, PLAYING, BETWEEN) or t.setup is None:
-            return
+            board_view = public_view(at, shown)
+            calls.append((fe.board_changed, (board_view,), {}))
+            calls += [(fe.liangdao_revealed, (board_view, seat), {}) for seat in applied.liangdao_seats]
+        calls += [(fe.notice, (at.id, notice), fmt) for notice, fmt in applied.notices]
+        if at.status not in (PIAO, PLAYING, BETWEEN) or at.setup is None:
+            return calls
         for seat in range(3):
-            player = t.seat_player(seat)
+            player = at.seat_player(seat)
             if player.is_ai:
                 continue
-            view = self.private_live(t, seat)
+            view = replace(private_view(at, seat), auto_pass=self._auto_pass(at, player.player_id))
             key = (view.hand_no, view.concealed, view.drawn, view.melds, view.choices, view.deadline, view.waits,
                    view.claim_tile, view.liangdao, view.autoplay, view.auto_pass)
-            if not everyone and t.last_private.get(player.player_id) == key:
+            if not t.hold.panel_changed(player.player_id, key) and not everyone:
                 continue
-            t.last_private[player.player_id] = key
-            prompt = bool(view.choices) and player.player_id not in t.autoplay and (
-                everyone or t.prompt_step.get(seat) == t.step)
-            self.send(t, fe.hand_changed, player, view, prompt=prompt)
+            prompt = bool(view.choices) and player.player_id not in at.autoplay and (
+                everyone or at.prompt_step.get(seat) == at.step)
+            calls.append((fe.hand_changed, (player, view), {"prompt": prompt}))
+        return calls
 
     def tell_paused(self, t: LiveTable, applied: Applied, reason: str) -> None:
         """The board shows the pause, its notices follow, then the front end hears why."""
@@ -151,14 +150,8 @@ class Delivery:
         events = hand.apply(action, pause=True)
         moments: list[list[Queued]] = []
         while hand.held:
-            captured: list[Queued] = []
-            self._capturing = captured
-            try:
-                self.show(t.at_moment(hand, t.step + 1), Applied(RecordKind.ACTION, events=events, new_window=True,
-                                                                 liangdao_seats=_declared(events)))
-            finally:
-                self._capturing = None
-            moments.append(captured)
+            moments.append(self._calls(t, moment(t, hand, t.step + 1), Applied(
+                RecordKind.ACTION, events=events, new_window=True, liangdao_seats=_declared(events))))
             events = hand.resume()
         return Frames(moments, events) if moments else None
 
@@ -169,75 +162,52 @@ class Delivery:
         fe = self._ctx.frontend
         pause = t.pause_s
         for i, calls in enumerate(frames.moments):
-            t.send_due = applied.base + i * pause
             notices: list[Queued] = [(fe.notice, (t.id, key), fmt) for key, fmt in applied.notices] if i == 0 else []
             boards = [c for c in calls if c[0] != fe.hand_changed]
             panels = [c for c in calls if c[0] == fe.hand_changed]
-            for call, args, kwargs in [*boards, *notices, *panels]:
-                self.send(t, call, *args, **kwargs)
-        t.send_due = None
+            with t.hold.sending_from(applied.base + i * pause):
+                for call, args, kwargs in [*boards, *notices, *panels]:
+                    self.send(t, call, *args, **kwargs)
         applied.events = frames.tail
         applied.notices = []
         applied.liangdao_seats = _declared(frames.tail)
 
-    def opening(self, t: LiveTable) -> bool:
-        """The decision in play is not shown yet: the pause before it still runs."""
-        return t.status == PLAYING and t.wait_started is not None and self._ctx.clock() < t.wait_started
-
-    def check_shown(self, t: LiveTable) -> None:
-        """Nobody may act on a decision the pause still hides (no panel offers it yet)."""
-        if self.opening(t):
-            raise TableError("not_your_turn", "nothing is asked of you now")
-
     def _note_shown(self, t: LiveTable, call: Call, args: tuple[Any, ...], due: float) -> None:
-        """Remember a view queued for the front end and when it shows: the board's under BOARD, a panel's
-        under its player id. Only the last one shown by now and those still to come are kept."""
+        """Remember a view queued for the front end and when it shows: the board's, and a panel's under its
+        player id."""
         fe = self._ctx.frontend
         if call == fe.board_changed:
-            key, view = BOARD, args[0]
+            t.hold.note_shown(BOARD, args[0], due, self._ctx.clock())
         elif call == fe.hand_changed:
-            key, view = args[0].player_id, args[1]
-        else:
-            return
-        queued = t.told.setdefault(key, [])
-        queued.append((due, view))
-        now = self._ctx.clock()
-        while len(queued) > 1 and queued[1][0] <= now:
-            del queued[0]
+            t.hold.note_shown(args[0].player_id, args[1], due, self._ctx.clock())
 
-    def _told(self, t: LiveTable, key: str) -> tuple[bool, Any]:
-        """(whether a view for `key` is still to show, the view it shows now: None when none was sent)."""
-        queued = t.told.get(key, [])
-        now = self._ctx.clock()
-        shown = [view for due, view in queued if due <= now]
-        return len(shown) < len(queued), (shown[-1] if shown else None)
-
-    def public_as_shown(self, t: LiveTable) -> PublicView:
-        """The board as the front end shows it (during the pause after a discard, not yet what follows)."""
-        ahead, shown = self._told(t, BOARD)
-        if ahead and isinstance(shown, PublicView):
-            return shown
+    # == reads: live, or as the front ends show them =====================================================
+    def public_live(self, t: LiveTable) -> PublicView:
+        """The board as the table stands (what the pause may still hide)."""
         return public_view(t)
 
-    def private_as_shown(self, t: LiveTable, seat: int) -> PrivateView:
-        """The seat's panel as the front end shows it: the live view, or during a pause the one last sent, with
-        no choices (the decision after the pause is offered when it shows)."""
-        live = self.private_live(t, seat)
-        if not self.opening(t):
-            return live
-        _, shown = self._told(t, live.player_id)
-        return replace(shown if isinstance(shown, PrivateView) else live, choices=(), deadline=None,
-                       discard_waits={})
+    def public_as_shown(self, t: LiveTable) -> PublicView:
+        """The board as the front ends show it (during the pause after a discard, not yet what follows)."""
+        return t.hold.public_as_shown(self._ctx.clock(), lambda: public_view(t))
 
     def private_live(self, t: LiveTable, seat: int) -> PrivateView:
-        """The seat's panel as the table stands now (what the pause may still hide), with the player's
-        auto-pass setting as last read (kwx.table.player_settings)."""
-        view = private_view(t, seat)
-        return replace(view, auto_pass=self._settings.cached(t.guild, view.player_id, AUTO_PASS))
+        """The seat's panel as the table stands (what the pause may still hide), with the player's auto-pass
+        setting."""
+        return replace(private_view(t, seat), auto_pass=self._auto_pass(t, t.seating[seat]))
 
+    def private_as_shown(self, t: LiveTable, seat: int) -> PrivateView:
+        """The seat's panel as the front ends show it: during the pause, the one last sent, with no choices."""
+        return t.hold.private_as_shown(self._ctx.clock(), self.private_live(t, seat))
+
+    def _auto_pass(self, t: RecordState, player_id: str) -> bool:
+        """The player's auto-pass setting as last read (kwx.table.player_settings), for their panel."""
+        return self._settings.cached(t.guild, player_id, AUTO_PASS)
+
+    # == sending what is due =============================================================================
     def _arm_flush(self, t: LiveTable) -> None:
-        if t.flush_timer is None and t.delayed:
-            delay = max(0.0, t.delayed[0][0] - self._ctx.clock())
+        due = t.hold.next_due()
+        if t.flush_timer is None and due is not None:
+            delay = max(0.0, due - self._ctx.clock())
             t.flush_timer = asyncio.get_running_loop().call_later(delay, self.flush_held, t)
 
     def flush_held(self, t: LiveTable, *, everything: bool = False) -> None:
@@ -245,9 +215,7 @@ class Delivery:
         if t.flush_timer is not None:
             t.flush_timer.cancel()
             t.flush_timer = None
-        now = self._ctx.clock()
-        while t.delayed and (everything or t.delayed[0][0] <= now):
-            _, call, args, kwargs = t.delayed.pop(0)
+        for call, args, kwargs in t.hold.due_calls(self._ctx.clock(), everything=everything):
             self.put(t, call, *args, **kwargs)
         self._arm_flush(t)
 

@@ -1,23 +1,22 @@
 """A table being played in this process: its record (kwx/table/record.py) and what running it needs.
 
 The record is the replayed state, plain data; `LiveTable` adds the runtime the service's collaborators own: the
-table's lock (every change to a table happens under it), its timers, the AI's due time, the outbox its
-front-end calls go through, and what the board's hold after a discard has queued and shown (see
-kwx/table/delivery.py). None of it is replayed: a restart builds a fresh runtime around the replayed record.
+table's lock (every change to a table happens under it), its timers, the AI's due time and the outbox its
+front-end calls go through. None of it is replayed: a restart builds a fresh runtime around the replayed record
+(what the board's hold after a discard has held back and shown is the record's `ClaimPause`, whose run-time
+part starts empty too: kwx/table/claim_pause.py).
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterable
-from typing import Any
 
 from kwx.engine.rules import RuleSet
 from kwx.table.outbox import Outbox
-from kwx.table.ports import FrontEndCall
 from kwx.table.record import TableRecord
 from kwx.table.record_state import CLAIM_PAUSE
-from kwx.table.views import PlayerRef, PrivateView, PublicView
+from kwx.table.views import PlayerRef
 
 
 class LiveTable(TableRecord):
@@ -32,11 +31,4 @@ class LiveTable(TableRecord):
         self.ai_timer: asyncio.TimerHandle | None = None
         self.ai_at: float | None = None  # when the AI timer is due, by the service's clock
         self.outbox: Outbox | None = None
-        # What each human seat's panel was last told (its key fields): an unchanged panel is not sent again.
-        self.last_private: dict[str, tuple[Any, ...]] = {}
-        self.delayed: list[tuple[float, FrontEndCall, tuple[Any, ...], dict[str, Any]]] = []  # calls due later
-        self.flush_timer: asyncio.TimerHandle | None = None
-        self.send_due: float | None = None  # while set, front-end calls go out no earlier than this
-        # The views queued for the board and each player's panel, with when each shows (kwx/table/delivery.py):
-        # what the front end shows now, while the pause hides the live state.
-        self.told: dict[str, list[tuple[float, PublicView | PrivateView]]] = {}
+        self.flush_timer: asyncio.TimerHandle | None = None  # sends the calls the claim pause holds back when due

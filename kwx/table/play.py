@@ -78,7 +78,7 @@ class Play:
             else:
                 if t.status == PIAO:
                     raise TableError("illegal", "choose your 漂 first", reason="piao_first")
-                self._delivery.check_shown(t)
+                t.hold.check_shown(self._ctx.clock())
                 action = _validate(t, seat, verb, tile)
                 await self.apply_action(t, action, "player", received)
 
@@ -118,14 +118,13 @@ class Play:
             applied = await self._writer.commit(t, t.action_record(action, by, self._ctx.clock()))
             if frames:
                 delivery.send_frames(t, applied, frames)
-            t.send_due = applied.show_at
-            delivery.show(t, applied)
-            self._measured(received)
-            if applied.finished:
-                self._ctx.stats.hands += 1
-                await self._presence.end_hand(t)
+            with t.hold.sending_from(applied.show_at):
+                delivery.show(t, applied)
+                self._measured(received)
+                if applied.finished:
+                    self._ctx.stats.hands += 1
+                    await self._presence.end_hand(t)
         finally:
-            t.send_due = None
             self._scheduler.arm(t)  # the table keeps its timers whatever happened to the write
         await self._auto_passes(t)
 

@@ -15,13 +15,11 @@ commitments (table_seed.py).
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Self
 
 from kwx.engine.actions import Action, Event, Gang, Liangdao, Peng
-from kwx.engine.hand import CLAIM, ROB, HandState
+from kwx.engine.hand import CLAIM, ROB
 from kwx.engine.wall import wall_from_seed
 from kwx.table.log_records import (
     ActionRecord,
@@ -144,7 +142,7 @@ class TableRecord(RecordState):
         self.status = PIAO
         self.piao_picks = {}
         self.human_moved = self.human_asked = False
-        self.hold_until = None
+        self.hold.release()
         self._open_window(p.at)
         return Applied(p.kind, new_window=True)
 
@@ -173,7 +171,7 @@ class TableRecord(RecordState):
         self.status = PLAYING
         if not self.rules.piao:  # with 漂 the hand began at piao_open
             self.human_moved = self.human_asked = False
-        self.hold_until = None
+        self.hold.release()
         self._open_window(p.at)
         return Applied(p.kind, events=list(self.hand.events), new_window=True)
 
@@ -187,7 +185,7 @@ class TableRecord(RecordState):
         events = hand.apply(p.action)  # raises IllegalAction on a corrupt log
         self.step += 1
         if claim:
-            self.hidden_answers += 1
+            self.hold.answer_hidden()
         out = Applied(p.kind, events=events)
         # A claim answer is nobody else's business: no timeout notice says a seat had a claim, and 托管 it
         # caused is announced once the window has closed.
@@ -211,13 +209,6 @@ class TableRecord(RecordState):
             self._hand_over(at)
             out.finished = True
         return out
-
-    def at_moment(self, hand: HandState, step: int) -> Self:
-        """A copy of this record at a moment the board holds (see `pause_s`): `hand` in place of the hand in
-        play, at `step`. Views of a moment are built from it; this record is left as it is."""
-        moment = copy.copy(self)
-        moment.hand, moment.step = hand, step
-        return moment
 
     def _on_autoplay(self, p: AutoplayRecord) -> Applied:
         out = Applied(p.kind)
@@ -366,19 +357,13 @@ class TableRecord(RecordState):
             self.human_asked = True
 
     def _pause_times(self, at: float, events: list[Event], answered_rob: bool, out: Applied) -> float:
-        """Times of a record that moves the hand on (see `pause_s`): every discard and 补杠 in its events is a
-        moment the board holds for the pause. The first shows at `at` (or when a pause still running ends),
-        each next one a pause later; a window left open is the last moment and is held too. Returns when the
-        decision the record leads to shows (its deadline counts from then)."""
-        base = at if self.hold_until is None else max(at, self.hold_until)
-        pause = self.pause_s
-        moments = _moments(events, answered_rob)
+        """Times of a record that moves the hand on (see `pause_s`, kwx/table/claim_pause.py): every discard and
+        补杠 in its events is a moment the board holds for the pause. Returns when the decision the record leads
+        to shows (its deadline counts from then)."""
         assert self.hand is not None
-        open_window = self.hand.phase in (CLAIM, ROB)
-        shown = base + max(0, moments - open_window) * pause
-        self.hold_until = base + moments * pause if pause and moments else None
-        out.base, out.show_at = base, shown
-        return shown
+        out.base, out.show_at = self.hold.hold_moments(at, _moments(events, answered_rob),
+                                                       self.hand.phase in (CLAIM, ROB))
+        return out.show_at
 
     def _track(self, player_id: str, by: str, verb: str, out: Applied, *, claim: bool = False,
                at: float | None = None) -> None:

@@ -15,6 +15,7 @@ from kwx.engine.actions import Action
 from kwx.engine.hand import TURN, HandResult, HandState
 from kwx.engine.rules import RuleSet
 from kwx.engine.table import TableState
+from kwx.table.claim_pause import ClaimPause
 from kwx.table.log_records import PauseReason
 from kwx.table.phases import LOBBY, PIAO, PLAYING, Phase
 from kwx.table.succession import HandSetup
@@ -83,8 +84,9 @@ class RecordState:
         self.leaving: set[str] = set()  # seated players whose seats empty at the end of the hand
         self.vacant: list[str] = []  # player ids whose seats are empty (they left), until someone takes them
         self.biggest: tuple[int, str, int] | None = None  # (amount won, player id, hand no) of the biggest hand
-        self.hold_until: float | None = None  # the board holds a discard or 补杠 until then (see `pause_s`)
-        self.hidden_answers = 0  # claim answers applied: steps the public board does not count
+        # The board's hold after a discard, and what each front end was shown while it runs (replayed: when it
+        # ends and the claim answers the board does not count; the rest is the delivery's, at run time).
+        self.hold = ClaimPause(self)
 
     # == seats ===========================================================================================
     @property
@@ -138,7 +140,7 @@ class RecordState:
     def public_step(self) -> int:
         """The step the board shows: claim answers are not counted (their number would tell how many seats
         could claim)."""
-        return self.step - self.hidden_answers
+        return self.step - self.hold.hidden_answers
 
     @property
     def hands_done(self) -> int:

@@ -109,8 +109,9 @@ class Scheduler:
         """When the AI decides: `ai_delay` after the decision showed; a claim answer within the pause."""
         opened = t.wait_started if t.wait_started is not None else self._ctx.clock()
         due = opened + self.ai_delay
-        if t.hold_until is not None and t.hand is not None and t.hand.phase in (CLAIM, ROB):
-            due = min(due, t.hold_until)
+        hold = t.hold.until
+        if hold is not None and t.hand is not None and t.hand.phase in (CLAIM, ROB):
+            due = min(due, hold)
         return due
 
     # == a prompt's arrival ===============================================================================

@@ -34,7 +34,7 @@ from kwx.table.views import (
 )
 
 if TYPE_CHECKING:
-    from kwx.table.record import TableRecord
+    from kwx.table.record_state import RecordState
 
 _TILES = tuple(Tile)
 PIAO_CHOICE = ActionChoice("piao")  # the amount goes in act(..., amount=n); 0 … rules.piao
@@ -59,7 +59,7 @@ def public_concealed(hand: HandState, seat: int) -> tuple[Tile, ...]:
     return tuple(_TILES[t] for t in range(NUM_KINDS) for _ in range(counts[t]))
 
 
-def _meld_views(t: TableRecord, hand: HandState, seat: int, *, owner: bool) -> tuple[MeldView, ...]:
+def _meld_views(t: RecordState, hand: HandState, seat: int, *, owner: bool) -> tuple[MeldView, ...]:
     show_ankong = owner or hand.declared(seat) or hand.phase == OVER
     return tuple(MeldView(m.kind, m.tile if (m.kind != "ankong" or show_ankong) else None,
                           t.meld_from.get((seat, int(m.tile))) if m.kind != "ankong" else None)
@@ -67,7 +67,7 @@ def _meld_views(t: TableRecord, hand: HandState, seat: int, *, owner: bool) -> t
 
 
 # -- the board -------------------------------------------------------------------------------------------
-def board_phase(t: TableRecord) -> str:
+def board_phase(t: RecordState) -> str:
     if t.status == PLAYING and t.hand is not None:
         phase = t.hand.phase
         return "turn" if phase == TURN else "claim" if phase in (CLAIM, ROB) else "finished"
@@ -76,7 +76,7 @@ def board_phase(t: TableRecord) -> str:
     return {LOBBY: "lobby", PIAO: "piao", CLOSED: "closed"}.get(t.status, t.status)
 
 
-def public_view(t: TableRecord, last_events: Iterable[dict[str, Any]] = ()) -> PublicView:
+def public_view(t: RecordState, last_events: Iterable[dict[str, Any]] = ()) -> PublicView:
     hand = t.hand if t.status in (PLAYING, BETWEEN, CLOSED) else None
     seats: list[SeatView] = []
     if t.status == LOBBY or (t.setup is None and hand is None):
@@ -135,7 +135,7 @@ def public_events(events: Iterable[Any]) -> list[dict[str, Any]]:
 
 
 # -- one seat's hand -------------------------------------------------------------------------------------
-def choices(t: TableRecord, seat: int) -> tuple[ActionChoice, ...]:
+def choices(t: RecordState, seat: int) -> tuple[ActionChoice, ...]:
     if t.status == PIAO:
         return (PIAO_CHOICE,) if seat not in t.piao_picks else ()
     return tuple(ActionChoice(a.verb, a.tile) for a in t.legal(seat))
@@ -152,7 +152,7 @@ def _discard_waits(counts: list[int], melds: Sequence[Meld], offered: Iterable[T
     return out
 
 
-def private_view(t: TableRecord, seat: int) -> PrivateView:
+def private_view(t: RecordState, seat: int) -> PrivateView:
     pid = t.seating[seat]
     offered = choices(t, seat)
     step = t.prompt_step.get(seat, t.step) if offered else t.step
@@ -231,7 +231,7 @@ def _unseen(hand: HandState, seat: int, tiles: Iterable[Tile]) -> dict[Tile, int
     return {tile: max(0, 4 - seen[tile]) for tile in tiles}
 
 
-def _kong_feed(t: TableRecord, hand: HandState, seat: int) -> dict[Tile, tuple[int, int]]:
+def _kong_feed(t: RecordState, hand: HandState, seat: int) -> dict[Tile, tuple[int, int]]:
     """Tiles whose discard lets another seat's 亮倒 hand 直杠 (three of it revealed, and the kong keeps its waits,
     as the engine allows a locked hand): each with that seat and the 直杠 money the discarder pays."""
     out: dict[Tile, tuple[int, int]] = {}
@@ -248,7 +248,7 @@ def _kong_feed(t: TableRecord, hand: HandState, seat: int) -> dict[Tile, tuple[i
 
 
 # -- the end of a hand -----------------------------------------------------------------------------------
-def result_view(t: TableRecord) -> ResultView:
+def result_view(t: RecordState) -> ResultView:
     hand = t.hand
     assert hand is not None and hand.result is not None and t.setup is not None
     result = hand.result
