@@ -230,7 +230,7 @@ class Bench:
             custom_id = choose(acts)
             # The board's own step, not the button's: the board does not count claim answers (their number
             # would tell how many seats could claim), so the two drift apart within a hand.
-            shown = None if ":pass:" in custom_id else self.bot.kwx.service.public_view(table).step
+            shown = None if ":pass:" in custom_id else self.bot.kwx.service.public_view_as_shown(table).step
             start = time.perf_counter()
             out = await self.fake.press(member, message, custom_id, raise_errors=False, timeout=30)
             self.press_times.append((table, shown, start, time.perf_counter()))

@@ -108,10 +108,10 @@ async def abandoned(tmp: Path) -> dict[str, Any]:
             await kit.settle()
             if table not in kit.service.tables():  # closed when idle
                 break
-            seats = kit.service.public_view(table).seats
+            seats = kit.service.public_view_as_shown(table).seats
             if dms_at_autoplay is None and sum(s.autoplay for s in seats) == 2:
                 dms_at_autoplay = sum(len(kit.fake.log.dms(m.id)) for m in (kit.alice, kit.bob))
-            if paused_at_hands is None and kit.service.public_view(table).paused is not None:
+            if paused_at_hands is None and kit.service.public_view_as_shown(table).paused is not None:
                 paused_at_hands = len(await kit.rt.store.hand_numbers(table))
                 ledger_at_pause = paused_at_hands
         open_ = table in kit.service.tables()
@@ -214,7 +214,7 @@ async def restart_mid_claim(tmp: Path) -> dict[str, Any]:
             await kit.settle()
             for pid in humans:
                 try:
-                    view = kit.service.private_view(table, pid)
+                    view = kit.service.private_view_as_shown(table, pid)
                 except Exception:
                     continue
                 if view.choices and view.claim_tile is not None:
@@ -223,7 +223,7 @@ async def restart_mid_claim(tmp: Path) -> dict[str, Any]:
             if claimant is not None:
                 break
             for pid, member in humans.items():
-                view = kit.service.private_view(table, pid)
+                view = kit.service.private_view_as_shown(table, pid)
                 if view.choices:
                     verb, arg = kit.ai_choice(member, table)
                     with contextlib.suppress(Exception):
@@ -244,7 +244,7 @@ async def restart_mid_claim(tmp: Path) -> dict[str, Any]:
         await kit.settle()
         events = (await kit.rt.store.load_events(table))[events_before:]
         timeouts = sum(1 for e in events if e.payload.get("by") == "timeout")
-        again = kit.service.private_view(table, pid)
+        again = kit.service.private_view_as_shown(table, pid)
         resumed_notice = any("重启" in (m.content or "") + json.dumps([e.to_dict() for e in m.embeds],
                                                                       ensure_ascii=False)
                              for m in kit.table_messages())

@@ -115,7 +115,7 @@ class Tables(KwxGroupCog, name="Tables"):
         return tr("cmd.joined", self.lang(interaction), table=table_id)
 
     async def do_leave(self, interaction: discord.Interaction, table_id: int) -> str:
-        started = self.rt.service.public_view(table_id).phase != "lobby"
+        started = self.rt.service.public_view_as_shown(table_id).phase != "lobby"
         await self.rt.service.leave(table_id, str(interaction.user.id))
         return tr("cmd.left_game" if started else "cmd.left", self.lang(interaction), table=table_id)
 
@@ -127,7 +127,7 @@ class Tables(KwxGroupCog, name="Tables"):
         """The player is here (pressed their panel, asked for their hand, pressed 取消托管): 托管 ends."""
         service = self.rt.service
         try:
-            seats = service.public_view(table_id).seats
+            seats = service.public_view_as_shown(table_id).seats
         except TableError:
             return
         if any(s.player.player_id == player_id and s.autoplay for s in seats):
@@ -160,7 +160,7 @@ class Tables(KwxGroupCog, name="Tables"):
         rt = self.rt
         pid = str(interaction.user.id)
         try:
-            view = rt.service.private_view(table_id, pid)
+            view = rt.service.private_view_as_shown(table_id, pid)
         except TableError as err:
             await self.refuse(interaction, err, table_id)
             return
@@ -314,7 +314,7 @@ class Tables(KwxGroupCog, name="Tables"):
         if verb == "unauto":
             pid = str(interaction.user.id)
             try:
-                seats = self.rt.service.public_view(table_id).seats
+                seats = self.rt.service.public_view_as_shown(table_id).seats
             except TableError as err:
                 await self.refuse(interaction, err, table_id)
                 return

@@ -149,7 +149,7 @@ async def replayed_state(db: Path) -> dict[str, Any]:
     try:
         await service.start(include=only_channel(LOCAL_GUILD, AUTOPLAY_CHANNEL))
         table_id = service.table_in_channel(LOCAL_GUILD, AUTOPLAY_CHANNEL)
-        return table_state(service.public_view(table_id))
+        return table_state(service.public_view_as_shown(table_id))
     finally:
         await service.shutdown()
         await store.close()

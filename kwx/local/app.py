@@ -224,7 +224,7 @@ class KwxApp(App[int]):
                                                       seed=self.seed, new=self.new)
         fe.table_id = self.table_id
         key = "resumed" if resumed else "new_table"
-        self.log_line(escape(say(key, self.lang, table=self.table_id, hand=self.service.public_view(self.table_id).hand_no)))
+        self.log_line(escape(say(key, self.lang, table=self.table_id, hand=self.service.public_view_as_shown(self.table_id).hand_no)))
         unused = unused_timer(existing, self.turn_seconds) if resumed else None
         if unused is not None:
             self.log_line(fe.unused_timer_line(self.table_id, unused))
@@ -232,9 +232,9 @@ class KwxApp(App[int]):
         last = getattr(self.service, "last_result", None)
         result = last(self.table_id) if resumed and last is not None else None
         if result is not None:  # between hands: the hand that ended, not its board as if live
-            await fe.hand_finished(result, self.service.public_view(self.table_id))
+            await fe.hand_finished(result, self.service.public_view_as_shown(self.table_id))
         elif resumed:  # a hand in play: its header, with the commitment its seed will be checked against
-            self.log_line(fe.header(self.service.public_view(self.table_id)))
+            self.log_line(fe.header(self.service.public_view_as_shown(self.table_id)))
         self.ready.set()
         self.redraw(hand=True)
 
@@ -290,9 +290,9 @@ class KwxApp(App[int]):
         if self.service is None or self.fe is None or self.table_id is None:
             return
         with contextlib.suppress(Exception):
-            self.fe.board = self.service.public_view(self.table_id)
+            self.fe.board = self.service.public_view_as_shown(self.table_id)
         with contextlib.suppress(Exception):
-            self.fe.hand = self.service.private_view(self.table_id, YOU_ID)
+            self.fe.hand = self.service.private_view_as_shown(self.table_id, YOU_ID)
 
     def held(self) -> list[Tile]:
         fe = self.fe

@@ -154,7 +154,7 @@ async def autoplay(db_path: str | Path, hands: int, *, seed: str | None = None, 
         await seat_players(service, table_id, HOST, [], level)
         reached = await _watch(frontend, stall_seconds)
         await service.shutdown()  # lets actions in flight commit and delivers the queued views
-        view = frontend.board or service.public_view(table_id)
+        view = frontend.board or service.public_view_as_shown(table_id)
         players = [s.player.player_id for s in view.seats]
         balances = {p: (await store.balance(LOCAL_GUILD, p)).balance for p in players}
         events = await store.load_events(table_id)

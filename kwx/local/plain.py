@@ -318,8 +318,8 @@ class TableActions(Protocol):
     async def act(self, table_id: int, player_id: str, verb: str, tile: Tile | None = None,
                   step: int | None = None) -> None: ...
     async def set_autoplay(self, table_id: int, player_id: str, on: bool) -> None: ...
-    def public_view(self, table_id: int) -> PublicView: ...
-    def private_view(self, table_id: int, player_id: str) -> PrivateView: ...
+    def public_view_as_shown(self, table_id: int) -> PublicView: ...
+    def private_view_as_shown(self, table_id: int, player_id: str) -> PrivateView: ...
 
 
 class TerminalTable:
@@ -343,9 +343,9 @@ class TerminalTable:
     def refresh(self) -> None:
         """Take the service's current views (they are the truth; the front end's copies may lag a callback)."""
         with contextlib.suppress(Exception):
-            self.frontend.board = self.service.public_view(self.table_id)
+            self.frontend.board = self.service.public_view_as_shown(self.table_id)
         with contextlib.suppress(Exception):
-            self.frontend.hand = self.service.private_view(self.table_id, self.frontend.player_id)
+            self.frontend.hand = self.service.private_view_as_shown(self.table_id, self.frontend.player_id)
 
     def show(self) -> None:
         """The full board, and the prompt when you must act."""
@@ -495,7 +495,7 @@ async def play_terminal(db_path: str | Path, *, lang: str = "zh-CN", seed: str |
     try:
         table_id, resumed = await open_or_resume(service, you, turn_seconds=turn_seconds, seed=seed, new=new)
         if resumed:
-            console.print(say("resumed", lang, table=table_id, hand=service.public_view(table_id).hand_no),
+            console.print(say("resumed", lang, table=table_id, hand=service.public_view_as_shown(table_id).hand_no),
                           highlight=False)
             unused = unused_timer(existing, turn_seconds)
             if unused is not None:
@@ -512,7 +512,7 @@ async def play_terminal(db_path: str | Path, *, lang: str = "zh-CN", seed: str |
             last = getattr(service, "last_result", None)
             result = last(table_id) if last is not None else None
             if result is not None:  # between hands: the hand that ended, not its finished board as if live
-                await frontend.hand_finished(result, service.public_view(table_id))
+                await frontend.hand_finished(result, service.public_view_as_shown(table_id))
             else:
                 table.show()
         frontend.resuming = False

@@ -70,14 +70,14 @@ async def finished_hands(store: Store, table_id: int) -> int:
 async def seat_players(service: Any, table_id: int, host: PlayerRef, humans: Sequence[PlayerRef],
                        ai_level: str = "standard") -> None:
     """Make sure the humans sit and AI players fill the other seats, then deal, if the table is in its lobby."""
-    view = service.public_view(table_id)
+    view = service.public_view_as_shown(table_id)
     if view.phase != "lobby":
         return
     seated = {s.player.player_id for s in view.seats}
     for player in humans:
         if player.player_id not in seated:
             await service.join(table_id, player)
-    while len(service.public_view(table_id).seats) < 3:
+    while len(service.public_view_as_shown(table_id).seats) < 3:
         await service.add_ai(table_id, ai_level, by=host.player_id)
     await service.start_game(table_id, by=host.player_id)
 
@@ -140,13 +140,13 @@ async def come_back(service: Any, table_id: int, player_id: str) -> bool:
     """You are at the table: a pause ends (the table plays on) and so does 托管. True when either did."""
     did = False
     with contextlib.suppress(Exception):
-        view = service.public_view(table_id)
+        view = service.public_view_as_shown(table_id)
         if getattr(view, "paused", None) is not None and hasattr(service, "resume"):
             await service.resume(table_id, player_id)
             did = True
     mine = False
     with contextlib.suppress(Exception):
-        view = service.public_view(table_id)
+        view = service.public_view_as_shown(table_id)
         mine = any(s.autoplay and s.player.player_id == player_id for s in view.seats)
     if mine or _private_autoplay(service, table_id, player_id):
         with contextlib.suppress(Exception):
@@ -157,6 +157,6 @@ async def come_back(service: Any, table_id: int, player_id: str) -> bool:
 
 def _private_autoplay(service: Any, table_id: int, player_id: str) -> bool:
     try:
-        return bool(service.private_view(table_id, player_id).autoplay)
+        return bool(service.private_view_as_shown(table_id, player_id).autoplay)
     except Exception:
         return False

@@ -352,9 +352,14 @@ class TableService:
         return self._presence.table_of(table_id)
 
     # == reading =========================================================================================
-    def public_view(self, table_id: int) -> PublicView:
-        """The board as the front end shows it (during the pause after a discard, not yet what follows)."""
+    def public_view_as_shown(self, table_id: int) -> PublicView:
+        """The board as the front ends show it: during the pause after a discard, the moment the board holds,
+        not yet what follows (kwx/table/claim_pause.py). What a front end reads."""
         return self._delivery.public_as_shown(self.context.table(table_id))
+
+    def public_view_live(self, table_id: int) -> PublicView:
+        """The board as the table stands, which the pause after a discard may still hide (tools, tests)."""
+        return self._delivery.public_live(self.context.table(table_id))
 
     def last_result(self, table_id: int) -> ResultView | None:
         """The result of the hand that just ended while the table is between hands (a front end that resumes
@@ -364,13 +369,17 @@ class TableService:
             return None
         return result_view(t)
 
-    def private_view(self, table_id: int, player_id: str) -> PrivateView:
-        """A seated player's panel as the front end shows it."""
+    def private_view_as_shown(self, table_id: int, player_id: str) -> PrivateView:
+        """A seated player's panel as the front ends show it: during the pause after a discard, the one last
+        sent, with no choices (the decision after the pause is offered when it shows). What a front end reads."""
         t = self.context.table(table_id)
-        seat = t.seat_of(player_id) if t.status != LOBBY else None
-        if seat is None:
-            raise TableError("not_seated", "you have no seat in this hand")
-        return self._delivery.private_as_shown(t, seat)
+        return self._delivery.private_as_shown(t, _seat(t, player_id))
+
+    def private_view_live(self, table_id: int, player_id: str) -> PrivateView:
+        """A seated player's panel as the table stands, which the pause after a discard may still hide (tools,
+        tests)."""
+        t = self.context.table(table_id)
+        return self._delivery.private_live(t, _seat(t, player_id))
 
     def table_in_channel(self, guild: str, channel: str) -> int | None:
         return self._lobby.table_in_channel(guild, channel)
@@ -393,3 +402,10 @@ class TableService:
     def live_table(self, table_id: int) -> LiveTable:
         """The table's replayed state itself (tests and tools that check it; front ends read views)."""
         return self.context.table(table_id)
+
+
+def _seat(t: LiveTable, player_id: str) -> int:
+    seat = t.seat_of(player_id) if t.status != LOBBY else None
+    if seat is None:
+        raise TableError("not_seated", "you have no seat in this hand")
+    return seat

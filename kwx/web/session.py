@@ -101,7 +101,7 @@ class Sessions:
     def _at(self, table_id: int, player_id: str, name: str = "") -> Identity:
         if self.service.table_of(table_id) is None:
             raise TableError("no_table", "the table is closed or not run here")
-        view = self.service.public_view(table_id)
+        view = self.service.public_view_as_shown(table_id)
         seated = next((s.player for s in view.seats if s.player.player_id == player_id), None)
         if seated is None:
             return Identity(table_id, None, name)
@@ -110,7 +110,7 @@ class Sessions:
     def first_messages(self, who: Identity, lang: str) -> list[str]:
         """The table as it stands, for a page that just (re)connected."""
         service, hub = self.service, self.hub
-        board = service.public_view(who.table_id)
+        board = service.public_view_as_shown(who.table_id)
         # The seat's own link, signed here: the page opens a finished hand's review with it (an Activity page
         # has no link of its own).
         link = self.links.issue(who.table_id, who.player_id) if who.player_id is not None else None
@@ -119,7 +119,7 @@ class Sessions:
                hub.board_message(board, lang)]
         if who.player_id is not None and board.phase != "lobby":
             with contextlib.suppress(TableError):  # seated in the lobby, or the seat was left this hand
-                out.append(hub.hand_message(service.private_view(who.table_id, who.player_id), lang))
+                out.append(hub.hand_message(service.private_view_as_shown(who.table_id, who.player_id), lang))
         result = service.last_result(who.table_id)
         if result is not None:
             out.append(hub.result_message(result, board, lang))

@@ -296,7 +296,7 @@ async def alice_asked(kit: Kit) -> tuple[int, StoredMessage, Any, Any]:
     await kit.slash(kit.alice, "kwx start")
     await kit.until_asked(kit.alice)
     latest = kit.rt.frontend.panels.get(table, str(kit.alice.id)).latest
-    seat = next(s for s in kit.rt.service.public_view(table).seats if s.player.player_id == str(kit.alice.id))
+    seat = next(s for s in kit.rt.service.public_view_as_shown(table).seats if s.player.player_id == str(kit.alice.id))
     return table, kit.live_panel(kit.alice), latest, seat
 
 

@@ -96,7 +96,7 @@ async def test_a_full_budget_stretches_the_boards_and_refuses_new_tables(tmp_pat
             refused = kit.reply(await kit.slash(kit.alice, "kwx start"))
             budget.log_if_saturated()
         assert refused == tr("error.bot_busy", "zh-CN", minutes=10)  # no table has closed lately: ten minutes
-        assert kit.service.public_view(table).phase == "lobby"
+        assert kit.service.public_view_as_shown(table).phase == "lobby"
         assert any("REST budget full" in r.message for r in caplog.records)
 
         elsewhere = kit.fake.add_text_channel(kit.world.guild)
@@ -108,6 +108,6 @@ async def test_a_full_budget_stretches_the_boards_and_refuses_new_tables(tmp_pat
             budget.board_gone(other)
         assert budget.room_for_table()
         assert kit.reply(await kit.slash(kit.alice, "kwx start")) != refused
-        await kit.until(lambda: kit.service.public_view(table).phase != "lobby")
+        await kit.until(lambda: kit.service.public_view_as_shown(table).phase != "lobby")
     finally:
         await stop_kit(kit)

@@ -73,7 +73,7 @@ async def test_pressing_a_danger_tile_asks_first_with_its_cost_and_dont_ask_agai
         assert kit.service.context.tables[table].seq == seq  # nothing played yet
         asked = kit.fake.message(panel.id)
         assert {v for v, _, _ in kit.acts(asked)} == {"dok", "dnc", "back"}
-        cost = kit.service.private_view(table, str(bob.id)).warnings[0].cost
+        cost = kit.service.private_view_as_shown(table, str(bob.id)).warnings[0].cost
         # who wins and what it costs, as the engine will charge it: 包胡, alice's win twice over
         assert f"会让亮倒的 alice 胡牌：包胡，你一个人付 {cost}（翻倍）" in asked.embeds[0].description
         await kit.press(bob, asked, "dnc")  # discard, and don't ask again

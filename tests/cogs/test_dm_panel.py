@@ -124,13 +124,13 @@ async def test_auto_pass_passes_a_claim_at_once_and_mo_qie_discards_the_draw(kit
     await kit.press(bob, kit.live_panel(bob), "discard", "5p")  # alice could 碰 it
     await kit.settle()
     assert kit.live_panel(alice) is None  # passed for her, never shown
-    assert [m.kind for m in kit.service.public_view(table).seats[0].melds] == []
+    assert [m.kind for m in kit.service.public_view_as_shown(table).seats[0].melds] == []
     turn = kit.live_panel(carol)
     assert turn is not None  # carol drew: her prompt says who discarded what
     assert kit.fake.message(turn.id).embeds[0].description.startswith("bob 打出 <:kwx_5p")
     await kit.press(carol, turn, "mq", "9p")  # 摸切
     await kit.settle()
-    assert kit.service.public_view(table).seats[2].discards[-1] == Tile.P9
+    assert kit.service.public_view_as_shown(table).seats[2].discards[-1] == Tile.P9
 
 
 def test_the_liangdao_picks_say_what_each_would_wait_on_and_declared_waits_have_their_counts() -> None:

@@ -63,7 +63,7 @@ async def test_a_press_the_service_is_slow_to_answer_is_deferred_in_time_and_the
         mine = [r for r in out.records if r.interaction_id == out.interaction.id]
         assert mine and mine[0].kind == "defer"  # answered before the service was
         await kit.settle()
-        assert kit.service.public_view(kit.service.tables()[0]).seats[0].discards  # the move was made
+        assert kit.service.public_view_as_shown(kit.service.tables()[0]).seats[0].discards  # the move was made
     finally:
         await stop_kit(kit)
 

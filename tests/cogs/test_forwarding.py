@@ -59,7 +59,7 @@ def _press_of_another_table(kit, panel, custom_id: str, other: int) -> tuple[Any
 
 async def test_the_owner_answers_a_forwarded_dm_press_through_its_token(kit) -> None:
     table, panel, custom_id = await _alice_prompted(kit)
-    step = kit.service.private_view(table, str(kit.alice.id)).step
+    step = kit.service.private_view_as_shown(table, str(kit.alice.id)).step
     pressed = kit.fake.button_interaction(kit.alice, panel, custom_id)
     await pressed.response.defer()  # what shard 0's process did before forwarding it
     press = json.loads(json.dumps(press_payload(pressed)))
@@ -67,7 +67,7 @@ async def test_the_owner_answers_a_forwarded_dm_press_through_its_token(kit) -> 
     mark = kit.fake.log.mark()
     await run_forwarded_press(kit.bot, press)
     await kit.settle()
-    assert kit.service.private_view(table, str(kit.alice.id)).step > step  # the move was made here
+    assert kit.service.private_view_as_shown(table, str(kit.alice.id)).step > step  # the move was made here
     edits = [r for r in kit.fake.log.since(mark) if r.kind == "edit" and r.interaction_id == pressed.id]
     assert edits and edits[0].message_id == panel.id  # the pressed panel, edited through the token
     assert not kit.fake.log.refused(user_id=kit.alice.id)

@@ -23,7 +23,7 @@ async def until_paused(kit: Kit, table: int, rounds: int = 200) -> None:
     """Nobody answers: move the clock past every deadline until the table pauses."""
     for _ in range(rounds):
         await kit.settle()
-        view = kit.service.public_view(table)
+        view = kit.service.public_view_as_shown(table)
         if view.paused is not None:
             await kit.settle()  # the pause is written before the hand's result is sent: let that go out too
             return
@@ -49,10 +49,10 @@ async def test_an_abandoned_table_pauses_after_one_hand_and_resumes_by_its_butto
     assert len(kit.results()) == 1  # paused: nothing moves
     refused = await kit.press_id(kit.bob, board, resume.custom_id)  # not a player of this table
     assert "不在" in kit.reply(refused) or "你" in kit.reply(refused)
-    assert kit.service.public_view(table).paused == "nobody"
+    assert kit.service.public_view_as_shown(table).paused == "nobody"
     await kit.press_id(kit.alice, board, resume.custom_id)
-    assert kit.service.public_view(table).paused is None
-    assert not kit.service.public_view(table).seats[0].autoplay  # she is back
+    assert kit.service.public_view_as_shown(table).paused is None
+    assert not kit.service.public_view_as_shown(table).seats[0].autoplay  # she is back
 
 
 async def test_a_player_who_lets_her_turn_time_out_keeps_one_panel_for_the_hand(kit: Kit) -> None:
@@ -92,9 +92,9 @@ async def test_my_hand_ends_autoplay_and_resumes_a_table_paused_for_her(kit: Kit
     await kit.slash(kit.alice, "kwx start")
     await until_paused(kit, table)
     seat = kit.service.context.tables[table].seat_of(str(kit.alice.id))
-    assert kit.service.public_view(table).seats[seat].autoplay
+    assert kit.service.public_view_as_shown(table).seats[seat].autoplay
     await kit.slash(kit.alice, "kwx hand")
-    view = kit.service.public_view(table)
+    view = kit.service.public_view_as_shown(table)
     assert not view.seats[seat].autoplay and view.paused is None
 
 
@@ -119,10 +119,10 @@ async def test_a_seated_player_leaves_at_the_end_of_the_hand_and_someone_takes_t
     assert "本局结束后离开" in kit.reply(out)
     await kit.play_hand([kit.alice])  # the AI plays Bob's seat meanwhile
     await kit.settle()
-    assert kit.service.public_view(table).paused == "seat_empty"
+    assert kit.service.public_view_as_shown(table).paused == "seat_empty"
     await kit.slash(kit.carol, "kwx join")
     await kit.settle()
-    view = kit.service.public_view(table)
+    view = kit.service.public_view_as_shown(table)
     assert view.paused is None
     assert str(kit.carol.id) in {s.player.player_id for s in view.seats} | {
         p.player_id for p in kit.service.context.tables[table].players.values() if p.player_id == str(kit.carol.id)}
@@ -184,9 +184,9 @@ async def test_revoked_permissions_pause_the_table_and_tell_the_host_once(kit: K
         kit.clock.advance(31)
         await kit.service.tick()
         await kit.settle()
-        if kit.service.public_view(table).paused is not None:
+        if kit.service.public_view_as_shown(table).paused is not None:
             break
-    assert kit.service.public_view(table).paused == "channel_lost"
+    assert kit.service.public_view_as_shown(table).paused == "channel_lost"
     for _ in range(10):
         kit.clock.advance(31)
         await kit.service.tick()

@@ -53,7 +53,7 @@ async def test_after_a_bugang_the_replacement_draw_is_offered_when_the_pause_end
 
     await later(kit, PAUSE / 2)  # within the pause: the board shows the 补杠, her panel offers nothing
     assert kit.live_panel(alice) is None
-    assert kit.service.public_view(table).claim_kind == "bugang"
+    assert kit.service.public_view_as_shown(table).claim_kind == "bugang"
 
     await later(kit, PAUSE / 2)  # the pause is over: her panel asks again, with the replacement draw
     panel = kit.live_panel(alice)
@@ -61,5 +61,5 @@ async def test_after_a_bugang_the_replacement_draw_is_offered_when_the_pause_end
     assert ("discard", "9s") in [(verb, arg) for verb, arg, _ in kit.acts(panel)]
     replies.append(kit.reply(await kit.press(alice, panel, "discard", "9s")))
     assert not any(replies), replies  # no press was refused (a press that works gets no words)
-    seat = kit.service.public_view(table).seats[0]
+    seat = kit.service.public_view_as_shown(table).seats[0]
     assert [m.kind for m in seat.melds] == ["kong"] and seat.discards[-1].compact == "9s"

@@ -52,7 +52,7 @@ async def test_a_restart_after_a_prompt_changed_while_down_sends_it_again(tmp_pa
         await kit.settle()
         new_prompt = kit.live_panel(kit.alice)
         assert new_prompt is not None and new_prompt.id != old_prompt.id  # a fresh prompt: alice is notified
-        assert kit.service.public_view(table).hand_no == 1
+        assert kit.service.public_view_as_shown(table).hand_no == 1
     finally:
         await stop_kit(kit)
 

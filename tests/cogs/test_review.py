@@ -78,7 +78,7 @@ async def test_a_hand_in_play_cannot_be_reviewed(kit: Kit, monkeypatch):
     reply = answer(out)
     # the refusal alone: no step, no tile, no button
     assert reply.text == "你在本服务器还没有打完的牌局：一手牌打完后才能复盘。" and not reply.embeds
-    assert not reply.components and kit.service.public_view(table).phase != "finished"
+    assert not reply.components and kit.service.public_view_as_shown(table).phase != "finished"
 
 
 async def test_only_the_players_of_a_hand_or_a_manager_may_review_it(kit: Kit, monkeypatch):

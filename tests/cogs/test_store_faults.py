@@ -90,7 +90,7 @@ async def test_a_failing_store_pauses_the_table_and_resume_plays_on(kit: Kit, mo
 
     tries.clear()  # the store works again
     await kit.press_id(kit.alice, board, resume.custom_id)
-    assert kit.service.public_view(table).paused is None
+    assert kit.service.public_view_as_shown(table).paused is None
     panel = kit.live_panel(kit.alice)
     assert panel is not None and await press_a_move(kit, panel) == ""  # her move is made (no refusal)
     events = await kit.rt.store.load_events(table)

@@ -136,7 +136,7 @@ async def test_hand_command_shows_the_panel_privately_and_its_buttons_act(kit: K
     pressed = await kit.press(dealer, ephemeral, "discard", tile)
     panel_edits = [r for r in pressed.records if r.kind == "edit" and r.message_id == ephemeral.id]
     assert [r.interaction_id for r in panel_edits] == [pressed.interaction.id]  # the answer replaced it in place
-    assert kit.service.public_view(table).seats[kit.service.context.tables[table].seat_of(str(dealer.id))].discards
+    assert kit.service.public_view_as_shown(table).seats[kit.service.context.tables[table].seat_of(str(dealer.id))].discards
 
 
 async def test_stop_needs_the_host_or_a_manager_and_closes_the_board(kit: Kit, monkeypatch) -> None:

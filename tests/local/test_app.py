@@ -161,8 +161,8 @@ async def test_a_tile_that_wins_for_a_liangdao_hand_is_marked_and_asks_first(tmp
     from kwx.table.service import TableService
 
     class LaidDown(TableService):  # as if AI 2 had declared 亮倒 waiting on whatever you drew
-        def private_view(self, table_id: int, player_id: str):
-            view = super().private_view(table_id, player_id)
+        def private_view_as_shown(self, table_id: int, player_id: str):
+            view = super().private_view_as_shown(table_id, player_id)
             if view.drawn is None:
                 return view
             feed = MoveWarning("discard", view.drawn, FEED_WIN, (Gain(2, 8),), baohu=True)

@@ -60,10 +60,10 @@ class FakeService:
             raise self.refuse
         self.acts.append((verb, tile, step))
 
-    def public_view(self, table_id: int) -> PublicView:
+    def public_view_as_shown(self, table_id: int) -> PublicView:
         return self.board
 
-    def private_view(self, table_id: int, player_id: str) -> PrivateView:
+    def private_view_as_shown(self, table_id: int, player_id: str) -> PrivateView:
         return self.hand
 
 

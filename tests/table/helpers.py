@@ -37,13 +37,13 @@ async def wait_prompt(fe: RecordingFrontEnd, svc: TableService, table: int, play
 
     def ready() -> bool:
         try:
-            view = svc.private_view(table, player_id)
+            view = svc.private_view_as_shown(table, player_id)
         except Exception:
             return False
         return bool(view.choices) and view.step > after
 
     await fe.wait_for(ready, timeout)
-    return svc.private_view(table, player_id)
+    return svc.private_view_as_shown(table, player_id)
 
 
 async def finished_hands(fe: RecordingFrontEnd, table: int, n: int, timeout: float = 20.0,
@@ -56,11 +56,11 @@ async def finished_hands(fe: RecordingFrontEnd, table: int, n: int, timeout: flo
     loop = asyncio.get_running_loop()
     end = loop.time() + timeout
     while len(fe.results(table)) < n:
-        if resume.public_view(table).paused == "nobody":
+        if resume.public_view_as_shown(table).paused == "nobody":
             await resume.resume(table, "onlooker", force=True)
         left = end - loop.time()
         if left <= 0:
             raise TimeoutError(f"table {table}: {len(fe.results(table))} of {n} hands")
         with contextlib.suppress(TimeoutError):
-            await fe.wait_for(lambda: len(fe.results(table)) >= n or resume.public_view(table).paused is not None,
+            await fe.wait_for(lambda: len(fe.results(table)) >= n or resume.public_view_as_shown(table).paused is not None,
                               min(left, 1.0))

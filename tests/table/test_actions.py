@@ -39,14 +39,14 @@ async def test_turn_refusals_and_a_discard(make_service, frontend, script):
     await refused("no_table", svc.act(table + 1, ANN.player_id, "discard", "7z"))
     await refused("not_seated", svc.act(table, "999", "discard", "7z"))
     # nothing changed
-    assert svc.private_view(table, ANN.player_id) == view
+    assert svc.private_view_as_shown(table, ANN.player_id) == view
 
     await svc.act(table, ANN.player_id, "discard", Tile.RED, step=view.step)
     await svc.flush()
     board = frontend.boards(table)[-1]
     assert board.seats[0].discards == (Tile.RED,) and board.turn_seat == 1 and board.phase == "turn"
     assert board.last_events[0] == {"kind": "discard", "seat": 0, "tile": "7z", "auto": False, "liangdao": False}
-    after = svc.private_view(table, ANN.player_id)
+    after = svc.private_view_as_shown(table, ANN.player_id)
     assert after.choices == () and Tile.RED not in after.concealed and after.waits == (Tile.S5,)
     assert frontend.private(ANN.player_id)[-1] == (after, False)  # a silent update after her own discard
 
@@ -65,8 +65,8 @@ async def test_double_submission_acts_once(make_service, frontend, script):
         svc.act(table, ANN.player_id, "discard", "7z", step=view.step), return_exceptions=True)
     errors = [o for o in outcomes if isinstance(o, TableError)]
     assert outcomes.count(None) == 1 and [e.code for e in errors] == ["stale"]
-    assert svc.public_view(table).seats[0].discards == (Tile.RED,)
-    assert svc.public_view(table).step == view.step + 1
+    assert svc.public_view_as_shown(table).seats[0].discards == (Tile.RED,)
+    assert svc.public_view_as_shown(table).step == view.step + 1
 
 
 async def test_liangdao_reveals_the_hand_not_the_draw(make_service, frontend, script):
@@ -92,7 +92,7 @@ async def test_claiming_a_discard(make_service, frontend, script):
     view = await wait_prompt(frontend, svc, table, ANN.player_id)
     assert view.claim_tile == Tile.RED
     assert set(view.choices) == {ActionChoice("peng"), ActionChoice("pass")}
-    board = svc.public_view(table)
+    board = svc.public_view_as_shown(table)
     assert board.phase == "claim" and board.claim_tile == Tile.RED and board.turn_seat == 1
     await refused("illegal", svc.act(table, ANN.player_id, "hu", step=view.step))
     await refused("illegal", svc.act(table, ANN.player_id, "discard", "1p", step=view.step))
@@ -100,5 +100,5 @@ async def test_claiming_a_discard(make_service, frontend, script):
     after = await wait_prompt(frontend, svc, table, ANN.player_id, after=view.step)
     assert after.drawn is None and {c.verb for c in after.choices} <= {"discard", "liangdao"}
     assert after.melds[0].kind == "pung" and after.melds[0].tile == Tile.RED and after.melds[0].from_seat == 1
-    public = svc.public_view(table)
+    public = svc.public_view_as_shown(table)
     assert public.seats[0].melds[0].from_seat == 1 and public.seats[1].discards == ()

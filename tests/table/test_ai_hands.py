@@ -47,7 +47,7 @@ async def test_three_ai_seats_play_a_hand_into_the_ledger(make_service, frontend
     entries = await store.entries(GUILD, hand_id=hand_id, limit=100)
     assert Counter(e.reason for e in entries) == Counter(p.reason for p in result.payments)
     # the board at the end says the hand is over; the next hand waits for between_hands
-    assert svc.public_view(table).phase == "finished"
+    assert svc.public_view_as_shown(table).phase == "finished"
     assert frontend.boards(table)[-1].hand_no == 1
 
 
@@ -172,7 +172,7 @@ async def test_stopping_mid_hand_abandons_it(make_service, frontend, store):
 
     svc = make_service(ai_delay=60)  # the AIs never get to move
     table = await ai_table(svc, "stop-seed")
-    assert svc.public_view(table).phase in ("turn", "claim")
+    assert svc.public_view_as_shown(table).phase in ("turn", "claim")
     await svc.stop(table, AI_HOST_ID)
     await svc.flush()
     assert frontend.boards(table)[-1].phase == "closed"
@@ -180,5 +180,5 @@ async def test_stopping_mid_hand_abandons_it(make_service, frontend, store):
     assert await store.hand_id(table, 1) is None and (await store.balances(GUILD)).hands == 0
     assert await store.unfinished_tables() == [] and svc.tables() == []
     with pytest.raises(TableError) as closed:
-        svc.public_view(table)
+        svc.public_view_as_shown(table)
     assert closed.value.code == "closed"

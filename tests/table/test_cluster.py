@@ -55,7 +55,7 @@ async def test_a_dead_process_tables_resume_from_the_log_in_exactly_one_other_pr
     last = await play_own_moves(first, frontend, table, ANN.player_id, 2)
     await wait_prompt(frontend, first, table, ANN.player_id, after=last)
     await first.flush()
-    board = first.public_view(table)
+    board = first.public_view_as_shown(table)
     await first.shutdown()
     await node.stop(release=False)  # killed: the lease is left to expire
 
@@ -69,7 +69,7 @@ async def test_a_dead_process_tables_resume_from_the_log_in_exactly_one_other_pr
         resumed = await asyncio.gather(*(n.tick() for n in nodes))
         assert sorted(resumed) == [[], [table]]  # exactly one process resumed the table
         owner = services[resumed.index([table])]
-        assert owner.public_view(table) == board  # the same hand, at the same step
+        assert owner.public_view_as_shown(table) == board  # the same hand, at the same step
         assert [await n.tick() for n in nodes] == [[], []]  # and nobody resumes it again
     finally:
         for svc, s in zip(services, stores):

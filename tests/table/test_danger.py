@@ -17,11 +17,11 @@ async def test_other_seats_see_the_tiles_that_win_for_a_liangdao_hand(make_servi
     table = await table_with(svc, ANN, level="simple")
     await svc.start_game(table, by=ANN.player_id)
     view = await wait_prompt(frontend, svc, table, ANN.player_id)
-    others = [s.player.player_id for s in svc.public_view(table).seats if s.seat != 0]
-    assert all(svc.private_view(table, pid).danger == {} for pid in others)  # nobody declared yet
+    others = [s.player.player_id for s in svc.public_view_as_shown(table).seats if s.seat != 0]
+    assert all(svc.private_view_as_shown(table, pid).danger == {} for pid in others)  # nobody declared yet
     await svc.act(table, ANN.player_id, "liangdao", "7z", step=view.step)
     await svc.flush()
     for pid in others:
-        other = svc.private_view(table, pid)
+        other = svc.private_view_as_shown(table, pid)
         assert other.danger == {Tile.S5: (0,)} and other.baohu_risk
-    assert svc.private_view(table, ANN.player_id).danger == {}  # her own waits are not a danger to her
+    assert svc.private_view_as_shown(table, ANN.player_id).danger == {}  # her own waits are not a danger to her

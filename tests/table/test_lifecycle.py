@@ -34,13 +34,13 @@ async def abandoned(make_service, frontend, clock, **kwargs) -> tuple[TableServi
     svc = make_service(clock=clock, between_hands=5, **kwargs)
     table = await table_with(svc, ANN, seed="abandon-seed")
     await svc.start_game(table, by=ANN.player_id)
-    await until(svc, clock, lambda: svc.public_view(table).paused is not None)
+    await until(svc, clock, lambda: svc.public_view_as_shown(table).paused is not None)
     return svc, table
 
 
 async def test_a_hand_nobody_played_is_the_last_one(make_service, frontend, clock, store):
     svc, table = await abandoned(make_service, frontend, clock)
-    board = svc.public_view(table)
+    board = svc.public_view_as_shown(table)
     assert board.paused == "nobody" and board.hand_no == 1 and board.deadline is None
     assert [c.args[1] for c in frontend.of("table_paused")] == ["nobody"]
     assert frontend.notices("table.paused.nobody")
@@ -51,19 +51,19 @@ async def test_a_hand_nobody_played_is_the_last_one(make_service, frontend, cloc
         clock.advance(60)
         await svc.tick()
     await svc.flush()
-    assert svc.public_view(table).hand_no == 1 and await store.hand_numbers(table) == [1]
+    assert svc.public_view_as_shown(table).hand_no == 1 and await store.hand_numbers(table) == [1]
     assert len(await store.load_events(table)) == events
     await refused("paused", svc.act(table, ANN.player_id, "discard", "5p"))
 
 
 async def test_resume_plays_on_and_the_resumer_is_back(make_service, frontend, clock, store):
     svc, table = await abandoned(make_service, frontend, clock)
-    assert svc.public_view(table).seats[0].autoplay  # she timed out into 托管
+    assert svc.public_view_as_shown(table).seats[0].autoplay  # she timed out into 托管
     for who in (BOB.player_id, "ai:standard:1"):
         await refused("not_seated", svc.resume(table, who))
     await svc.resume(table, ANN.player_id)
     await svc.flush()
-    assert svc.public_view(table).paused is None and not svc.public_view(table).seats[0].autoplay
+    assert svc.public_view_as_shown(table).paused is None and not svc.public_view_as_shown(table).seats[0].autoplay
     assert frontend.notices("table.resumed")
     clock.advance(5)
     await svc.tick()
@@ -76,7 +76,7 @@ async def test_back_from_autoplay_resumes(make_service, frontend, clock):
     svc, table = await abandoned(make_service, frontend, clock)
     await svc.set_autoplay(table, ANN.player_id, False)
     await svc.flush()
-    assert svc.public_view(table).paused is None
+    assert svc.public_view_as_shown(table).paused is None
 
 
 async def test_restart_keeps_a_paused_table_paused(make_service, frontend, clock, store, db_path):
@@ -89,7 +89,7 @@ async def test_restart_keeps_a_paused_table_paused(make_service, frontend, clock
         clock.advance(600)
         await second.tick()
         await second.flush()
-        assert second.public_view(table).paused == "nobody" and second.public_view(table).hand_no == 1
+        assert second.public_view_as_shown(table).paused == "nobody" and second.public_view_as_shown(table).hand_no == 1
         assert await store2.hand_numbers(table) == [1]
         await second.shutdown()
 
@@ -132,7 +132,7 @@ async def test_leave_takes_effect_at_the_end_of_the_hand(make_service, frontend,
     await svc.start_game(table, by=ANN.player_id)
     await svc.leave(table, BOB.player_id)  # the hand goes on, the AI plays his seat
     await svc.flush()
-    board = svc.public_view(table)
+    board = svc.public_view_as_shown(table)
     assert board.paused is None and [s.autoplay for s in board.seats if s.player == BOB] == [True]
     assert frontend.notices("table.leaving")
 
@@ -142,7 +142,7 @@ async def test_leave_takes_effect_at_the_end_of_the_hand(make_service, frontend,
             await asyncio.sleep(0.002)
             if frontend.results(table):
                 return
-            view = svc.private_view(table, ANN.player_id)
+            view = svc.private_view_as_shown(table, ANN.player_id)
             if view.choices:
                 c = next((c for c in view.choices if c.verb in ("hu", "pass")), None) or next(
                     c for c in view.choices if c.verb == "discard")
@@ -151,7 +151,7 @@ async def test_leave_takes_effect_at_the_end_of_the_hand(make_service, frontend,
 
     await ann_plays()
     await finished_hands(frontend, table, 1)
-    board = svc.public_view(table)  # the pause is written before the result goes out
+    board = svc.public_view_as_shown(table)  # the pause is written before the result goes out
     assert board.paused == "seat_empty"
     assert await store.hand_numbers(table) == [1]  # the hand he left was played out and paid
     await refused("seat_empty", svc.resume(table, ANN.player_id))
@@ -161,12 +161,12 @@ async def test_leave_takes_effect_at_the_end_of_the_hand(make_service, frontend,
     await svc.join(table, CY)  # Cy takes the seat: the table plays on with her
     await svc.flush()
     assert seat_player not in live.state.reads.by_player  # Cy is not taken for a player who feeds
-    assert svc.public_view(table).paused is None
+    assert svc.public_view_as_shown(table).paused is None
     clock.advance(5)
     await svc.tick()
     await svc.flush()
-    assert CY.player_id in [s.player.player_id for s in svc.public_view(table).seats]
-    assert BOB.player_id not in [s.player.player_id for s in svc.public_view(table).seats]
+    assert CY.player_id in [s.player.player_id for s in svc.public_view_as_shown(table).seats]
+    assert BOB.player_id not in [s.player.player_id for s in svc.public_view_as_shown(table).seats]
     names = {p.player_id for p, _ in svc.table_of(table).summary.net}
     assert {BOB.player_id, CY.player_id} <= names  # the leaver keeps his line in the table's totals
 
@@ -214,9 +214,9 @@ async def test_a_channel_lost_pause_stops_the_clock(make_service, frontend, cloc
     clock.advance(3600 * 0.4)
     await svc.tick()
     await svc.flush()
-    assert svc.private_view(table, ANN.player_id).step == view.step  # no timeout while paused
+    assert svc.private_view_as_shown(table, ANN.player_id).step == view.step  # no timeout while paused
     await svc.resume(table, ANN.player_id)
-    fresh = svc.private_view(table, ANN.player_id)
+    fresh = svc.private_view_as_shown(table, ANN.player_id)
     assert fresh.deadline is not None and fresh.deadline > clock.now + 5  # a full fresh deadline
 
 

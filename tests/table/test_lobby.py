@@ -61,7 +61,7 @@ async def test_rotation_needs_four(make_service):
     await refused("need_players", svc.start_game(table, by=ANN.player_id))
     await svc.join(table, DEE)
     await refused("table_full", svc.join(table, CY))
-    assert svc.public_view(table).waiting_player == DEE and svc.public_view(table).capacity == 4
+    assert svc.public_view_as_shown(table).waiting_player == DEE and svc.public_view_as_shown(table).capacity == 4
 
 
 async def test_spectators_and_host_handover(make_service, frontend):
@@ -104,12 +104,12 @@ async def test_the_lobby_survives_a_restart(make_service, store, frontend):
 
     second = make_service()
     assert await second.start() == [table]
-    view = second.public_view(table)
+    view = second.public_view_as_shown(table)
     assert [s.player for s in view.seats] == [ANN, BOB] and view.phase == "lobby"
     assert second.spectators(table) == [CY]
     assert second.host(table) == ANN.player_id
     ai = await second.add_ai(table, by=ANN.player_id)
     await second.start_game(table, by=ANN.player_id)
-    assert second.public_view(table).phase in ("turn", "claim")
-    assert ai in [s.player for s in second.public_view(table).seats]
+    assert second.public_view_as_shown(table).phase in ("turn", "claim")
+    assert ai in [s.player for s in second.public_view_as_shown(table).seats]
     assert isinstance(ai, PlayerRef)

@@ -47,7 +47,7 @@ async def play_discard(make_service, script, ann_hand: str) -> tuple[ChannelFron
     await fe.wait_for(lambda: any(v.phase == "claim" for v in fe.boards(table)))
     await svc.flush()
     start = clock.now
-    prompt = svc.private_view(table, ANN.player_id)
+    prompt = svc.private_view_as_shown(table, ANN.player_id)
     for step in (0.5, 0.5, 0.49, 0.01):
         clock.advance(step)
         if prompt.choices and clock.now - start == 0.5:  # Ann answers within the pause

@@ -22,7 +22,7 @@ async def test_each_table_event_is_one_info_line_with_table_and_server_and_no_ti
     await svc.start_game(table, by=ANN.player_id)
     await svc.set_autoplay(table, ANN.player_id, True)  # the AI plays Ann's concealed hand for her
     await frontend.wait_for(lambda: len(frontend.results(table)) >= 1, timeout=30)
-    await frontend.wait_for(lambda: svc.public_view(table).paused is not None)  # nobody played: paused
+    await frontend.wait_for(lambda: svc.public_view_as_shown(table).paused is not None)  # nobody played: paused
     await svc.stop(table, ANN.player_id)
     await svc.flush()
     events = [r.getMessage() for r in caplog.records if r.name == "kwx.table.events"]

@@ -22,15 +22,15 @@ async def test_the_next_seat_sees_the_kong_it_would_feed_and_how_many_of_its_wai
     assert view.kong_feed == {} and view.last_discard is None
     await svc.act(table, ANN.player_id, "liangdao", "7z", step=view.step)
     await svc.flush()
-    seats = svc.public_view(table).seats
-    nxt = svc.private_view(table, seats[1].player.player_id)
+    seats = svc.public_view_as_shown(table).seats
+    nxt = svc.private_view_as_shown(table, seats[1].player.player_id)
     assert nxt.drawn == Tile.P9 and nxt.last_discard == (0, Tile.RED)
-    assert nxt.wall_remaining == svc.public_view(table).wall_remaining
+    assert nxt.wall_remaining == svc.public_view_as_shown(table).wall_remaining
     assert nxt.kong_feed == {Tile.P1: (0, 2)}  # 直杠 pays 2 × base 1, and Ann keeps her wait on 5s after it
     assert nxt.discard_waits[Tile.P1] == (Tile.P9,)
     # 9p: her own, and the one in Ann's revealed 789p, are seen; 1p: her own and Ann's three
     assert nxt.unseen[Tile.P9] == 2 and nxt.unseen[Tile.P1] == 0
-    ann = svc.private_view(table, ANN.player_id)
+    ann = svc.private_view_as_shown(table, ANN.player_id)
     assert ann.kong_feed == {}  # not her turn, and her own triplet is no danger to her
 
 
@@ -44,6 +44,6 @@ async def test_a_triplet_whose_kong_would_change_the_waits_is_no_kong_tile(make_
     view = await wait_prompt(frontend, svc, table, ANN.player_id)
     await svc.act(table, ANN.player_id, "liangdao", "7z", step=view.step)
     await svc.flush()
-    nxt = svc.private_view(table, svc.public_view(table).seats[1].player.player_id)
+    nxt = svc.private_view_as_shown(table, svc.public_view_as_shown(table).seats[1].player.player_id)
     assert {c.tile for c in nxt.choices if c.verb == "discard"} >= {Tile.P1, Tile.S5}
     assert nxt.kong_feed == {Tile.S5: (0, 2)}

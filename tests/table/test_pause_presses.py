@@ -1,6 +1,6 @@
 """A button that is shown works. At a table with a human the board holds every discard and 补杠 for a pause;
 the decision that follows is offered to nobody until the pause ends — not as a prompt, and not in the view a
-button answer, "My hand" or the terminal reads (TableService.private_view) — and from that moment a press
+button answer, "My hand" or the terminal reads (TableService.private_view_as_shown) — and from that moment a press
 works, with the whole deadline still to run. After a discard, a 亮倒 and each kind of kong (three human
 seats, every move scripted)."""
 
@@ -51,14 +51,14 @@ async def play(svc: TableService, clock: FakeClock, table: int, player: PlayerRe
                tile: str | None = None) -> None:
     """Once the pause before it is over, `player` makes this move."""
     await later(svc, clock, PAUSE)
-    view = svc.private_view(table, player.player_id)
+    view = svc.private_view_as_shown(table, player.player_id)
     await svc.act(table, player.player_id, verb, tile, step=view.step)
     await svc.flush()
 
 
 async def press_shown(svc: TableService, table: int, player: PlayerRef) -> ActionChoice | None:
     """Press the first button the player's panel shows now (None when it shows none): it must work."""
-    view = svc.private_view(table, player.player_id)
+    view = svc.private_view_as_shown(table, player.player_id)
     if not view.choices:
         return None
     choice = view.choices[0]
@@ -77,15 +77,15 @@ async def the_next_decision_waits_for_the_pause(svc: TableService, fe: StampedFr
     await later(svc, clock, PAUSE / 2)
     assert await press_shown(svc, table, player) is None  # no button while the board holds the move …
     await refused("not_your_turn", svc.act(table, player.player_id, *blind))  # … nor typed blind
-    held = svc.private_view(table, player.player_id)
+    held = svc.private_view_as_shown(table, player.player_id)
     assert parse_tile(blind[1]) not in (*held.concealed, held.drawn)  # the draw it follows is not shown
     assert [at for at, _ in fe.prompts(player.player_id) if at > start] == []  # … in no prompt either
-    assert svc.public_view(table) == fe.boards(table)[-1] == board  # the board as it stands
+    assert svc.public_view_as_shown(table) == fe.boards(table)[-1] == board  # the board as it stands
 
     await later(svc, clock, PAUSE / 2)
     (shown, prompt), *more = [(at, view) for at, view in fe.prompts(player.player_id) if at > start]
     assert shown == start + PAUSE and not more
-    assert prompt == svc.private_view(table, player.player_id) and prompt.choices
+    assert prompt == svc.private_view_as_shown(table, player.player_id) and prompt.choices
     assert prompt.deadline == start + PAUSE + TURN  # the whole turn runs from when it showed
     assert await press_shown(svc, table, player) is not None  # and it works at once
 
@@ -161,13 +161,13 @@ async def test_a_claim_within_the_pause_shows_the_claimer_s_turn_when_the_board_
     await play(svc, clock, table, ANN, "discard", "8s")
     start = clock.now
     await later(svc, clock, PAUSE / 3)
-    claim = svc.private_view(table, BOB.player_id)
+    claim = svc.private_view_as_shown(table, BOB.player_id)
     assert {c.verb for c in claim.choices} == {"peng", "pass"}  # the claim window shows at once
     await svc.act(table, BOB.player_id, "peng", step=claim.step)
     await svc.flush()
     assert await press_shown(svc, table, BOB) is None  # his 碰 is made; the board still shows the window
     await refused("not_your_turn", svc.act(table, BOB.player_id, "discard", "3p"))  # nor typed blind
-    assert svc.public_view(table) == fe.boards(table)[-1] and fe.boards(table)[-1].phase == "claim"
+    assert svc.public_view_as_shown(table) == fe.boards(table)[-1] and fe.boards(table)[-1].phase == "claim"
 
     await later(svc, clock, PAUSE * 2 / 3)
     (shown, prompt), *more = [(at, view) for at, view in fe.prompts(BOB.player_id) if at > start]

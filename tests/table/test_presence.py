@@ -30,7 +30,7 @@ async def play_out(svc: TableService, frontend: RecordingFrontEnd, table: int, p
             return
         for player in players:
             try:
-                view = svc.private_view(table, player.player_id)
+                view = svc.private_view_as_shown(table, player.player_id)
             except TableError:
                 continue
             if view.choices:
@@ -53,7 +53,7 @@ async def between_hands(make_service, frontend: RecordingFrontEnd, clock: FakeCl
     await svc.start_game(table, by=humans[0].player_id)
     await play_out(svc, frontend, table, humans)
     await svc.flush()
-    board = svc.public_view(table)
+    board = svc.public_view_as_shown(table)
     assert board.phase == "finished" and board.paused is None and board.hand_no == 1
     return svc, table
 
@@ -66,7 +66,7 @@ async def test_leaving_between_hands_pauses_until_someone_takes_the_seat(make_se
     svc, table = await between_hands(make_service, frontend, clock, [ANN, BOB], ais=1)
     await svc.leave(table, BOB.player_id)
     await svc.flush()
-    board = svc.public_view(table)
+    board = svc.public_view_as_shown(table)
     assert board.paused == "seat_empty" and pauses(frontend) == ["seat_empty"]
     assert frontend.notices("table.leaving") and frontend.notices("table.paused.seat_empty")
     await refused("not_seated", svc.leave(table, BOB.player_id))  # his seat is empty already
@@ -74,12 +74,12 @@ async def test_leaving_between_hands_pauses_until_someone_takes_the_seat(make_se
     clock.advance(600)
     await svc.tick()
     await svc.flush()
-    assert svc.public_view(table).paused == "seat_empty" and svc.public_view(table).hand_no == 1
+    assert svc.public_view_as_shown(table).paused == "seat_empty" and svc.public_view_as_shown(table).hand_no == 1
 
     await refused("already_seated", svc.join(table, ANN))  # Ann has her seat
     await svc.join(table, CY)
     await svc.flush()
-    assert svc.public_view(table).paused is None
+    assert svc.public_view_as_shown(table).paused is None
     assert svc.table_of(table).players == (ANN, CY, svc.table_of(table).players[2])  # in Bob's seat from the next hand
     (taken,) = frontend.notices("table.seat_taken")
     assert taken.kwargs["player_id"] == CY.player_id
@@ -89,7 +89,7 @@ async def test_leaving_between_hands_pauses_until_someone_takes_the_seat(make_se
     clock.advance(5)
     await svc.tick()
     await svc.flush()
-    assert svc.public_view(table).hand_no == 2 and CY in [s.player for s in svc.public_view(table).seats]
+    assert svc.public_view_as_shown(table).hand_no == 2 and CY in [s.player for s in svc.public_view_as_shown(table).seats]
 
 
 async def test_a_leaver_who_comes_back_takes_their_own_seat_and_the_last_seat_resumes(make_service, frontend,
@@ -102,17 +102,17 @@ async def test_a_leaver_who_comes_back_takes_their_own_seat_and_the_last_seat_re
     await svc.join(table, CY)  # Cy is back: her own seat, not Bob's
     await svc.flush()
     assert svc.table_of(table).players == (ANN, CY)  # seat 2: Bob's seat is still empty
-    assert svc.public_view(table).paused == "seat_empty"
+    assert svc.public_view_as_shown(table).paused == "seat_empty"
     replayed = rebuild(await store.get_table(table), await store.load_events(table))  # a restart now
     assert replayed.player_ids == (ANN.player_id, BOB.player_id, CY.player_id) and replayed.vacant == [BOB.player_id]
     ai = await svc.add_ai(table, by=ANN.player_id)  # the host fills it with an AI player
     await svc.flush()
-    assert svc.public_view(table).paused is None and svc.table_of(table).players == (ANN, ai, CY)
+    assert svc.public_view_as_shown(table).paused is None and svc.table_of(table).players == (ANN, ai, CY)
     assert ai.ai_level == "standard" and ai.is_ai  # an AI seat, played by the AI
     clock.advance(5)
     await svc.tick()
     await svc.flush()
-    assert [s.player for s in svc.public_view(table).seats] == [ANN, ai, CY]  # hand 2: ai plays Bob's seat
+    assert [s.player for s in svc.public_view_as_shown(table).seats] == [ANN, ai, CY]  # hand 2: ai plays Bob's seat
     assert [c.kwargs["player_id"] for c in frontend.notices("table.resumed")] == [ai.player_id]
 
 
@@ -126,7 +126,7 @@ async def test_a_lost_channel_pauses_the_table_once(make_service, frontend, cloc
     assert await svc.pause(table, "channel_lost") is True
     assert await svc.pause(table, "channel_lost") is False
     await svc.flush()
-    assert svc.public_view(table).paused == "channel_lost" and pauses(frontend) == ["channel_lost"]
+    assert svc.public_view_as_shown(table).paused == "channel_lost" and pauses(frontend) == ["channel_lost"]
     assert frontend.notices("table.paused.channel_lost")
     await svc.resume(table, ANN.player_id)
     await refused("not_paused", svc.resume(table, ANN.player_id))

@@ -33,7 +33,7 @@ async def test_a_discard_that_feeds_a_declared_hand_is_asked_first_with_what_the
         make_service, frontend, script):
     svc = make_service(ai_delay=60)
     table, view = await declared_table(svc, frontend, script, FEED)
-    assert [s.player for s in svc.public_view(table).seats][:2] == [ANN, BOB]
+    assert [s.player for s in svc.public_view_as_shown(table).seats][:2] == [ANN, BOB]
     asked = await svc.press(table, BOB.player_id, Press("discard", Tile.S5, step=view.step))
     assert not asked.accepted and asked.refusal is None and asked.ask is not None
     warning = asked.ask.warning
@@ -59,7 +59,7 @@ async def test_the_panel_answered_to_a_win_on_a_discard_still_counts_the_winning
     won = await svc.press(table, ANN.player_id, Press("hu", step=offer.step))
     assert won.accepted and won.view is not None
     assert won.view.unseen == {Tile.S5: 2}  # the winning tile is still one she has seen (not 3 again)
-    bob = svc.private_view(table, BOB.player_id)
+    bob = svc.private_view_as_shown(table, BOB.player_id)
     assert bob.unseen[Tile.S5] == 2  # his discard (the winning tile) and Ann's revealed 5s
 
 
@@ -87,7 +87,7 @@ async def test_a_refused_press_says_why_and_changes_nothing(make_service, fronte
     assert refused.refusal is not None and refused.refusal.code == "not_your_turn"
     old = await svc.press(table, BOB.player_id, Press("pass", step=view.step, hand=view.hand_no - 1))
     assert old.refusal is not None and old.refusal.reason == "hand_over"
-    assert svc.private_view(table, BOB.player_id).step == view.step
+    assert svc.private_view_as_shown(table, BOB.player_id).step == view.step
 
 
 async def test_a_declared_hands_waits_are_counted_for_the_other_seats(make_service, frontend, script):
@@ -105,11 +105,11 @@ async def test_auto_pass_is_the_services_a_claim_offer_without_a_win_is_passed_f
     await svc.join(table, BOB)
     await svc.add_ai(table, "simple", by=ANN.player_id)
     await svc.start_game(table, by=ANN.player_id)
-    bob = svc.private_view(table, BOB.player_id)
+    bob = svc.private_view_as_shown(table, BOB.player_id)
     toggled = await svc.press(table, BOB.player_id, Press("auto_pass", step=bob.step))
     assert toggled.accepted and toggled.auto_pass and toggled.view is not None and toggled.view.auto_pass
     view = await wait_prompt(frontend, svc, table, ANN.player_id)
     assert (await svc.press(table, ANN.player_id, Press("discard", Tile.S9, step=view.step))).accepted
     await svc.flush()
-    assert svc.private_view(table, BOB.player_id).choices == () or svc.private_view(table, BOB.player_id).drawn
+    assert svc.private_view_as_shown(table, BOB.player_id).choices == () or svc.private_view_as_shown(table, BOB.player_id).drawn
     assert svc.stats.auto_passes == 1

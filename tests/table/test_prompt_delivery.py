@@ -22,11 +22,11 @@ async def test_a_late_prompt_gets_its_whole_time_and_one_that_never_came_does_no
     svc.prompt_delivered(table, ANN.player_id, claim.step)
     clock.advance(11)
     await svc.tick()
-    assert svc.private_view(table, ANN.player_id).choices == claim.choices  # 19 s: the plain deadline is past
+    assert svc.private_view_as_shown(table, ANN.player_id).choices == claim.choices  # 19 s: the plain deadline is past
     clock.advance(2)
     await svc.tick()
     await svc.flush()
-    assert svc.private_view(table, ANN.player_id).choices != claim.choices  # 12 s after it arrived: passed
+    assert svc.private_view_as_shown(table, ANN.player_id).choices != claim.choices  # 12 s after it arrived: passed
 
     # 2. Her turn's prompt never reached her (the bot was behind): the turn waits up to one more turn's time,
     # then the timeout move is made, but as the bot's lapse, not hers: with the claim's, that would have been
@@ -34,13 +34,13 @@ async def test_a_late_prompt_gets_its_whole_time_and_one_that_never_came_does_no
     turn = await wait_prompt(frontend, svc, table, ANN.player_id, after=claim.step)
     clock.advance(31)
     await svc.tick()
-    assert svc.private_view(table, ANN.player_id).choices == turn.choices
+    assert svc.private_view_as_shown(table, ANN.player_id).choices == turn.choices
     clock.advance(30)
     await svc.tick()
     await svc.flush()
     assert notice_keys(frontend) == ["event.timeout"]
-    assert not svc.public_view(table).seats[0].autoplay
-    assert svc.public_view(table).seats[0].discards[-1] == turn.drawn
+    assert not svc.public_view_as_shown(table).seats[0].autoplay
+    assert svc.public_view_as_shown(table).seats[0].discards[-1] == turn.drawn
     assert svc.stats.timeouts == {"timeout": 1, "late": 1}
 
 
@@ -53,7 +53,7 @@ async def test_without_confirmations_the_plain_deadline_holds(make_service, fron
     clock.advance(13)
     await svc.tick()
     await svc.flush()
-    assert svc.private_view(table, ANN.player_id).choices != claim.choices
+    assert svc.private_view_as_shown(table, ANN.player_id).choices != claim.choices
     await wait_prompt(frontend, svc, table, ANN.player_id, after=claim.step)
     clock.advance(31)
     await svc.tick()

@@ -67,7 +67,7 @@ async def play_at_random(svc: TableService, clock: FakeClock, table: int, rng: r
                 snaps.append(snapshot(t))
         roll = rng.random()
         try:
-            view = svc.private_view(table, ANN.player_id)
+            view = svc.private_view_as_shown(table, ANN.player_id)
         except TableError:
             view = None
         if view is not None and view.choices and roll < 0.8:

@@ -40,7 +40,7 @@ async def test_restart_mid_hand_gives_the_same_table(store, frontend, db_path, c
     last = await play_own_moves(first, frontend, table, ANN.player_id, 3)
     await wait_prompt(frontend, first, table, ANN.player_id, after=last)
     await first.flush()
-    board, mine = first.public_view(table), first.private_view(table, ANN.player_id)
+    board, mine = first.public_view_as_shown(table), first.private_view_as_shown(table, ANN.player_id)
     assert board.hand_no == 1 and board.phase in ("turn", "claim")
     await first.shutdown()
 
@@ -48,15 +48,15 @@ async def test_restart_mid_hand_gives_the_same_table(store, frontend, db_path, c
     async with await Store.open(db_path) as store2:
         second = TableService(store2, fe2, ai_delay=0, claim_pause=0, between_hands=60, clock=clock)
         assert await second.start() == [table]
-        assert second.public_view(table) == board
-        assert second.private_view(table, ANN.player_id) == mine
+        assert second.public_view_as_shown(table) == board
+        assert second.private_view_as_shown(table, ANN.player_id) == mine
         await second.flush()
         # the front end is shown the table again, and Ann is asked again
         assert fe2.boards(table)[-1] == board
         assert fe2.last_prompt(ANN.player_id) == mine
         # and the hand goes on to its end, into the ledger
         def asked_or_over(after: int) -> bool:
-            view = second.private_view(table, ANN.player_id)
+            view = second.private_view_as_shown(table, ANN.player_id)
             return bool(fe2.results(table)) or (view.step > after and bool(view.choices))
 
         step = 0
@@ -90,14 +90,14 @@ async def test_a_restart_gives_the_open_decision_a_fresh_deadline(store, fronten
         await second.flush()
         assert not any(c.args[1] == "event.timeout" for c in fe2.notices())
         assert [c.args[1] for c in fe2.notices("table.restarted")] == ["table.restarted"]
-        again = second.private_view(table, ANN.player_id)
+        again = second.private_view_as_shown(table, ANN.player_id)
         assert again.step == view.step and again.choices == view.choices
         fresh = clock.now + (10 if view.claim_tile is not None else 30)
-        assert again.deadline == fresh and second.public_view(table).deadline == fresh
+        assert again.deadline == fresh and second.public_view_as_shown(table).deadline == fresh
         clock.advance(fresh - clock.now + 1)  # her fresh time runs out: now it is a timeout
         await second.tick()
-        await fe2.wait_for(lambda: second.public_view(table).step > view.step)
-        assert second.public_view(table).step > view.step
+        await fe2.wait_for(lambda: second.public_view_as_shown(table).step > view.step)
+        assert second.public_view_as_shown(table).step > view.step
         await second.shutdown()
 
 
@@ -115,7 +115,7 @@ async def test_crash_between_the_hand_end_and_the_ledger_write(store, frontend, 
     monkeypatch.setattr(store, "finish_hand", crash)
     table = await table_with(first, host, seed="crash-seed", channel=None)
     await first.start_game(table, by=host.player_id)
-    await frontend.wait_for(lambda: first.public_view(table).phase == "finished")
+    await frontend.wait_for(lambda: first.public_view_as_shown(table).phase == "finished")
     await first.flush()
     assert frontend.results(table) == []  # never shown: the ledger did not get it
     await first.shutdown()
@@ -165,7 +165,7 @@ async def test_restart_during_the_piao_choice(store, frontend, db_path, clock):
     await first.start_game(table, by=ANN.player_id)
     view = await wait_prompt(frontend, first, table, ANN.player_id)
     await first.flush()
-    board = first.public_view(table)
+    board = first.public_view_as_shown(table)
     assert board.phase == "piao"
     await first.shutdown()
 
@@ -173,9 +173,9 @@ async def test_restart_during_the_piao_choice(store, frontend, db_path, clock):
     async with await Store.open(db_path) as store2:
         second = TableService(store2, fe2, ai_delay=0, claim_pause=0, between_hands=60, clock=clock)
         await second.start()
-        assert second.public_view(table) == board
-        assert second.private_view(table, ANN.player_id) == view
+        assert second.public_view_as_shown(table) == board
+        assert second.private_view_as_shown(table, ANN.player_id) == view
         await second.act(table, ANN.player_id, "piao", amount=3, step=view.step)
-        await fe2.wait_for(lambda: second.public_view(table).phase in ("turn", "claim"))
-        assert second.public_view(table).seats[0].piao == 3
+        await fe2.wait_for(lambda: second.public_view_as_shown(table).phase in ("turn", "claim"))
+        assert second.public_view_as_shown(table).seats[0].piao == 3
         await second.shutdown()

@@ -153,7 +153,7 @@ async def play_one_hand(store: Store, fault: Fault | None = None, *, policy: Ret
             return None if done() else await call()
 
     async def resume_if_paused() -> None:
-        if played.table and svc.public_view(played.table).paused == "store":
+        if played.table and svc.public_view_as_shown(played.table).paused == "store":
             await svc.resume(played.table, "onlooker", force=True)
 
     try:
@@ -355,20 +355,20 @@ async def test_a_press_that_committed_before_the_outage_is_not_asked_again(make_
     await svc.add_ai(table, by=ANN.player_id)
     await svc.add_ai(table, by=ANN.player_id)
     await svc.start_game(table, by=ANN.player_id)
-    view = svc.private_view(table, ANN.player_id)
+    view = svc.private_view_as_shown(table, ANN.player_id)
     tile = next(c.tile for c in view.choices if c.verb == "discard")
     flaky = FlakyStore(svc.context.store, Fault(1, transient_error(backend), landed=True))
     svc.context.store = svc.journal._store = flaky  # type: ignore[assignment]  # from now on, the store fails
 
     with pytest.raises(TableError) as refused:
         await svc.act(table, ANN.player_id, "discard", tile, step=view.step)
-    assert refused.value.code == "store_failed" and svc.public_view(table).paused == "store"
+    assert refused.value.code == "store_failed" and svc.public_view_as_shown(table).paused == "store"
     flaky.heal()
     await svc.resume(table, ANN.player_id)
     await svc.flush()
-    board = svc.public_view(table)
+    board = svc.public_view_as_shown(table)
     assert board.paused is None and board.seats[0].discards == (tile,)
-    assert svc.private_view(table, ANN.player_id).choices == ()  # her turn is over
+    assert svc.private_view_as_shown(table, ANN.player_id).choices == ()  # her turn is over
     assert [e.kind for e in await flaky.load_events(table)].count("action") == 1
 
 
@@ -387,7 +387,7 @@ async def test_a_restart_after_a_failed_deal_deals(store, script):
         flaky.fault = Fault(flaky.writes + 6, RuntimeError("a bug"))  # start, piao_open, 3 picks: the deal
         await svc.start_game(table, by=HOST.player_id)
         await fe.wait_for(lambda: bool(fe.of("table_paused")), 20)
-        assert flaky.failed == ["event:hand_start"] and svc.public_view(table).paused == "store"
+        assert flaky.failed == ["event:hand_start"] and svc.public_view_as_shown(table).paused == "store"
     finally:
         await svc.shutdown()
     assert [e.kind for e in await store.load_events(table)][-1] == "piao"
@@ -418,12 +418,12 @@ async def test_the_result_of_a_hand_is_told_when_the_pause_after_it_cannot_be_wr
     await svc.set_autoplay(table, ANN.player_id, True)
     await frontend.wait_for(lambda: bool(frontend.of("table_paused")), 20)
     await svc.flush()
-    assert flaky.failed[0] == "event:pause" and svc.public_view(table).paused == "store"
+    assert flaky.failed[0] == "event:pause" and svc.public_view_as_shown(table).paused == "store"
     assert len(frontend.results(table)) == 1 and await flaky.hand_numbers(table) == [1]
 
     flaky.heal()
     await svc.resume(table, ANN.player_id)
-    await frontend.wait_for(lambda: svc.public_view(table).hand_no == 2, 20)
+    await frontend.wait_for(lambda: svc.public_view_as_shown(table).hand_no == 2, 20)
     assert "table.paused.nobody" not in [c.args[1] for c in frontend.notices()]
 
 
@@ -441,7 +441,7 @@ async def test_a_table_stopped_while_its_hand_is_not_in_the_ledger_writes_the_ha
     await svc.add_ai(table)
     await svc.start_game(table, by=HOST.player_id)
     await frontend.wait_for(lambda: bool(frontend.of("table_paused")), 20)
-    assert flaky.failed[0] == "finish_hand" and svc.public_view(table).paused == "store"
+    assert flaky.failed[0] == "finish_hand" and svc.public_view_as_shown(table).paused == "store"
     assert await store.hand_numbers(table) == []
     with pytest.raises(TableError) as refused:
         await svc.stop(table, HOST.player_id)
@@ -469,7 +469,7 @@ async def test_a_close_that_landed_though_the_store_said_no_closes_the_table_on_
     flaky.fault = Fault(0, locked(), landed=True, first="event:stop")
     assert await svc.close_where(GUILD, "c1") == []  # not closed here: paused for the store
     await svc.flush()
-    assert svc.public_view(table).paused == "store" and not frontend.of("table_closed")
+    assert svc.public_view_as_shown(table).paused == "store" and not frontend.of("table_closed")
     flaky.heal()
     await svc.resume(table, HOST.player_id, force=True)  # the table closes as it resumes
     await svc.flush()

@@ -23,16 +23,16 @@ async def test_timeouts_then_autoplay_then_back(make_service, frontend, script, 
     # 1. a claim window on the AI dealer's 7z: the deadline is 12 s after it opened; time runs out → pass
     claim = await wait_prompt(frontend, svc, table, ANN.player_id)
     assert claim.claim_tile == Tile.RED and claim.deadline == clock.now + 12
-    assert svc.public_view(table).deadline is None  # the claim deadline is the claimant's business
+    assert svc.public_view_as_shown(table).deadline is None  # the claim deadline is the claimant's business
     clock.advance(11)
     await svc.tick()
-    assert svc.private_view(table, ANN.player_id).choices == claim.choices  # not yet
+    assert svc.private_view_as_shown(table, ANN.player_id).choices == claim.choices  # not yet
     clock.advance(2)
     await svc.tick()
     await svc.flush()
-    assert svc.private_view(table, ANN.player_id).choices != claim.choices  # she passed
+    assert svc.private_view_as_shown(table, ANN.player_id).choices != claim.choices  # she passed
     assert notice_keys(frontend) == []  # silently: that she had a claim is nobody's business
-    assert svc.public_view(table).seats[0].melds == ()  # she did not 碰
+    assert svc.public_view_as_shown(table).seats[0].melds == ()  # she did not 碰
 
     # 2. her own turn with a drawn tile: time runs out → that tile is discarded; second timeout → 托管
     turn = await wait_prompt(frontend, svc, table, ANN.player_id, after=claim.step)
@@ -63,8 +63,8 @@ async def test_timeouts_then_autoplay_then_back(make_service, frontend, script, 
         raise AssertionError("the AI beat her to five decisions in a row")
     await svc.flush()
     assert notice_keys(frontend)[-1] == "event.autoplay_off"
-    assert not svc.public_view(table).seats[0].autoplay
-    mine = svc.private_view(table, ANN.player_id)
+    assert not svc.public_view_as_shown(table).seats[0].autoplay
+    mine = svc.private_view_as_shown(table, ANN.player_id)
     assert not mine.autoplay and not mine.timed_out  # she acted: she is told of her next turn again
 
 
@@ -97,11 +97,11 @@ async def test_piao_timeout_picks_zero(make_service, frontend, clock):
     assert [c.verb for c in view.choices] == ["piao"] and view.deadline == clock.now + 20
     maximum = RuleSet.preset("shiyan").piao
     assert maximum and view.piao_max == maximum  # the panel offers 0 … max from its own view
-    assert svc.public_view(table).phase == "piao" and svc.public_view(table).piao_max == maximum
+    assert svc.public_view_as_shown(table).phase == "piao" and svc.public_view_as_shown(table).piao_max == maximum
     clock.advance(21)
     await svc.tick()
     await svc.flush()
-    board = svc.public_view(table)
+    board = svc.public_view_as_shown(table)
     assert board.phase in ("turn", "claim") and board.seats[0].piao == 0
     assert frontend.notices("event.timeout")[0].kwargs["action"] == "piao"
 
@@ -117,5 +117,5 @@ async def test_piao_choice(make_service, frontend):
         await refused("illegal", svc.act(table, ANN.player_id, "piao", amount=bad, step=view.step))
     await refused("illegal", svc.act(table, ANN.player_id, "discard", "1p", step=view.step))
     await svc.act(table, ANN.player_id, "piao", amount=2, step=view.step)
-    await frontend.wait_for(lambda: svc.public_view(table).phase != "piao")
-    assert svc.public_view(table).seats[0].piao == 2
+    await frontend.wait_for(lambda: svc.public_view_as_shown(table).phase != "piao")
+    assert svc.public_view_as_shown(table).seats[0].piao == 2

@@ -54,7 +54,7 @@ async def test_a_whole_hand_against_two_ai_players(tmp_path, browser):
         await chromium.screenshot(page, tmp_path, "table-laptop")
         # every hand a seat is sent is its own
         seats = await chromium.state(page, "s.hand && s.hand.seat")
-        me = next(x.seat for x in s.service.public_view(s.table_id).seats if x.player.player_id == ANN.player_id)
+        me = next(x.seat for x in s.service.public_view_as_shown(s.table_id).seats if x.player.player_id == ANN.player_id)
         assert seats == me
         assert problems == []
 
@@ -104,7 +104,7 @@ async def test_a_reconnect_in_the_middle_of_a_claim_loses_and_doubles_nothing(tm
                 else:
                     await asyncio.sleep(0.05)
             asked = await chromium.state(page, "s.hand.step")
-            board_before = s.service.public_view(s.table_id).step
+            board_before = s.service.public_view_as_shown(s.table_id).step
             await page.evaluate("window.kwxState.ws.close()")  # the socket drops, as on a phone going to sleep
             await page.wait_for_function("window.kwxState.ws && window.kwxState.ws.readyState === 1")
             await page.wait_for_selector("#actions button[data-verb=pass]")  # the same claim, asked again
@@ -114,7 +114,7 @@ async def test_a_reconnect_in_the_middle_of_a_claim_loses_and_doubles_nothing(tm
             await page.click("#actions button[data-verb=pass]")
             await page.wait_for_function("window.kwxState.pending.size === 0")
             moved_by = time.monotonic() + 10  # the other seats answer their own claims, if any, at their pace
-            while s.service.public_view(s.table_id).step <= board_before:
+            while s.service.public_view_as_shown(s.table_id).step <= board_before:
                 assert time.monotonic() < moved_by, "the claim was never resolved"
                 await asyncio.sleep(0.05)
             assert await chromium.state(page, "s.hand.choices.some(c => c.verb === 'pass')") is False

@@ -123,7 +123,7 @@ async def test_a_press_sent_again_after_a_reconnect_is_made_once(tmp_path):
         answer = await again.next("answer")
         assert answer == {"t": "answer", "id": "once", "ok": True}
         await s.service.flush()
-        board = s.service.public_view(s.table_id)
+        board = s.service.public_view_as_shown(s.table_id)
         seat = next(x for x in board.seats if x.player.player_id == me)
         assert [t.compact for t, _ in seat.pond] == [tile]  # discarded once, not twice
 
