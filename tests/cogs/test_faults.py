@@ -144,3 +144,23 @@ async def test_a_prompt_whose_token_edit_gets_a_5xx_is_edited_by_the_bot_at_once
         assert kit.live_panel(kit.alice) is not None  # she has her buttons
     finally:
         await stop_kit(kit)
+
+
+async def test_a_refused_followup_leaves_the_next_hands_panel_its_buttons(tmp_path) -> None:
+    """The next hand's panel goes as a followup of her last press; when Discord refuses that followup (a 404
+    while the token still looks alive), the panel she gets instead, by DM, still carries the 漂 choice."""
+    kit = await start_kit(tmp_path, names=("alice",))
+    try:
+        table = await seat_table(kit, [kit.alice], ais=2, rules="shiyan")  # every hand opens with a 漂 choice
+        await kit.slash(kit.alice, "kwx start")
+        kit.fake.inject("POST", "/webhooks/{application_id}/{interaction_token}",
+                        discord_error(404, 10015, "Unknown Webhook"))
+        await kit.play_hand([kit.alice])
+        await kit.until(lambda: len(kit.dm_messages(kit.alice)) == 2)
+        second = kit.dm_messages(kit.alice)[1]
+        assert kit.rt.service.public_view_as_shown(table).hand_no == 2
+        assert second.embeds and second.embeds[0].title.endswith("第 2 局")
+        assert kit.live_panel(kit.alice) is second  # her 漂 buttons, not a panel the front end thinks live
+        assert [r.kind for r in kit.fake.log.of(("dm", "followup"), user_id=kit.alice.id)] == ["dm", "dm"]
+    finally:
+        await stop_kit(kit)
