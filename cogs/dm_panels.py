@@ -23,7 +23,6 @@ from typing import Any
 
 import discord
 
-from cogs import board as boards
 from cogs.board_delivery import HANDS_KEPT, BoardDelivery
 from cogs.buttons import release
 from cogs.emoji import TileFormatter
@@ -37,13 +36,12 @@ from cogs.operations import (
     safe_update_message,
     transient,
 )
-from cogs.panels import NORMAL, PanelMessage, panel_key, panel_message
+from cogs.panels import NORMAL, PanelMessage, hand_over_line, panel_key, panel_message
 from cogs.ratelimit import Priority
 from kwx.present.i18n import tr
-from kwx.present.numbers import signed_points
 from kwx.store import Store
 from kwx.store.settings import MessageRef
-from kwx.table.views import ActionChoice, PlayerRef, PrivateView, PublicView, ResultView, WinnerView
+from kwx.table.views import ActionChoice, PlayerRef, PrivateView, PublicView, ResultView
 
 logger = logging.getLogger(__name__)
 
@@ -487,24 +485,6 @@ class DmPanels:
             self.prompt_reached(view.table_id, view.player_id, view.step)
 
 
-
 def _alive(token: discord.Interaction) -> bool:
     """Whether an interaction's token may still edit and follow up (with a margin)."""
     return discord.utils.utcnow() < token.created_at + TOKEN_LIFETIME
-
-
-def hand_over_line(result: ResultView, view: PublicView, seat: int, lang: str, fmt: TileFormatter) -> str:
-    """牌桌 7 · 第 3 局 · 本局结束：bob 自摸 5s · 你 −2 — the hand's end as one seat reads it."""
-    def name(s: int | None) -> str:
-        return tr("panel.you", lang) if s == seat else boards.seat_name(view, s, lang)
-
-    def won(w: WinnerView) -> str:
-        key = "dm.won_self" if w.self_draw else "dm.you_won_on" if w.seat == seat else \
-            "dm.won_on_you" if w.from_seat == seat else "dm.won_on"
-        return tr(key, lang, winner=name(w.seat), loser=name(w.from_seat), tile=fmt.tile(w.win_tile))
-
-    wins = [won(w) for w in result.winners]
-    outcome = tr("common.list_sep", lang).join(wins) if wins else tr("term.huangzhuang", lang)
-    net = result.net[seat] if 0 <= seat < len(result.net) else 0
-    return tr("dm.hand_over", lang, where=boards.footer(result.table_id, result.hand_no, lang), outcome=outcome,
-             net=signed_points(net))

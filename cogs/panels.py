@@ -16,7 +16,7 @@ many of each are still unseen to the player ("听 4p(2) 7p(3)"), a 摸切 button
 auto-pass toggle (kept per player and server) passes every claim but a win at once.
 
 Every button's custom id names the table, hand and step (cogs/buttons.py), so a press on an old panel is
-refused by the service as stale.
+refused by the service as stale. When the hand's result is posted the panel becomes one line (`hand_over_line`).
 """
 
 from __future__ import annotations
@@ -32,9 +32,10 @@ from cogs.buttons import NO_ARG, ActButton, ActId, PanelVerb, act_arg
 from cogs.emoji import TileFormatter
 from kwx.engine.tiles import Tile
 from kwx.present.i18n import tr
+from kwx.present.numbers import signed_points
 from kwx.table.advice import warning_for
 from kwx.table.advice_text import liangdao_text, warning_text, zimo_text
-from kwx.table.views import ActionChoice, PrivateView, PublicView
+from kwx.table.views import ActionChoice, PrivateView, PublicView, ResultView, WinnerView
 
 NORMAL, LIANGDAO, CONFIRM = "normal", "liangdao", "confirm"
 MAX_BUTTONS = 25
@@ -315,3 +316,20 @@ def panel_message(view: PrivateView, lang: str, fmt: TileFormatter, *, mode: str
                                  auto_pass=auto_pass),
             "view": panel_buttons(view, lang, fmt, mode=mode, piao_max=piao_max, disabled=disabled, confirm=confirm,
                                   auto_pass=auto_pass)}
+
+
+def hand_over_line(result: ResultView, view: PublicView, seat: int, lang: str, fmt: TileFormatter) -> str:
+    """牌桌 7 · 第 3 局 · 本局结束：bob 自摸 5s · 你 −2 — the hand's end as one seat reads it."""
+    def name(s: int | None) -> str:
+        return tr("panel.you", lang) if s == seat else seat_name(view, s, lang)
+
+    def won(w: WinnerView) -> str:
+        key = "dm.won_self" if w.self_draw else "dm.you_won_on" if w.seat == seat else \
+            "dm.won_on_you" if w.from_seat == seat else "dm.won_on"
+        return tr(key, lang, winner=name(w.seat), loser=name(w.from_seat), tile=fmt.tile(w.win_tile))
+
+    wins = [won(w) for w in result.winners]
+    outcome = tr("common.list_sep", lang).join(wins) if wins else tr("term.huangzhuang", lang)
+    net = result.net[seat] if 0 <= seat < len(result.net) else 0
+    return tr("dm.hand_over", lang, where=footer(result.table_id, result.hand_no, lang), outcome=outcome,
+             net=signed_points(net))

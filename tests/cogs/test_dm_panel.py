@@ -7,8 +7,7 @@ import discord
 import pytest
 
 from cogs.buttons import ActButton
-from cogs.dm_panels import hand_over_line
-from cogs.panels import CONFIRM, LIANGDAO, panel_buttons, panel_embed
+from cogs.panels import CONFIRM, LIANGDAO, hand_over_line, panel_buttons, panel_embed
 from kwx.engine.tiles import Tile, parse_tiles
 from kwx.store.settings import AUTO_PASS_CLAIMS
 from kwx.table.advice import FEED_KONG, Gain, MoveWarning

@@ -10,9 +10,8 @@ from pathlib import Path
 import pytest
 
 from cogs.board import board_embeds, summary_embed
-from cogs.dm_panels import hand_over_line
 from cogs.emoji import TileFormatter
-from cogs.panels import context_line, panel_embed
+from cogs.panels import context_line, hand_over_line, panel_embed
 from cogs.result_post import result_embeds
 from kwx.engine.tiles import Tile, parse_tiles
 from kwx.present.i18n import tr
