@@ -20,7 +20,7 @@ class FanOut:
     def __init__(self, frontends: Sequence[FrontEnd]) -> None:
         self.frontends = tuple(frontends)
 
-    async def _each(self, name: str, *args: object, **kwargs: object) -> None:
+    async def _each(self, name: str, /, *args: object, **kwargs: object) -> None:
         for frontend in self.frontends:
             try:
                 await getattr(frontend, name)(*args, **kwargs)

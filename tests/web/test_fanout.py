@@ -29,3 +29,11 @@ async def test_every_call_reaches_every_front_end_even_past_one_that_fails(caplo
     assert working.calls == ["board", "notice 7 event.autoplay_on {'player': 'Ann'}"]
     assert broken.calls[0] == "board"
     assert "Recorder.board_changed failed" in caplog.text
+
+
+async def test_a_notice_whose_words_carry_a_name_reaches_every_front_end():
+    """"{name} took a seat" (an AI added in the lobby): the notice's own `name` is not the call's."""
+    discord_side, pages = Recorder(), Recorder()
+    await FanOut([discord_side, pages]).notice(7, "lobby.ai_added", name="AI 1", player_id="ai-1")
+    expected = "notice 7 lobby.ai_added {'name': 'AI 1', 'player_id': 'ai-1'}"
+    assert discord_side.calls == pages.calls == [expected]
