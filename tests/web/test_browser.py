@@ -41,6 +41,11 @@ async def test_a_whole_hand_against_two_ai_players(tmp_path, browser):
         result = await page.inner_text("#result")
         assert "Result of hand 1" in result
         assert ("Exhaustive draw" in result) or (" fan" in result and "→" in result)  # a draw, or a win paid
+        # a loss reads with a minus sign (U+2212), as everywhere in kwx, never an ASCII hyphen
+        nets = await page.inner_text("#result .nets")
+        assert "-" not in nets
+        if any(n < 0 for n in await chromium.state(page, "s.result.net")):
+            assert "\u2212" in nets
         await chromium.screenshot(page, tmp_path, "result-phone")
         review = page.locator("#result a")  # the hand's 复盘, from Ann's seat
         href = await review.get_attribute("href")

@@ -20,6 +20,8 @@
     return text;
   };
   const tileWord = (c) => state.tiles[c] || c;
+  // A score or a net as every kwx front end writes it: "+3", "−2" (U+2212, as wide as the plus), "0".
+  const signed = (n) => (n > 0 ? "+" + n : n < 0 ? "\u2212" + -n : "0");
   const el = (tag, cls, text) => {
     const e = document.createElement(tag);
     if (cls) e.className = cls;
@@ -188,7 +190,7 @@
     if (s.liangdao) who.append(el("span", "badge ld", t("action.liangdao")));
     if (s.autoplay) who.append(el("span", "badge auto", t("action.autoplay_on")));
     if (s.piao) who.append(el("span", "badge", `${t("term.piao")} ${s.piao}`));
-    who.append(el("span", "score", (s.score > 0 ? "+" : "") + s.score));
+    who.append(el("span", "score", signed(s.score)));
     if (!isMe && b.phase !== "lobby") who.append(el("span", "count", t("board.hand_count", { count: s.concealed })));
     box.append(who);
     if (s.liangdao && s.revealed.length) {
@@ -344,8 +346,8 @@
     const nets = el("div", "nets");
     r.net.forEach((n, i) => {
       const name = b && b.seats[i] ? b.seats[i].player.name : `#${i + 1}`;
-      nets.append(el("span", "", name), el("span", n >= 0 ? "plus" : "minus", (n > 0 ? "+" : "") + n),
-        el("span", "", `${t("result.table_total")} ${r.scores[i] > 0 ? "+" : ""}${r.scores[i]}`));
+      nets.append(el("span", "", name), el("span", n >= 0 ? "plus" : "minus", signed(n)),
+        el("span", "", `${t("result.table_total")} ${signed(r.scores[i])}`));
     });
     box.append(nets);
     const hands = el("div", "hands");
@@ -376,7 +378,7 @@
     const box = $("result");
     box.replaceChildren(el("h2", "", t("web.table_closed")));
     const nets = el("div", "nets");
-    summary.net.forEach(([name, n]) => nets.append(el("span", "", name), el("span", n >= 0 ? "plus" : "minus", (n > 0 ? "+" : "") + n), el("span")));
+    summary.net.forEach(([name, n]) => nets.append(el("span", "", name), el("span", n >= 0 ? "plus" : "minus", signed(n)), el("span")));
     box.append(nets);
     const ul = el("ul");
     summary.transfers.forEach((line) => ul.append(el("li", "", line)));
