@@ -38,6 +38,7 @@ from cogs.operations import (
 )
 from cogs.panels import NORMAL, PanelMessage, hand_over_line, panel_key, panel_message
 from cogs.ratelimit import Priority
+from cogs.web import personal_link
 from kwx.present.i18n import tr
 from kwx.store import Store
 from kwx.store.settings import MessageRef
@@ -159,13 +160,13 @@ class DmPanels:
 
     def panel(self, view: PrivateView, lang: str, **options: Any) -> PanelMessage:
         """The panel's message for `view`, with what the front end knows of the table: its board (for the context
-        line), and the mode the player's last press chose for this decision."""
+        line), the mode the player's last press chose for this decision, the player's link to the table page."""
         tc = self.tables.find(view.table_id)
         board = tc.views.get(view.hand_no) if tc is not None else None
         mode, confirm = self._mode(view)
         options = {"mode": mode, "confirm": confirm} | options
-        return panel_message(view, lang, self.tiles, piao_max=view.piao_max, board=board,
-                             auto_pass=view.auto_pass, **options)
+        return panel_message(view, lang, self.tiles, piao_max=view.piao_max, board=board, auto_pass=view.auto_pass,
+                             link=personal_link(self.bot, view.table_id, view.player_id, lang), **options)
 
     def panel_key(self, view: PrivateView) -> str:
         mode, confirm = self._mode(view)

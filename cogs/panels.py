@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
-from typing import TypedDict
+from typing import Any, TypedDict
 
 import discord
 
@@ -213,11 +213,15 @@ def _tile_button(view: PrivateView, verb: PanelVerb, tile: Tile, fmt: TileFormat
 
 
 def panel_buttons(view: PrivateView, lang: str, fmt: TileFormatter, *, mode: str = NORMAL, piao_max: int = 0,
-                  disabled: bool = False, confirm: ActionChoice | None = None,
-                  auto_pass: bool = False) -> discord.ui.View | None:
-    """The panel's buttons, or None when nothing is asked of the player."""
+                  disabled: bool = False, confirm: ActionChoice | None = None, auto_pass: bool = False,
+                  link: str | None = None) -> discord.ui.View | None:
+    """The panel's buttons, or None when nothing is asked of the player (and no `link` is given). `link`: the
+    player's personal URL of the table page, a link button after the actions when there is room for it."""
+    extra: list[discord.ui.Item[Any]] = []
+    if link is not None:  # a link button: Discord opens the URL itself, no interaction reaches the bot
+        extra.append(discord.ui.Button(style=discord.ButtonStyle.link, url=link, label=tr("web.open_in_browser", lang)))
     if not view.choices:
-        return None
+        return _layout([], extra) if extra else None
     verbs = _verbs(view)
     tiles_row: list[ActButton] = []
     actions: list[ActButton] = []
@@ -279,18 +283,19 @@ def panel_buttons(view: PrivateView, lang: str, fmt: TileFormatter, *, mode: str
         actions.append(ActButton(act(PanelVerb.TOGGLE_AUTO_PASS), label=tr("panel.auto_pass_on" if auto_pass else "panel.auto_pass_off", lang),
                                  style=discord.ButtonStyle.success if auto_pass else discord.ButtonStyle.secondary,
                                  disabled=disabled))
-    return _layout(tiles_row, actions)
+    return _layout(tiles_row, [*actions, *extra])
 
 
-def _layout(tiles: Sequence[ActButton], actions: Sequence[ActButton]) -> discord.ui.View:
-    """Tiles first (rows 0–2), the actions on the rows after them; never more than 25 buttons."""
+def _layout(tiles: Sequence[ActButton], actions: Sequence[discord.ui.Item[Any]]) -> discord.ui.View:
+    """Tiles first (rows 0–2), the actions on the rows after them; never more than 25 buttons (the last actions,
+    the link first, give way)."""
     view = discord.ui.View(timeout=None)
     tiles = list(tiles)[: 3 * PER_ROW]
     first_action_row = -(-len(tiles) // PER_ROW)
     actions = list(actions)[: (5 - first_action_row) * PER_ROW]
-    for i, item in enumerate(tiles):
-        item.row = i // PER_ROW
-        view.add_item(item)
+    for i, tile in enumerate(tiles):
+        tile.row = i // PER_ROW
+        view.add_item(tile)
     for i, item in enumerate(actions):
         item.row = first_action_row + i // PER_ROW
         view.add_item(item)
@@ -307,15 +312,16 @@ class PanelMessage(TypedDict, total=False):
 
 def panel_message(view: PrivateView, lang: str, fmt: TileFormatter, *, mode: str = NORMAL, piao_max: int = 0,
                   disabled: bool = False, confirm: ActionChoice | None = None, board: PublicView | None = None,
-                  auto_pass: bool = False) -> PanelMessage:
+                  auto_pass: bool = False, link: str | None = None) -> PanelMessage:
     """Keyword arguments for send / edit: the embed and the buttons (view=None removes old buttons). `mode`
     CONFIRM with `confirm` asks before that move (亮倒, or a discard that feeds a 亮倒 hand). `board`: the table's
-    public view, for the context line (names, 亮倒 waits); `auto_pass`: the player's toggle."""
+    public view, for the context line (names, 亮倒 waits); `auto_pass`: the player's toggle; `link`: the
+    player's personal link to the table page (cogs.web.personal_link), a link button."""
     return {"content": None,
             "embed": panel_embed(view, lang, fmt, mode=mode, piao_max=piao_max, confirm=confirm, board=board,
                                  auto_pass=auto_pass),
             "view": panel_buttons(view, lang, fmt, mode=mode, piao_max=piao_max, disabled=disabled, confirm=confirm,
-                                  auto_pass=auto_pass)}
+                                  auto_pass=auto_pass, link=link)}
 
 
 def hand_over_line(result: ResultView, view: PublicView, seat: int, lang: str, fmt: TileFormatter) -> str:

@@ -5,7 +5,8 @@
     kwx:web:<table>:link   在浏览器中打开 / Open in a browser: the presser's personal link, answered to them alone
 
 The buttons are on the board while a hand is in play, and only when the bot serves the pages (KWX_WEB_PORT;
-"open" also needs the Activity's secret, DISCORD_CLIENT_SECRET).
+"open" also needs the Activity's secret, DISCORD_CLIENT_SECRET). A seated player's DM panel carries their
+personal link itself, as a link button (`personal_link`).
 """
 
 from __future__ import annotations
@@ -62,6 +63,17 @@ async def serve_web(client: Any, service: Any, hub: WebFrontEnd, settings: Any, 
     return server
 
 
+def personal_link(client: Any, table_id: int, player_id: str, lang: str) -> str | None:
+    """The player's own signed, expiring link to their seat at the table (kwx.web.seats), on the public address
+    (KWX_WEB_URL, else where the pages listen); None when this bot serves no pages."""
+    runtime = getattr(client, "kwx", None)
+    web: WebServer | None = getattr(runtime, "web", None)
+    if web is None:
+        return None
+    base = getattr(runtime, "web_url", None) or f"http://127.0.0.1:{web.port}/"
+    return f"{base}?lang={lang}#link={web.sessions.links.issue(table_id, player_id)}"
+
+
 def web_buttons(client: Any, table_id: int, lang: str) -> list[discord.ui.Item[Any]]:
     """The board's web buttons for this bot: none when it serves no pages."""
     web: WebServer | None = getattr(getattr(client, "kwx", None), "web", None)
@@ -104,8 +116,6 @@ class WebButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"kwx:w
                 logger.info("LAUNCH_ACTIVITY refused for table %s: %r", self.table_id, exc)
                 await safe_respond(interaction, content=tr("web.no_activity", lang), ephemeral=True)
         else:
-            base = getattr(runtime, "web_url", None) or f"http://127.0.0.1:{web.port}/"
-            token = web.sessions.links.issue(self.table_id, str(interaction.user.id))
-            url = f"{base}?lang={lang}#link={token}"
+            url = personal_link(interaction.client, self.table_id, str(interaction.user.id), lang)
             await safe_respond(interaction, content=tr("web.link_sent", lang, table=self.table_id, url=url),
                                ephemeral=True)
