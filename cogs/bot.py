@@ -144,13 +144,13 @@ class KwxBot(commands.Bot):
                  connector: aiohttp.BaseConnector | None = None, rest: Rest | None = None) -> None:
         from cogs.telemetry import http_trace
 
+        self.rest = rest if rest is not None else discord_rest(settings)
+        trace = http_trace(self.rest.counts, global_limited=self._global_limited, server_error=self._server_error)
         super().__init__(command_prefix=commands.when_mentioned, intents=bot_intents(), help_command=None,
-                         allowed_mentions=discord.AllowedMentions.none(),
-                         http_trace=http_trace(global_limited=self._global_limited, server_error=self._server_error),
+                         allowed_mentions=discord.AllowedMentions.none(), http_trace=trace,
                          connector=connector, shard_count=settings.shards.count if settings.shards else None)
         self.settings = settings
         self.clock = clock
-        self.rest = rest if rest is not None else discord_rest(settings)
         self.cluster: ClusterNode | None = None  # when this process is one of several (ShardedKwxBot)
         self.backups: BackupSchedule | None = None  # while backups are scheduled
         self.monitor: HealthServer | None = None  # while /healthz and /metrics are served
@@ -256,7 +256,7 @@ class KwxBot(commands.Bot):
         env = self.settings.env
         if env.metrics_port is not None:
             try:
-                self.monitor = await start_monitoring(self, store, service, budget=rest.budget,
+                self.monitor = await start_monitoring(self, store, service, rest=rest,
                                                       host=env.metrics_host, port=env.metrics_port)
             except OSError as exc:
                 raise SetupError(f"cannot serve /healthz and /metrics on {env.metrics_host}:"

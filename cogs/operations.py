@@ -20,15 +20,15 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections import Counter
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 import aiohttp
 import discord
 
 from cogs.ratelimit import Budget, GlobalRateLimiter, Priority
-from cogs.telemetry import COUNTS
 
 logger = logging.getLogger(__name__)
 
@@ -132,6 +132,16 @@ async def _call(action: Callable[[], Awaitable[T]], what: str, *args: Any) -> T 
 
 
 # -- the bot token's calls ----------------------------------------------------------------------------------
+@dataclass
+class DiscordCounts:
+    """What one bot's requests met at Discord, for its /metrics (cogs.telemetry): fed by its session's HTTP trace
+    (`http_trace`) and by its `Rest`."""
+
+    requests: Counter[str] = field(default_factory=Counter)  # scope -> REST calls
+    rate_limited: Counter[str] = field(default_factory=Counter)  # X-RateLimit-Scope -> 429 answers
+    dm_refusals: int = 0
+
+
 class Rest:
     """Every REST call of the bot's own token, each after a token of its budget (`Priority`: a prompt before a
     post before a board edit or a lookup). One per bot; `Rest()` has a budget without a limit (tests)."""
@@ -139,6 +149,7 @@ class Rest:
     def __init__(self, budget: Budget | None = None) -> None:
         self.budget = budget if budget is not None else Budget(None)
         self._token_calls: dict[str, asyncio.Event] = {}  # interaction token -> set on Discord's first 5xx
+        self.counts = DiscordCounts()  # this bot's requests, 429s and refused DMs (its session's trace adds to it)
         self._dm_opens = GlobalRateLimiter(DM_OPENS_PER_SECOND, burst=2, reserve=0)
 
     async def _sending(self, action: Callable[[], Awaitable[T]], what: str, *args: Any) -> T | Failed:
@@ -211,7 +222,7 @@ class Rest:
                 return await user.send(**kwargs)
         except discord.Forbidden as e:
             if e.code in CANNOT_DM_CODES:
-                COUNTS.dm_refusals += 1
+                self.counts.dm_refusals += 1
                 logger.info("user %s does not accept DMs: %s", user.id, e)
             else:
                 logger.warning("discord refused a DM to user %s: %s", user.id, e)

@@ -1,8 +1,10 @@
 """Discord's side of the metrics and of the health check (kwx/metrics.py and kwx/health.py have the rest).
 
-    KwxBot(…, http_trace=http_trace())      # discord.py's session reports every REST answer here
-    COUNTS.dm_refusals += 1                  # cogs.operations: Discord said a player's DMs are closed
-    server = await start_monitoring(bot, store, service, budget=…, host=…, port=…)   # KWX_METRICS_PORT
+    KwxBot(…, http_trace=http_trace(rest.counts, …))   # discord.py's session reports every REST answer there
+    server = await start_monitoring(bot, store, service, rest=rest, host=…, port=…)   # KWX_METRICS_PORT
+
+The counts are the bot's own (`Rest.counts`, cogs.operations: its `send_dm` counts the refused DMs), so two
+bots in one process (the tests, a restart in place) count apart.
 
 Counted from the answers themselves (an aiohttp trace on discord.py's session), so discord.py's own retries
 after a 429 count too:
@@ -23,9 +25,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections import Counter
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 from typing import Any
 
 import aiohttp
@@ -33,6 +33,7 @@ import discord
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
+from cogs.operations import DiscordCounts, Rest
 from cogs.ratelimit import Budget
 from kwx.health import HealthServer
 from kwx.metrics import Metrics
@@ -41,19 +42,10 @@ _EXEMPT = re.compile(r"/(?:interactions|webhooks)/")  # answered through an inte
 RATE_LIMIT_SCOPES = ("user", "global", "shared")
 
 
-@dataclass
-class DiscordCounts:
-    requests: Counter[str] = field(default_factory=Counter)  # scope -> REST calls
-    rate_limited: Counter[str] = field(default_factory=Counter)  # X-RateLimit-Scope -> 429 answers
-    dm_refusals: int = 0
-
-
-COUNTS = DiscordCounts()  # one bot per process: its session's trace and cogs.operations feed it
-
-
-def http_trace(global_limited: Callable[[float], None] | None = None,
+def http_trace(counts: DiscordCounts, *, global_limited: Callable[[float], None] | None = None,
                server_error: Callable[[str], None] | None = None) -> aiohttp.TraceConfig:
-    """The trace config for discord.py's HTTP session (Client(http_trace=…)): counts every REST answer; tells
+    """The trace config for discord.py's HTTP session (Client(http_trace=…)): counts every REST answer in
+    `counts`; tells
     `global_limited` how long Discord asked the whole bot token to wait after a global 429, and `server_error`
     the path of every 5xx answer (discord.py tries those again for half a minute)."""
 
@@ -62,13 +54,13 @@ def http_trace(global_limited: Callable[[float], None] | None = None,
         path = params.url.path
         if "/api/" not in path:  # the gateway's websocket shares the session
             return
-        COUNTS.requests["interaction" if _EXEMPT.search(path) else "bot"] += 1
+        counts.requests["interaction" if _EXEMPT.search(path) else "bot"] += 1
         if params.response.status >= 500 and server_error is not None:
             server_error(path)
         if params.response.status != 429:
             return
         scope = params.response.headers.get("X-RateLimit-Scope", "unknown").lower()
-        COUNTS.rate_limited[scope] += 1
+        counts.rate_limited[scope] += 1
         if scope == "global" and global_limited is not None:
             try:
                 retry_after = float(params.response.headers.get("Retry-After", "1"))
@@ -82,21 +74,23 @@ def http_trace(global_limited: Callable[[float], None] | None = None,
 
 
 class DiscordCollector(Collector):
-    def __init__(self, bot: discord.Client, budget: Budget) -> None:
+    def __init__(self, bot: discord.Client, rest: Rest) -> None:
         self.bot = bot
-        self.budget = budget
+        self.budget = rest.budget
+        self.counts = rest.counts
 
     def collect(self) -> Iterator[Metric]:
         requests = CounterMetricFamily("kwx_discord_requests", "REST calls to Discord; scope bot counts toward "
                                        "the bot's global limit (50/s), interaction does not", labels=["scope"])
-        for scope in sorted({"bot", "interaction", *COUNTS.requests}):
-            requests.add_metric([scope], COUNTS.requests[scope])
+        counts = self.counts
+        for scope in sorted({"bot", "interaction", *counts.requests}):
+            requests.add_metric([scope], counts.requests[scope])
         yield requests
         limited = CounterMetricFamily("kwx_discord_rate_limited", "429 answers from Discord by X-RateLimit-Scope "
                                       "(user: a route's bucket, global: the bot's 50/s, shared: a resource's "
                                       "own limit)", labels=["scope"])
-        for scope in sorted({*RATE_LIMIT_SCOPES, *COUNTS.rate_limited}):
-            limited.add_metric([scope], COUNTS.rate_limited[scope])
+        for scope in sorted({*RATE_LIMIT_SCOPES, *counts.rate_limited}):
+            limited.add_metric([scope], counts.rate_limited[scope])
         yield limited
         tokens = self.budget.tokens
         if tokens is not None:
@@ -104,7 +98,7 @@ class DiscordCollector(Collector):
                                     "(board edits leave the last few to players' prompts)", value=tokens)
         yield from _headroom(self.budget)
         yield CounterMetricFamily("kwx_discord_dm_refusals", "DMs Discord refused because the player's DMs are "
-                                  "closed", value=COUNTS.dm_refusals)
+                                  "closed", value=counts.dm_refusals)
         latency = self.bot.latency
         if math.isfinite(latency):
             yield GaugeMetricFamily("kwx_discord_gateway_latency_seconds", "The gateway's heartbeat latency",
@@ -147,13 +141,13 @@ async def gateway_check(bot: discord.Client) -> str:
     return f"connected, heartbeat {latency * 1000:.0f} ms" if math.isfinite(latency) else "connected"
 
 
-async def start_monitoring(bot: Any, store: Any, service: Any, *, budget: Budget, host: str,
+async def start_monitoring(bot: Any, store: Any, service: Any, *, rest: Rest, host: str,
                            port: int) -> HealthServer:
     """Serve /healthz (gateway, store, tables; the loop itself) and /metrics on this event loop; OSError if
     the port is taken."""
     metrics = Metrics()
     metrics.watch(service=service, store=store, cluster=lambda: bot.cluster, backups=lambda: bot.backups)
-    metrics.add(DiscordCollector(bot, budget))
+    metrics.add(DiscordCollector(bot, rest))
 
     async def tables() -> str:
         if not service.running:

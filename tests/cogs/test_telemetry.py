@@ -10,7 +10,7 @@ import pytest
 from aiohttp import web
 
 from cogs import operations as ops
-from cogs.telemetry import COUNTS, gateway_check, http_trace
+from cogs.telemetry import gateway_check, http_trace
 from tests.cogs.fakes import make_world
 
 
@@ -31,9 +31,10 @@ async def test_rest_answers_are_counted_by_scope_and_429s_by_discords_scope():
     site = web.TCPSite(runner, "127.0.0.1", 0)
     await site.start()
     base = f"http://127.0.0.1:{runner.addresses[0][1]}"
-    before = (COUNTS.requests.copy(), COUNTS.rate_limited.copy())
+    counts, other = ops.DiscordCounts(), ops.DiscordCounts()
     try:
-        async with aiohttp.ClientSession(trace_configs=[http_trace()]) as http:
+        async with aiohttp.ClientSession(trace_configs=[http_trace(counts)]) as http, \
+                aiohttp.ClientSession(trace_configs=[http_trace(other)]):  # another bot's session
             for method, path in (("POST", "/api/v10/channels/1/messages"), ("POST", "/api/v10/channels/1/messages"),
                                  ("POST", "/api/v10/interactions/2/token/callback"),
                                  ("PATCH", "/api/v10/webhooks/3/token/messages/@original"), ("GET", "/gateway")):
@@ -41,19 +42,19 @@ async def test_rest_answers_are_counted_by_scope_and_429s_by_discords_scope():
                     await answer.read()
     finally:
         await runner.cleanup()
-    assert COUNTS.requests - before[0] == {"bot": 2, "interaction": 2}  # the gateway is not a REST call
-    assert COUNTS.rate_limited - before[1] == {"shared": 1}
+    assert counts.requests == {"bot": 2, "interaction": 2}  # the gateway is not a REST call
+    assert counts.rate_limited == {"shared": 1}
+    assert other == ops.DiscordCounts()  # each bot counts its own
 
 
 async def test_a_dm_refused_for_closed_dms_is_counted_and_no_other_failure_is():
     world = await make_world(names=("alice", "bob"), closed_dms=("bob",))
     try:
         alice, bob = world.members
-        before = COUNTS.dm_refusals
-        rest = ops.Rest()
+        rest, other = ops.Rest(), ops.Rest()
         assert not isinstance(await rest.send_dm(alice, content="手牌"), ops.Failed)
         assert ops.dms_closed(await rest.send_dm(bob, content="手牌"))
-        assert COUNTS.dm_refusals == before + 1
+        assert rest.counts.dm_refusals == 1 and other.counts.dm_refusals == 0
     finally:
         await world.fake.close()
 
