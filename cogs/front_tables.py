@@ -31,7 +31,6 @@ class FrontEndStats:
     dm_sends: int = 0
     dm_edits: int = 0
     dm_token_edits: int = 0  # panel edits through a press's interaction token (exempt from the global limit)
-    auto_passes: int = 0
     ephemeral_edits: int = 0
     refused_dms: int = 0
 

@@ -89,6 +89,8 @@ class Metrics(Collector):
         yield CounterMetricFamily("kwx_table_errors", "Table tasks that failed (see the log)", value=stats.errors)
         yield CounterMetricFamily("kwx_store_retries", "Store writes the tables tried again after a failure that "
                                   "may pass", value=stats.store_retries)
+        yield CounterMetricFamily("kwx_auto_passes", "Claim offers (碰, 杠) passed at once for a player who turned "
+                                  "auto-pass on", value=stats.auto_passes)
         timeouts = CounterMetricFamily("kwx_turn_timeouts", "Human seats whose time ran out: by timeout (their "
                                        "own, counts toward 托管) or late (their prompt never reached them: the "
                                        "bot's lag, not counted)", labels=["by"])

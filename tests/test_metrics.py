@@ -51,6 +51,7 @@ async def test_a_scrape_shows_the_tables_moves_hands_and_store_writes(played):
     service, store = played
     metrics = Metrics()
     metrics.watch(service=service, store=store)
+    service.stats.auto_passes += 2  # (nobody here turned auto-pass on: the counter is read as it stands)
     server = HealthServer(metrics, {})
     await server.start("127.0.0.1", 0)
     try:
@@ -63,6 +64,7 @@ async def test_a_scrape_shows_the_tables_moves_hands_and_store_writes(played):
     assert got["kwx_hands_finished_total"] == service.stats.hands >= 2
     assert got["kwx_actions_total"] == service.stats.actions > 0
     assert got["kwx_actions_per_second"] > 0
+    assert got["kwx_auto_passes_total"] == 2
     assert got["kwx_store_write_seconds_count"] == store.write_times.count > 0
     assert got['kwx_store_write_seconds_bucket{le="+Inf"}'] == store.write_times.count
     assert 0 <= got["kwx_event_loop_lag_seconds"] < 5
