@@ -81,6 +81,9 @@ async def the_next_decision_waits_for_the_pause(svc: TableService, fe: StampedFr
     assert parse_tile(blind[1]) not in (*held.concealed, held.drawn)  # the draw it follows is not shown
     assert [at for at, _ in fe.prompts(player.player_id) if at > start] == []  # … in no prompt either
     assert svc.public_view_as_shown(table) == fe.boards(table)[-1] == board  # the board as it stands
+    live = svc.private_view_live(table, player.player_id)  # what the pause still hides, read by its name
+    assert ActionChoice(blind[0], parse_tile(blind[1])) in live.choices and not held.choices
+    assert svc.public_view_live(table) != board
 
     await later(svc, clock, PAUSE / 2)
     (shown, prompt), *more = [(at, view) for at, view in fe.prompts(player.player_id) if at > start]
