@@ -27,6 +27,7 @@ from kwx.engine.calculator import (  # noqa: F401 - the calculation's names, re-
     _CONTEXTS,
     CONTEXT_FLAGS,
     Calculation,
+    CalculationJson,
     InputError,
     calculate,
     check_context,
@@ -103,8 +104,9 @@ def score_line(line: str | bytes, default_rules: RuleSet) -> dict[str, Any]:
     except ValueError as exc:
         text = line.decode("utf-8", "replace") if isinstance(line, bytes) else line
         return {"error": "empty line" if not text.strip() else f"not JSON: {exc}"}
+    out: dict[str, Any]
     try:
-        out = _score_object(obj, default_rules)
+        out = {**_score_object(obj, default_rules)}  # a copy: the line's id is added to it
     except InputError as exc:
         out = {"error": str(exc)}
     except (TileError, RulesError) as exc:  # defensive: every known input error is one line
@@ -114,7 +116,7 @@ def score_line(line: str | bytes, default_rules: RuleSet) -> dict[str, Any]:
     return out
 
 
-def _score_object(obj: Any, default_rules: RuleSet) -> dict[str, Any]:
+def _score_object(obj: Any, default_rules: RuleSet) -> CalculationJson:
     if not isinstance(obj, dict):
         raise InputError("line", "each line must be a JSON object with at least hand and win")
     if not _LINE_KEYS.issuperset(obj):

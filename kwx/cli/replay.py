@@ -15,7 +15,7 @@ from typing import Any
 
 from kwx.cli import CliError, Subcommands, bounded_int, load_json_text, read_text
 from kwx.engine.actions import Action, ActionFormatError, IllegalAction
-from kwx.engine.hand import HandState
+from kwx.engine.hand import HandResultJson, HandState
 from kwx.engine.payments import net
 from kwx.engine.rules import RulesError, RuleSet
 from kwx.engine.tiles import TileError
@@ -80,7 +80,8 @@ def replay(spec: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any] | None]
     return output, error
 
 
-def result_json(hand: HandState) -> dict[str, Any]:
+def result_json(hand: HandState) -> HandResultJson | dict[str, object]:
+    """The hand's result, or (a hand not played to its end) its payments so far."""
     if hand.result is not None:
         return hand.result.to_json()
     return {"outcome": "incomplete", "winners": [], "fan": {}, "patterns": {},

@@ -12,9 +12,28 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any, ClassVar, NamedTuple
+from typing import ClassVar, NamedTuple, TypeAlias
 
 from kwx.engine.analysis import Meld
+from kwx.engine.event_json import (
+    DealJson,
+    DiscardJson,
+    DrawJson,
+    EventJson,
+    GangJson,
+    HuangzhuangJson,
+    HuJson,
+    LiangdaoJson,
+    MaimaJson,
+    MeldJson,
+    PassJson,
+    PengJson,
+    RevealJson,
+    RobWindowJson,
+    SettlementJson,
+    StuckJson,
+    WinJson,
+)
 from kwx.engine.payments import Payment
 from kwx.engine.tiles import Tile, TileError, format_compact, parse_tile
 
@@ -43,6 +62,9 @@ class ActionFormatError(ValueError):
     """An action's JSON form is malformed (not a question of the rules)."""
 
 
+ActionJson: TypeAlias = list[int | str]  # an action's JSON form: [seat, verb] or [seat, verb, tile]
+
+
 class Action(NamedTuple):
     """`discard T`, `liangdao T` (declare 亮倒 and discard T), `gang T` on your own turn (暗杠 / 补杠),
     `gang` without a tile on a discard (直杠), `peng`, `hu`, `pass`."""
@@ -51,11 +73,11 @@ class Action(NamedTuple):
     verb: str
     tile: Tile | None = None
 
-    def to_json(self) -> list[Any]:
+    def to_json(self) -> ActionJson:
         return [self.seat, self.verb] if self.tile is None else [self.seat, self.verb, self.tile.compact]
 
     @classmethod
-    def from_json(cls, data: Any) -> Action:
+    def from_json(cls, data: object) -> Action:
         """`[seat, verb]` or `[seat, verb, tile]`; the tile in compact or Chinese notation."""
         if not isinstance(data, (list, tuple)) or not 2 <= len(data) <= 3:
             raise ActionFormatError(f"an action is [seat, verb] or [seat, verb, tile], not {data!r}")
@@ -91,30 +113,28 @@ def _tiles(tiles: Sequence[int]) -> list[str]:
     return [Tile(t).compact for t in tiles]
 
 
-def _melds(melds: Sequence[Meld], hide_ankong: bool = False) -> list[dict[str, Any]]:
+def _melds(melds: Sequence[Meld], hide_ankong: bool = False) -> list[MeldJson]:
     return [{"kind": m.kind, "tile": None if hide_ankong and m.kind == "ankong" else m.tile.compact}
             for m in melds]
 
 
 # -- events -------------------------------------------------------------------------------------------
 class Event:
-    """Base of every event. Subclasses set `kind` and may narrow `for_viewer`."""
+    """Base of every event. Subclasses set `kind`, give their JSON form (kwx/engine/event_json.py, "kind"
+    first) and may narrow `for_viewer`."""
 
     __slots__ = ()
     kind: ClassVar[str] = ""
 
-    def _fields(self) -> dict[str, Any]:
+    def to_json(self) -> EventJson:
+        """The full record, hidden tiles included (event log, replay output)."""
         raise NotImplementedError
 
-    def to_json(self) -> dict[str, Any]:
-        """The full record, hidden tiles included (event log, replay output)."""
-        return {"kind": self.kind, **self._fields()}
-
-    def for_viewer(self, seat: int | None) -> dict[str, Any] | None:
+    def for_viewer(self, seat: int | None) -> EventJson | None:
         """What `seat` may see of this event (None: the public channel); None when it sees nothing."""
         return self.to_json()
 
-    def public_json(self) -> dict[str, Any] | None:
+    def public_json(self) -> EventJson | None:
         return self.for_viewer(None)
 
 
@@ -127,11 +147,11 @@ class Deal(Event):
     piao: tuple[int, ...]
     base: int  # points per fan in this hand (rules.base × 上楼 multiplier)
 
-    def _fields(self) -> dict[str, Any]:
-        return {"dealer": self.dealer, "hands": [_hand(h) for h in self.hands], "wall": self.wall_remaining,
-                "piao": list(self.piao), "base": self.base}
+    def to_json(self) -> DealJson:
+        return {"kind": "deal", "dealer": self.dealer, "hands": [_hand(h) for h in self.hands],
+                "wall": self.wall_remaining, "piao": list(self.piao), "base": self.base}
 
-    def for_viewer(self, seat: int | None) -> dict[str, Any] | None:
+    def for_viewer(self, seat: int | None) -> DealJson:
         out = self.to_json()
         out["hands"] = [_hand(h) if s == seat else None for s, h in enumerate(self.hands)]
         out["hand_sizes"] = [len(h) for h in self.hands]
@@ -146,11 +166,11 @@ class Draw(Event):
     from_back: bool  # a kong replacement
     wall_remaining: int  # after this draw; 0 means this was the last tile
 
-    def _fields(self) -> dict[str, Any]:
-        return {"seat": self.seat, "tile": self.tile.compact, "from_back": self.from_back,
+    def to_json(self) -> DrawJson:
+        return {"kind": "draw", "seat": self.seat, "tile": self.tile.compact, "from_back": self.from_back,
                 "wall": self.wall_remaining}
 
-    def for_viewer(self, seat: int | None) -> dict[str, Any] | None:
+    def for_viewer(self, seat: int | None) -> DrawJson:
         out = self.to_json()
         if seat != self.seat:
             out["tile"] = None
@@ -165,8 +185,9 @@ class Discard(Event):
     auto: bool = False  # a locked 亮倒 hand discarding its draw
     liangdao: bool = False  # the discard that declares 亮倒
 
-    def _fields(self) -> dict[str, Any]:
-        return {"seat": self.seat, "tile": self.tile.compact, "auto": self.auto, "liangdao": self.liangdao}
+    def to_json(self) -> DiscardJson:
+        return {"kind": "discard", "seat": self.seat, "tile": self.tile.compact, "auto": self.auto,
+                "liangdao": self.liangdao}
 
 
 @dataclass(frozen=True, slots=True)
@@ -179,8 +200,8 @@ class Liangdao(Event):
     melds: tuple[Meld, ...]
     waits: tuple[Tile, ...]
 
-    def _fields(self) -> dict[str, Any]:
-        return {"seat": self.seat, "hand": _hand(self.hand), "melds": _melds(self.melds),
+    def to_json(self) -> LiangdaoJson:
+        return {"kind": "liangdao", "seat": self.seat, "hand": _hand(self.hand), "melds": _melds(self.melds),
                 "waits": _tiles(self.waits)}
 
 
@@ -192,10 +213,10 @@ class Pass(Event):
     seat: int
     louhu: bool = False
 
-    def _fields(self) -> dict[str, Any]:
-        return {"seat": self.seat, "louhu": self.louhu}
+    def to_json(self) -> PassJson:
+        return {"kind": "pass", "seat": self.seat, "louhu": self.louhu}
 
-    def for_viewer(self, seat: int | None) -> dict[str, Any] | None:
+    def for_viewer(self, seat: int | None) -> PassJson | None:
         return self.to_json() if seat == self.seat else None
 
 
@@ -206,8 +227,8 @@ class Peng(Event):
     tile: Tile
     from_seat: int
 
-    def _fields(self) -> dict[str, Any]:
-        return {"seat": self.seat, "tile": self.tile.compact, "from": self.from_seat}
+    def to_json(self) -> PengJson:
+        return {"kind": "peng", "seat": self.seat, "tile": self.tile.compact, "from": self.from_seat}
 
 
 @dataclass(frozen=True, slots=True)
@@ -222,11 +243,11 @@ class Gang(Event):
     chain: int
     payments: tuple[Payment, ...]
 
-    def _fields(self) -> dict[str, Any]:
-        return {"seat": self.seat, "gang": self.gang, "tile": self.tile.compact, "from": self.from_seat,
-                "chain": self.chain, "payments": [p.to_json() for p in self.payments]}
+    def to_json(self) -> GangJson:
+        return {"kind": "gang", "seat": self.seat, "gang": self.gang, "tile": self.tile.compact,
+                "from": self.from_seat, "chain": self.chain, "payments": [p.to_json() for p in self.payments]}
 
-    def for_viewer(self, seat: int | None) -> dict[str, Any] | None:
+    def for_viewer(self, seat: int | None) -> GangJson:
         out = self.to_json()
         if self.gang == "angang" and seat != self.seat:
             out["tile"] = None
@@ -241,8 +262,8 @@ class RobWindow(Event):
     seat: int
     tile: Tile
 
-    def _fields(self) -> dict[str, Any]:
-        return {"seat": self.seat, "tile": self.tile.compact}
+    def to_json(self) -> RobWindowJson:
+        return {"kind": "rob_window", "seat": self.seat, "tile": self.tile.compact}
 
 
 @dataclass(frozen=True, slots=True)
@@ -258,7 +279,7 @@ class Win:
     melds: tuple[Meld, ...]
     baohu: bool = False
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> WinJson:
         return {"seat": self.seat, "fan": self.fan, "raw_fan": self.raw_fan, "patterns": list(self.patterns),
                 "multipliers": list(self.multipliers), "hand": _hand(self.hand), "melds": _melds(self.melds),
                 "baohu": self.baohu}
@@ -276,8 +297,8 @@ class Hu(Event):
     rob_kong: bool
     winners: tuple[Win, ...]
 
-    def _fields(self) -> dict[str, Any]:
-        return {"tile": self.tile.compact, "self_draw": self.self_draw, "from": self.from_seat,
+    def to_json(self) -> HuJson:
+        return {"kind": "hu", "tile": self.tile.compact, "self_draw": self.self_draw, "from": self.from_seat,
                 "rob_kong": self.rob_kong, "winners": [w.to_json() for w in self.winners]}
 
 
@@ -287,8 +308,8 @@ class Huangzhuang(Event):
 
     kind: ClassVar[str] = "huangzhuang"
 
-    def _fields(self) -> dict[str, Any]:
-        return {}
+    def to_json(self) -> HuangzhuangJson:
+        return {"kind": "huangzhuang"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -299,8 +320,8 @@ class Stuck(Event):
     seat: int
     hand: tuple[Tile, ...]
 
-    def _fields(self) -> dict[str, Any]:
-        return {"seat": self.seat, "hand": _hand(self.hand)}
+    def to_json(self) -> StuckJson:
+        return {"kind": "forbid_feeding", "seat": self.seat, "hand": _hand(self.hand)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -311,8 +332,8 @@ class Maima(Event):
     tile: Tile
     value: int
 
-    def _fields(self) -> dict[str, Any]:
-        return {"tile": self.tile.compact, "value": self.value}
+    def to_json(self) -> MaimaJson:
+        return {"kind": "maima", "tile": self.tile.compact, "value": self.value}
 
 
 @dataclass(frozen=True, slots=True)
@@ -323,8 +344,8 @@ class Reveal(Event):
     hands: tuple[tuple[Tile, ...], ...]
     melds: tuple[tuple[Meld, ...], ...]
 
-    def _fields(self) -> dict[str, Any]:
-        return {"hands": [_hand(h) for h in self.hands], "melds": [_melds(m) for m in self.melds]}
+    def to_json(self) -> RevealJson:
+        return {"kind": "reveal", "hands": [_hand(h) for h in self.hands], "melds": [_melds(m) for m in self.melds]}
 
 
 @dataclass(frozen=True, slots=True)
@@ -338,9 +359,9 @@ class Settlement(Event):
     net: tuple[int, ...]
     next_dealer: int
 
-    def _fields(self) -> dict[str, Any]:
-        return {"outcome": self.outcome, "payments": [p.to_json() for p in self.payments], "net": list(self.net),
-                "next_dealer": self.next_dealer}
+    def to_json(self) -> SettlementJson:
+        return {"kind": "settlement", "outcome": self.outcome, "payments": [p.to_json() for p in self.payments],
+                "net": list(self.net), "next_dealer": self.next_dealer}
 
 
 EVENT_TYPES: dict[str, type[Event]] = {

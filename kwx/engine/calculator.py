@@ -13,7 +13,7 @@ import json
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal, NotRequired, TypeAlias, TypedDict
 
 from kwx.engine.analysis import MELD_KINDS, Meld, waits
 from kwx.engine.fan import FanResult, WinContext, score_counts
@@ -147,6 +147,33 @@ def rules_for(spec: Any) -> RuleSet:
 
 
 # -- the calculation ---------------------------------------------------------------------------------------
+class NotCompleteJson(TypedDict):
+    win: Literal[False]
+    reason: Literal["not_complete"]
+    waits: list[str]  # what the hand waits on instead
+
+
+class BelowMinFanJson(TypedDict):
+    win: Literal[False]
+    reason: Literal["below_min_fan"]
+    fan_found: int
+    min_fan: int
+    patterns: list[str]
+
+
+class ScoredJson(TypedDict):
+    win: Literal[True]
+    fan: int
+    patterns: list[str]
+    multipliers: list[int]
+    raw_fan: int
+    capped: bool
+    shukan_bonus: NotRequired[int]  # rules with 数坎 only
+
+
+CalculationJson: TypeAlias = NotCompleteJson | BelowMinFanJson | ScoredJson  # `python -m kwx fan --json`
+
+
 @dataclass(slots=True)
 class Calculation:
     hand: Sequence[Tile]
@@ -169,14 +196,14 @@ class Calculation:
     def hand_waits(self) -> list[Tile]:
         return waits(self.counts, self.melds)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> CalculationJson:
         r = self.result
         if r is None:
             return {"win": False, "reason": "not_complete", "waits": [t.compact for t in self.hand_waits()]}
         if r.fan < self.min_fan:
             return {"win": False, "reason": "below_min_fan", "fan_found": r.fan, "min_fan": self.min_fan,
                     "patterns": list(r.patterns)}
-        out: dict[str, Any] = {"win": True, "fan": r.fan, "patterns": list(r.patterns),
+        out: ScoredJson = {"win": True, "fan": r.fan, "patterns": list(r.patterns),
                                "multipliers": list(r.multipliers), "raw_fan": r.raw_fan, "capped": r.capped}
         if self.rules.shukan:
             out["shukan_bonus"] = r.shukan_bonus

@@ -34,7 +34,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from itertools import compress
-from typing import Any
+from typing import TypedDict
 
 from kwx.engine.actions import (
     Action,
@@ -60,6 +60,7 @@ from kwx.engine.analysis import Meld, is_win, shanten, waits
 from kwx.engine.fan import FanResult, WinContext, score_counts
 from kwx.engine.payments import (
     Payment,
+    PaymentJson,
     WinShare,
     chajiao_payments,
     check_payments,
@@ -113,6 +114,19 @@ def _sorted_tiles(counts: Sequence[int]) -> tuple[Tile, ...]:
     return tuple(_TILES[t] for t in range(NUM_KINDS) for _ in range(counts[t]))
 
 
+class HandResultJson(TypedDict):
+    """A finished hand's result as JSON (`HandResult.to_json`); seats as keys are written as text."""
+
+    outcome: str  # win | draw
+    end: str
+    winners: list[int]
+    fan: dict[str, int]  # winning seat → fan
+    patterns: dict[str, list[str]]  # winning seat → pattern ids
+    payments: list[PaymentJson]
+    net: list[int]
+    next_dealer: int
+
+
 @dataclass(frozen=True)
 class HandResult:
     """How a hand ended. `end`: `hu`, `huangzhuang` or `forbid_feeding`. Seats are this hand's seats."""
@@ -134,7 +148,7 @@ class HandResult:
         """一炮双响: two winners on one discard."""
         return len(self.winners) > 1
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> HandResultJson:
         return {
             "outcome": self.outcome,
             "end": self.end,

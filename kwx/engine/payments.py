@@ -14,10 +14,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TypedDict
 
 from kwx.engine.rules import PAYMENT_REASONS, RuleSet
 from kwx.engine.tiles import Tile
+
+# A payment's JSON form ("from" is a keyword, hence the call).
+PaymentJson = TypedDict("PaymentJson", {"from": int, "to": int, "amount": int, "reason": str})
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,11 +30,11 @@ class Payment:
     amount: int  # > 0, in points
     reason: str  # one of rules.PAYMENT_REASONS
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> PaymentJson:
         return {"from": self.from_seat, "to": self.to_seat, "amount": self.amount, "reason": self.reason}
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> Payment:
+    def from_json(cls, data: PaymentJson) -> Payment:
         return cls(int(data["from"]), int(data["to"]), int(data["amount"]), str(data["reason"]))
 
 

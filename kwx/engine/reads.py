@@ -17,7 +17,7 @@ feeds ≈ 0 over a large `expected`: it holds declared waits back.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, Generic, NamedTuple, Self, TypeVar
+from typing import Any, Generic, NamedTuple, Self, TypeAlias, TypeVar
 
 from kwx.engine.actions import Discard, Event, Gang, Liangdao, Peng
 from kwx.engine.payments import Payment
@@ -81,6 +81,7 @@ def hand_balances(payments: Iterable[Payment], seats: int = 3) -> list[int]:
 
 
 R = TypeVar("R", FeedRecord, BalanceRecord)
+ReadsJson: TypeAlias = dict[str, list[float]]  # player (as text) → the fields of their record, in order
 
 
 class _PlayerReads(Generic[R]):
@@ -102,7 +103,7 @@ class _PlayerReads(Generic[R]):
         """seat → the record of the player sitting there, for players with a record."""
         return {seat: self.by_player[p] for seat, p in enumerate(seated) if p in self.by_player}
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> ReadsJson:
         return {str(p): list(r) for p, r in sorted(self.by_player.items())}
 
     @classmethod

@@ -37,6 +37,7 @@ from kwx.engine.analysis import Meld, shanten, shanten_after_discards
 from kwx.engine.hand import HandResult, HandState
 from kwx.engine.payments import Payment
 from kwx.engine.reads import FeedRecord
+from kwx.engine.review_json import DecisionJson, FaceUpSeatJson, FrameJson, ReviewJson, ReviewSummaryJson
 from kwx.engine.rules import RuleSet
 from kwx.engine.tiles import Tile
 
@@ -88,7 +89,7 @@ class FaceUpSeat:
     declared: bool
     waits: tuple[Tile, ...]  # shown by 亮倒
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> FaceUpSeatJson:
         return {"hand": [t.compact for t in self.concealed],
                 "drawn": self.drawn.compact if self.drawn is not None else None,
                 "melds": [{"kind": m.kind, "tile": m.tile.compact} for m in self.melds],
@@ -109,7 +110,7 @@ class Frame:
     by: str = ""
     events: tuple[Event, ...] = ()  # what the action led to (draws, a locked hand's discards, the end)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> FrameJson:
         return {"index": self.index, "wall": self.wall, "seats": [s.to_json() for s in self.seats],
                 "to_act": list(self.to_act),
                 "pending": None if self.pending is None else [self.pending[0], self.pending[1].compact],
@@ -168,7 +169,7 @@ class Decision:
         """The player's own decision (托管 decisions were the AI's, and are shown but not counted)."""
         return self.by != BY_AUTO
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> DecisionJson:
         return {"frame": self.frame, "seat": self.seat, "taken": self.taken.to_json(), "by": self.by,
                 "taken_value": _rounded(self.taken_value), "agrees": self.agrees, "loss": _rounded(self.loss),
                 "big": self.big, "louhu": self.louhu, "fed": self.fed, "deal_in_unready": self.deal_in_unready,
@@ -192,7 +193,7 @@ class ReviewSummary:
     def agreement(self) -> float | None:
         return self.agreed / self.decisions if self.decisions else None
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> ReviewSummaryJson:
         return {"seat": self.seat, "decisions": self.decisions, "agreed": self.agreed,
                 "agreement": None if self.agreement is None else round(self.agreement, 4),
                 "costliest": list(self.costliest), "louhu": list(self.louhu), "fed": list(self.fed),
@@ -236,7 +237,7 @@ class Review:
             raise ValueError(f"unknown move {move!r}")
         return next(wanted, frame)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> ReviewJson:
         return {"seat": self.seat, "dealer": self.dealer, "rules": self.rules.to_json(),
                 "result": self.result.to_json(),
                 "win_tile": self.win_tile.compact if self.win_tile is not None else None,

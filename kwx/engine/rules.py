@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from functools import cached_property
 from types import MappingProxyType
-from typing import Any
+from typing import Any, NotRequired, TypeAlias, TypedDict
 
 
 class RulesError(ValueError):
@@ -57,6 +57,17 @@ PAYMENT_REASONS = (
 # 1: the first reckoning. 2: `draw_liangdao_penalty` `first` pays also when all three declared 亮倒, and 上楼
 # doubles only the hand right after a 荒庄 or 一炮双响 (edition 1 climbed ×2 per such hand in a row, to ×8).
 RULES_EDITION = 2
+
+OptionValue: TypeAlias = bool | int | str | dict[str, int] | None  # an option's value (a map: pattern → fan)
+
+
+class RuleSetJson(TypedDict):
+    """A rule set's JSON form (`RuleSet.to_json`, read back by `RuleSet.from_json`)."""
+
+    preset: str
+    options: dict[str, OptionValue]  # only those that differ from the preset's
+    edition: NotRequired[int]  # only when it is not RULES_EDITION
+
 
 _ONOFF_WORDS = {"on": True, "off": False, "true": True, "false": False, "yes": True, "no": False, "1": True, "0": False}
 
@@ -138,18 +149,18 @@ class RuleSet:
             rules = replace(rules, edition=_int("edition", spec["edition"]))
         return rules
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> RuleSetJson:
         """{"preset": name, "options": {only the options that differ from the preset}}, and "edition" when it
         is not the current one."""
         preset_values = RuleSet.preset(self.preset_name).options() if self.preset_name in PRESETS else {}
         diff = {k: v for k, v in self.options().items() if preset_values.get(k) != v}
-        out: dict[str, Any] = {"preset": self.preset_name, "options": diff}
+        out: RuleSetJson = {"preset": self.preset_name, "options": diff}
         if self.edition != RULES_EDITION:
             out["edition"] = self.edition
         return out
 
-    def options(self) -> dict[str, Any]:
-        out: dict[str, Any] = {}
+    def options(self) -> dict[str, OptionValue]:
+        out: dict[str, OptionValue] = {}
         for f in fields(self):
             if f.name in _NOT_OPTIONS:
                 continue

@@ -20,7 +20,7 @@ import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TypedDict
 
 from kwx.engine.ai import AI_LEVELS, DEFAULT_PARAMS, StrongParams, decide
 from kwx.engine.hand import HandState
@@ -40,6 +40,42 @@ def mean_ci95(n: int, total: float, sum_sq: float) -> tuple[float, float]:
     return mean, 1.96 * math.sqrt(var / n)
 
 
+class LevelStatsJson(TypedDict):
+    level: str
+    net: int
+    net_per_hand: float
+    net_per_hand_ci95: list[float]  # [low, high]
+    win_rate: float
+    self_draw_rate: float
+    deal_in_rate: float
+    fed_liangdao: int
+    liangdao_rate: float
+    mean_fan: float
+    mean_piao: float
+
+
+class ChecksJson(TypedDict):
+    zero_sum: bool
+    tiles_conserved: bool
+    errors: int
+
+
+class SimulationReportJson(TypedDict):
+    """`python -m kwx simulate --json`."""
+
+    hands: int
+    seconds: float
+    hands_per_second: float | None
+    wins: int
+    self_draws: int
+    double_rons: int
+    draws: int
+    liangdao: int
+    net: list[int]
+    players: list[LevelStatsJson]
+    checks: ChecksJson
+
+
 @dataclass
 class LevelStats:
     level: str
@@ -53,7 +89,7 @@ class LevelStats:
     fan_total: int = 0
     piao_total: int = 0
 
-    def to_json(self, hands: int) -> dict[str, Any]:
+    def to_json(self, hands: int) -> LevelStatsJson:
         mean, half = mean_ci95(hands, self.net, self.sum_sq)
         return {
             "level": self.level,
@@ -87,7 +123,7 @@ class SimulationReport:
     tiles_conserved: bool = True
     errors: int = 0
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> SimulationReportJson:
         return {
             "hands": self.hands,
             "seconds": round(self.seconds, 3),

@@ -25,14 +25,40 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict
 
-from kwx.engine.hand import HandResult, HandState
-from kwx.engine.reads import BalanceReads, FeedReads
-from kwx.engine.rules import RuleSet
+from kwx.engine.hand import HandResult, HandResultJson, HandState
+from kwx.engine.reads import BalanceReads, FeedReads, ReadsJson
+from kwx.engine.rules import RuleSet, RuleSetJson
 from kwx.engine.wall import dice_from_seed, new_seed, wall_from_seed
 
 LEGACY_MAX_SHANGLOU_LEVEL = 3  # edition 1: 上楼 from history stopped climbing at × 8
+
+
+class HandRecordJson(TypedDict):
+    number: int
+    seed: str
+    dice: list[int]
+    seated: list[int]
+    dealer: int
+    base: int
+    result: HandResultJson
+    net: dict[str, int]  # player (as text) → points
+
+
+class TableStateJson(TypedDict):
+    """The table between hands (`TableState.to_json`, read back by `TableState.from_json`)."""
+
+    rules: RuleSetJson
+    players: int
+    seated: list[int]
+    waiting: int | None
+    dealer: int
+    shanglou_level: int
+    net: list[int]
+    hands_played: int
+    feed_reads: ReadsJson
+    balance_reads: ReadsJson
 
 
 @dataclass(frozen=True)
@@ -48,7 +74,7 @@ class HandRecord:
     result: HandResult
     net: dict[int, int]  # player -> points won (+) or lost (−) in that hand
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> HandRecordJson:
         return {"number": self.number, "seed": self.seed, "dice": list(self.dice), "seated": list(self.seated),
                 "dealer": self.dealer, "base": self.base, "result": self.result.to_json(),
                 "net": {str(p): n for p, n in self.net.items()}}
@@ -167,7 +193,7 @@ class TableState:
         return record
 
     # -- persistence ---------------------------------------------------------------------------------------
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> TableStateJson:
         """The table between hands (history excluded: the store keeps it)."""
         return {"rules": self.rules.to_json(), "players": self.n_players, "seated": list(self.seated),
                 "waiting": self.waiting, "dealer": self.dealer, "shanglou_level": self.shanglou_level,

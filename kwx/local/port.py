@@ -9,6 +9,7 @@ import time
 from collections.abc import Callable
 from typing import Any, Protocol
 
+from kwx.engine.event_json import EventJson
 from kwx.local.render import Renderer
 from kwx.local.tables import LOCAL_GUILD, YOU_ID
 from kwx.table.views import PublicView, ResultView
@@ -45,7 +46,7 @@ class LocalPort(Renderer):
     def _mine(self, table_id: int) -> bool:
         return not self.closed and (self.table_id is None or table_id == self.table_id)
 
-    def new_events(self, view: PublicView) -> list[dict[str, Any]]:
+    def new_events(self, view: PublicView) -> list[EventJson]:
         """The view's events, unless this very view was logged already (the same view twice logs once). Not keyed
         by the step: a claim window's answer (碰, 杠, 胡) and what the board held back after a discard come in
         views of the step that showed the discard, and each of them has events of its own."""

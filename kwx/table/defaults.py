@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import contextlib
 from functools import cache
-from typing import Any, Protocol
+from typing import Any, Protocol, TypedDict
 from zoneinfo import ZoneInfo, available_timezones
 
 from kwx.engine.rules import PRESETS, RuleSet
@@ -34,6 +34,19 @@ FALLBACK_ZONE = "UTC"
 # Inclusive bounds of the numeric settings.
 BOUNDS: dict[str, tuple[int, int]] = {BASE: (1, 100_000), TURN_SECONDS: (10, 600), CLAIM_SECONDS: (5, 120),
                                       MAX_TABLES: (1, 50), MAX_HOSTED: (1, 10)}
+
+
+class TableDefaults(TypedDict):
+    """What a new table in a server starts with (`table_defaults`)."""
+
+    rules: RuleSet  # the server's preset with its base
+    preset: str
+    base: int
+    turn_seconds: float
+    claim_seconds: float
+    lang: str
+    max_tables: int  # open tables in the server
+    max_hosted: int  # open tables one member may host
 
 
 class SettingsStore(Protocol):
@@ -118,9 +131,8 @@ async def set_setting(store: SettingsStore, guild: str, key: str, value: Any) ->
     return parsed
 
 
-async def table_defaults(store: SettingsStore, guild: str) -> dict[str, Any]:
-    """What a new table in this server starts with: {rules: RuleSet, preset, base, turn_seconds,
-    claim_seconds, lang, max_tables, max_hosted}. Options a table command gives explicitly should override
+async def table_defaults(store: SettingsStore, guild: str) -> TableDefaults:
+    """What a new table in this server starts with. Options a table command gives explicitly should override
     these."""
     values = await guild_settings(store, guild)
     return {

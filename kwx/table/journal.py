@@ -16,8 +16,8 @@ from __future__ import annotations
 import asyncio
 import time
 from dataclasses import dataclass
-from typing import Any
 
+from kwx.engine.json_values import JsonObject
 from kwx.store import NewEvent, Store
 
 
@@ -36,7 +36,7 @@ class Journal:
         self._flusher: asyncio.Task[None] | None = None
         self.stats = JournalStats()
 
-    async def append(self, table_id: int, seq: int, hand_no: int, kind: str, payload: dict[str, Any]) -> None:
+    async def append(self, table_id: int, seq: int, hand_no: int, kind: str, payload: JsonObject) -> None:
         """Write one record with this seq; returns once it is committed. Raises what the store raises."""
         row = (table_id, NewEvent(hand_no, kind, payload, seq))
         if not self._group:

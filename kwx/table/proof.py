@@ -14,8 +14,9 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
-from kwx.engine.seeds import check_reveal, reveal
+from kwx.engine.seeds import check_reveal
 from kwx.store import NotFound, Store
+from kwx.table.table_seed import TableSeed
 
 logger = logging.getLogger(__name__)
 
@@ -38,7 +39,7 @@ async def hand_proof(store: Store, guild: str, table_id: int, hand_no: int) -> H
         table = await store.get_table(table_id)
     except NotFound:
         return None
-    revealed = reveal(table.seed, hand_no, table.options.get("seed_salt"))
+    revealed = TableSeed.of_row(table).revealed(hand_no)
     try:
         check_reveal(revealed, ref)
     except ValueError:  # never expected: the ledger's commitment was made from this seed

@@ -18,15 +18,16 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from kwx.engine.actions import Action
+from kwx.engine.actions import Action, Verb
 from kwx.engine.hand import HandState
 from kwx.engine.reads import FeedReads, FeedRecord
 from kwx.engine.review import HandLog, ReplayMismatch, Review, parse_actions, review
 from kwx.engine.rules import RulesError, RuleSet
-from kwx.engine.seeds import check_reveal, hand_seed, reveal
-from kwx.engine.tiles import parse_tile
+from kwx.engine.seeds import check_reveal, hand_seed
 from kwx.engine.wall import dice_from_seed, wall_from_seed
-from kwx.store import NotFound, Store
+from kwx.store import EventRow, NotFound, Store
+from kwx.table.log_records import ActionRecord, HandStartRecord, RecordKind, SeatRecord, parse_record
+from kwx.table.table_seed import TableSeed
 
 HISTORY_PAGE = 50
 
@@ -87,8 +88,7 @@ async def load_ledger_hand(store: Store, guild: str, hand_id: int, *, viewer: st
     start = next((i for i, e in enumerate(events) if e.kind == "hand_start" and e.hand_no == hand_no), None)
     if start is None:
         raise ReviewRefused("not_found", f"hand #{hand_id}: its table's log has no deal", hand=hand_id)
-    salt = (row.options or {}).get("seed_salt")
-    revealed = reveal(row.seed, hand_no, salt)
+    revealed = TableSeed.of_row(row).revealed(hand_no)
     try:  # the seed kept with the table must give the commitment the ledger recorded
         seed = check_reveal(revealed, record["seed_ref"] or "")
     except ValueError:
@@ -125,36 +125,42 @@ class PlayerFeeds:
         return self.reads.for_seats([self.number(p) for p in seated])
 
 
-def table_reads(rules: RuleSet, table_seed: str, events: Sequence[Any]) -> PlayerFeeds:
+def table_reads(rules: RuleSet, table_seed: str, events: Sequence[EventRow]) -> PlayerFeeds:
     """What a table learned of its players' feeding in the hands its `events` finished, by player id: as the
     live table's reads (kwx.engine.reads), whose only source is hands with a 亮倒, so only those are replayed. A
     seat taken over starts with nothing known of its new player, as at the table."""
     reads = PlayerFeeds()
-    hand: tuple[dict[str, Any], list[Any]] | None = None
+    hand: tuple[HandStartRecord, list[Action]] | None = None
     for e in [*events, None]:
-        if e is None or e.kind in ("hand_start", "piao_open", "seat"):
-            if hand is not None and any(a.get("verb") == "liangdao" for a in hand[1]):
+        if e is None or e.kind in (RecordKind.HAND_START, RecordKind.PIAO_OPEN, RecordKind.SEAT):
+            if hand is not None and any(a.verb == Verb.LIANGDAO for a in hand[1]):
                 _learn(reads, rules, table_seed, *hand)
             hand = None
         if e is None:
             break
-        if e.kind == "hand_start":
-            hand = (e.payload, [])
-        elif e.kind == "action" and hand is not None:
-            hand[1].append(e.payload)
-        elif e.kind == "seat" and e.payload["player"]["player_id"] != e.payload["replaces"]:  # not one back
-            reads.forget(str(e.payload["player"]["player_id"]))
+        if e.kind not in _READ_KINDS:
+            continue
+        record = parse_record(e.kind, e.payload)
+        if isinstance(record, HandStartRecord):
+            hand = (record, [])
+        elif isinstance(record, ActionRecord) and hand is not None:
+            hand[1].append(record.action)
+        elif isinstance(record, SeatRecord) and record.player.player_id != record.replaces:  # not one back
+            reads.forget(record.player.player_id)
     return reads
 
 
-def _learn(reads: PlayerFeeds, rules: RuleSet, table_seed: str, deal: dict[str, Any], actions: list[Any]) -> None:
-    setup = deal["setup"]
-    hand = HandState(rules, int(setup["dealer"]), wall_from_seed(hand_seed(table_seed, int(setup["hand_no"]))),
-                     deal["piao"], int(setup.get("base_multiplier", 1)))
+_READ_KINDS = frozenset({RecordKind.HAND_START, RecordKind.ACTION, RecordKind.SEAT})
+
+
+def _learn(reads: PlayerFeeds, rules: RuleSet, table_seed: str, deal: HandStartRecord, actions: list[Action]) -> None:
+    setup = deal.setup
+    hand = HandState(rules, setup.dealer, wall_from_seed(hand_seed(table_seed, setup.hand_no)), deal.piao,
+                     setup.base_multiplier)
     for a in actions:
-        hand.apply(Action(int(a["seat"]), a["verb"], parse_tile(a["tile"]) if a.get("tile") else None))
+        hand.apply(a)
     if hand.finished:  # the table learns from a hand when it is booked
-        reads.reads.learn(hand.events, [reads.number(str(p)) for p in setup["seating"]])
+        reads.reads.learn(hand.events, [reads.number(p) for p in setup.seating])
 
 
 def load_exported_hand(data: Any, seed: str) -> ReviewSource:

@@ -9,14 +9,24 @@ keeps the commitments from being guessed from it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
+from kwx.engine.json_values import as_object, get_optional_str
 from kwx.engine.seeds import hand_seed, reveal, seed_ref
+
+if TYPE_CHECKING:
+    from kwx.store import TableRow
 
 
 @dataclass(frozen=True)
 class TableSeed:
     text: str = field(repr=False)  # secret: never shown, never logged
     salt: str | None = field(default=None, repr=False)  # secret too
+
+    @classmethod
+    def of_row(cls, row: TableRow) -> TableSeed:
+        """The seed a table's row in the store keeps, with the salt among its options."""
+        return cls(row.seed, get_optional_str(as_object(row.options or {}, "a table's options"), "seed_salt"))
 
     def hand(self, hand_no: int) -> str:
         """The seed that deals hand `hand_no` (its wall, its dice)."""

@@ -13,10 +13,11 @@ Observation holds the seat's own tiles and the same public facts.)
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from kwx.engine.actions import Discard, Hu, Reveal
+from kwx.engine.actions import Discard, Event, Hu, Reveal
 from kwx.engine.analysis import Meld, waits
+from kwx.engine.event_json import EventJson
 from kwx.engine.hand import CLAIM, OVER, ROB, TURN, HandState
 from kwx.engine.tiles import NUM_KINDS, Tile
 from kwx.table.advice import move_warnings, zimo_gain
@@ -76,7 +77,7 @@ def board_phase(t: RecordState) -> str:
     return {LOBBY: "lobby", PIAO: "piao", CLOSED: "closed"}.get(t.status, t.status)
 
 
-def public_view(t: RecordState, last_events: Iterable[dict[str, Any]] = ()) -> PublicView:
+def public_view(t: RecordState, last_events: Iterable[EventJson] = ()) -> PublicView:
     hand = t.hand if t.status in (PLAYING, BETWEEN, CLOSED) else None
     seats: list[SeatView] = []
     if t.status == LOBBY or (t.setup is None and hand is None):
@@ -124,9 +125,9 @@ def public_view(t: RecordState, last_events: Iterable[dict[str, Any]] = ()) -> P
                       spectators=tuple(t.spectators.values()), capacity=t.capacity, piao_max=t.rules.piao or 0)
 
 
-def public_events(events: Iterable[Any]) -> list[dict[str, Any]]:
+def public_events(events: Iterable[Event]) -> list[EventJson]:
     """The public JSON of engine events (hidden ones dropped)."""
-    out = []
+    out: list[EventJson] = []
     for e in events:
         j = e.public_json()
         if j is not None:

@@ -8,8 +8,8 @@ seat's own tiles and is only ever handed to that seat's player.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
+from kwx.engine.event_json import EventJson
 from kwx.engine.tiles import Tile
 from kwx.table.advice import MoveWarning
 
@@ -66,7 +66,7 @@ class PublicView:
     deadline: float | None = None  # unix time (seconds) when the current wait times out; None in phase claim
     base: int = 1  # points per fan this hand (上楼 included)
     rules_name: str = "standard"
-    last_events: tuple[dict[str, Any], ...] = ()  # public JSON of the events since the previous view
+    last_events: tuple[EventJson, ...] = ()  # public JSON of the events since the previous view
     waiting_player: PlayerRef | None = None  # rotation: the fourth player sitting out
     paused: str | None = None  # why the table is paused (kwx.table.log_records.PauseReason), None while it plays
     claim_kind: str | None = None  # phase claim: "discard" (X 打出 T) or "bugang" (X 补杠 T)
