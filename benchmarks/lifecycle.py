@@ -1,7 +1,7 @@
 """Tables that end: `python -m benchmarks.lifecycle [--json]`.
 
 The real KwxBot (cogs, the Discord front end), TableService and a temporary SQLite store over the fake Discord
-of tests/cogs/fakes.py, with no AI or between-hands delays and a fake clock for the table timers (moved by the
+of kwx/devtools/fake_discord/, with no AI or between-hands delays and a fake clock for the table timers (moved by the
 harness: a simulated hour takes well under a second). One scenario each:
 
 - abandoned: two members and one AI seat; the members never answer from the first deal. The clock runs one
@@ -39,8 +39,15 @@ import time
 from pathlib import Path
 from typing import Any
 
-from tests.cogs.fakes import discord_error
-from tests.cogs.kit import Kit, count_failures, dispatch, restart, seat_table, start_kit, stop_kit
+from kwx.devtools.fake_discord import discord_error
+from kwx.devtools.fake_discord.kit import (
+    Kit,
+    count_failures,
+    dispatch,
+    seat_table,
+    start_kit,
+    stop_kit,
+)
 
 
 class Clock:
@@ -236,9 +243,9 @@ async def restart_mid_claim(tmp: Path) -> dict[str, Any]:
         assert claimant is not None, "no claim window came up"
         pid, view = claimant
         events_before = len(await kit.rt.store.load_events(table))
-        await kit.bot.shutdown_kwx()  # the bot stops (restart() below finds it stopped)
+        await kit.bot.shutdown_kwx()  # the bot stops (kit.restart() below finds it stopped)
         clock.now += 60  # down for 60 s: past the claim window
-        kit = await restart(kit, clock=clock)
+        await kit.restart(clock=clock)
         await kit.settle()
         await kit.service.tick()
         await kit.settle()

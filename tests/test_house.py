@@ -133,8 +133,9 @@ def test_the_cycle_finder_finds_one(monkeypatch):
 
 
 def test_nothing_under_kwx_imports_discord_or_the_discord_front_end():
+    # but the harness that drives the Discord front end for tests and benchmarks (see the end of this file)
     bad = {name: sorted(t for t in IMPORTS[name] if t.split(".")[0] in ("discord", "cogs", "bot"))
-           for name in MODULES if name.split(".")[0] == "kwx"}
+           for name in MODULES if name.split(".")[0] == "kwx" and not in_harness(name)}
     assert {name: targets for name, targets in bad.items() if targets} == {}
 
 
@@ -194,3 +195,98 @@ def test_the_state_finder_finds_process_wide_state(tmp_path):
     source.write_text("class Counts:\n    n = 0\n\n\nCOUNTS = Counts()\n_cache: dict[str, int] = {}\n"
                       "LIMIT = int('3')\nNAMES = ('a',)\n\n\ndef bump():\n    global LIMIT\n", encoding="utf-8")
     assert module_state(source) == ["global LIMIT", "COUNTS", "_cache: dict[str, int]"]
+
+
+# == the tests' own house ===============================================================================
+# Helpers live in tests/support (and what the benchmarks share with the tests, the Discord harness, in
+# kwx/devtools/fake_discord): a test module never imports another test module, and a benchmark never imports
+# the tests.
+TESTS = ROOT / "tests"
+SUPPORT = "tests.support"
+
+
+def foreign_test_imports(path: Path, text: str | None = None) -> list[str]:
+    """The modules under tests/ but outside tests/support that a file imports: by dotted name (`tests.cogs.x`,
+    relative ones resolved) or by bare name (`import store_helpers`: pytest puts a test folder without an
+    __init__.py on sys.path, so a sibling module is importable by its name)."""
+    tree = ast.parse(text if text is not None else path.read_text(encoding="utf-8"), filename=str(path))
+    name = module_name(path)
+    siblings = {p.stem for p in path.parent.glob("*.py")} - {path.stem}
+    found: list[str] = []
+    for target in sorted(imported_names_of(tree, name, path)):
+        top = target.split(".")[0]
+        if top == "tests":
+            dotted = target
+        elif top in siblings:
+            dotted = module_name(path.parent / f"{top}.py")
+        else:
+            continue
+        # `from tests.table import x` names the module x, or a name in tests/table/__init__.py (no test module)
+        module = dotted if (ROOT / (dotted.replace(".", "/") + ".py")).exists() else dotted.rpartition(".")[0]
+        if not (ROOT / (module.replace(".", "/") + ".py")).exists() or module.startswith(SUPPORT + "."):
+            continue
+        found.append(module)
+    return sorted(set(found))
+
+
+def imported_names_of(tree: ast.AST, name: str, path: Path) -> set[str]:
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*anchor, base] if base else anchor)
+            out.update(f"{base}.{alias.name}" if base else alias.name for alias in node.names)
+            if base:
+                out.add(base)
+    return out
+
+
+def test_no_test_module_imports_another_test_module():
+    found = {str(p.relative_to(ROOT)): foreign_test_imports(p) for p in sorted(TESTS.rglob("*.py"))
+             if SUPPORT.replace(".", "/") not in str(p.relative_to(ROOT))}
+    assert {path: targets for path, targets in found.items() if targets} == {}, \
+        "helpers a test shares belong in tests/support"
+
+
+def test_tests_support_imports_no_test_module():
+    found = {str(p.relative_to(ROOT)): foreign_test_imports(p) for p in sorted((TESTS / "support").rglob("*.py"))}
+    assert {path: targets for path, targets in found.items() if targets} == {}
+
+
+def test_the_test_import_check_sees_each_kind_of_import():
+    here = TESTS / "table" / "test_lobby.py"
+    assert foreign_test_imports(here, "from tests.table.test_actions import ANN_DEALS") == ["tests.table.test_actions"]
+    assert foreign_test_imports(here, "from tests.table import test_actions") == ["tests.table.test_actions"]
+    assert foreign_test_imports(here, "from . import conftest") == ["tests.table.conftest"]
+    assert foreign_test_imports(here, "import test_presence") == ["tests.table.test_presence"]
+    assert foreign_test_imports(here, "from tests.support.tables import refused\nimport kwx.table") == []
+
+
+def test_benchmarks_import_no_tests():
+    found = {}
+    for path in sorted((ROOT / "benchmarks").rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        names = imported_names_of(tree, module_name(path), path)
+        bad = sorted(n for n in names if n.split(".")[0] == "tests")
+        if bad:
+            found[str(path.relative_to(ROOT))] = bad
+    assert found == {}, "what a benchmark shares with the tests lives in kwx/devtools"
+
+
+# The harness that drives the Discord front end for the tests and the benchmarks (kwx.devtools.fake_discord)
+# imports discord.py and the cogs; nothing the bot runs imports it.
+DISCORD_HARNESS = "kwx.devtools.fake_discord"
+
+
+def in_harness(name: str) -> bool:
+    return name == DISCORD_HARNESS or name.startswith(DISCORD_HARNESS + ".")
+
+
+def test_nothing_the_bot_runs_imports_the_discord_harness():
+    bad = {name: sorted(t for t in IMPORTS[name] if in_harness(t)) for name in MODULES if not in_harness(name)}
+    assert {name: targets for name, targets in bad.items() if targets} == {}

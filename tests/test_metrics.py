@@ -13,8 +13,8 @@ from kwx.health import HealthServer
 from kwx.metrics import Metrics
 from kwx.store import Store
 from kwx.table import PlayerRef, TableService
+from tests.support.frontends import RecordingFrontEnd
 from tests.support.prometheus import samples
-from tests.table.fakes import RecordingFrontEnd
 
 
 def _get(port: int, path: str) -> tuple[int, str]:

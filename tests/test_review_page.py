@@ -21,8 +21,8 @@ import aiohttp
 import pytest
 
 from kwx.present.review_html import review_page
-from tests.engine.hands import reviewed
 from tests.support.polling import eventually
+from tests.support.reviews import reviewed
 
 NAMES = ["Ann", "Bob <b>", "Cy"]
 

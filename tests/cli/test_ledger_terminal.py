@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli.ledger_run import run_ledger as _run
-from tests.local.test_plain_sessions import QuitWhen, Recorder, run
+from tests.support.ledger_run import run_ledger as _run
+from tests.support.terminal import QuitWhen, Recorder, run
 
 
 class NoQuestions:

@@ -11,7 +11,7 @@ import pytest
 
 from kwx.cli import main
 from kwx.engine.wall import format_sequence, parse_wall
-from tests.engine.builders import wall_text
+from tests.support.hands import wall_text
 
 SCRIPTS = Path(__file__).resolve().parents[1] / "engine" / "scripts"
 WALL = wall_text("57899p23s555z666z7z", "12346p789s111s77z", "35p347s258s69s5z6z7z", draws="3s 2p")

@@ -15,7 +15,7 @@ from kwx.engine.seeds import commitment, hand_seed
 from kwx.engine.wall import format_sequence, wall_from_seed
 from kwx.store import Store
 from kwx.table import PlayerRef, TableService
-from tests.table.fakes import RecordingFrontEnd
+from tests.support.frontends import RecordingFrontEnd
 
 HOST = PlayerRef("ai:standard:9", "AI 9", "standard")
 

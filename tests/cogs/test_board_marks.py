@@ -9,14 +9,13 @@ import re
 from cogs.board import board_embeds, hand_text
 from cogs.emoji import BACK_KEY, CLAIMED_KEY, TileFormatter
 from cogs.result_post import result_embeds
+from kwx.devtools.fake_discord.kit import seat_table, start_kit, stop_kit
 from kwx.engine.tiles import Tile, parse_tiles
 from kwx.table.views import MeldView, PublicView, ResultView, RevealedHand, SeatView, WinnerView
-from tests.cogs.kit import seat_table, start_kit, stop_kit
-from tests.cogs.test_pause_panels import BACK as WALL_BACK
-from tests.cogs.test_pause_panels import DRAWS, HANDS, PAUSE, move
-from tests.cogs.test_rendering import PLAYERS
-from tests.engine.builders import build_wall
 from tests.support.clock import FakeClock
+from tests.support.hands import build_wall
+from tests.support.panels import BACK as WALL_BACK
+from tests.support.panels import DRAWS, HANDS, PAUSE, PLAYERS, move
 
 EMOJIS = TileFormatter({int(t): f"<:kwx_{t.compact}:{100 + int(t)}>" for t in Tile}
                        | {CLAIMED_KEY + int(t): f"<:kwx_{t.compact}_dim:{200 + int(t)}>" for t in Tile}

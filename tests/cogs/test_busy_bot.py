@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from cogs.ratelimit import MAX_BOARD_INTERVAL, Budget, GlobalRateLimiter, Priority
+from kwx.devtools.fake_discord.kit import seat_table, start_kit, stop_kit
 from kwx.present.i18n import tr
-from tests.cogs.kit import seat_table, start_kit, stop_kit
 from tests.support.clock import FakeClock
 
 

@@ -9,7 +9,7 @@ import pytest
 from kwx.engine.rules import RuleSet
 from kwx.present.i18n import tr
 from kwx.table.defaults import DEFAULTS, SettingError, parse_setting, table_defaults
-from tests.cogs.ledger_kit import LedgerKit, close_kit, ledger_kit
+from tests.support.ledger_kit import LedgerKit, close_kit, ledger_kit
 
 
 @pytest.fixture
@@ -35,8 +35,8 @@ async def test_a_manager_sets_the_defaults_a_new_table_starts_with(kit: LedgerKi
     assert (await table_defaults(kit.store, str(other.id)))["preset"] == "standard"  # per server
 
 
-async def test_config_needs_manage_server(kit: LedgerKit, monkeypatch) -> None:
-    kit.no_manage_server(monkeypatch)
+async def test_config_needs_manage_server(kit: LedgerKit) -> None:
+    kit.no_manage_server()
     out = await kit.slash(kit.bob, "kwx-admin config", base=50, language="en")
     assert out.records[0].ephemeral and tr("ledger.error.manage_server") in out.text
     assert (await table_defaults(kit.store, kit.guild))["base"] == 1

@@ -7,23 +7,19 @@ from __future__ import annotations
 import discord
 
 from cogs.panels import CONFIRM, panel_buttons, panel_embed
-from kwx.engine.tiles import Tile, parse_tiles
+from kwx.devtools.fake_discord.kit import seat_table, start_kit, stop_kit
+from kwx.engine.tiles import Tile
 from kwx.store.settings import CONFIRM_DANGER
 from kwx.table.advice import FEED_WIN, Gain, MoveWarning
 from kwx.table.views import ActionChoice
-from tests.cogs.kit import seat_table, start_kit, stop_kit
-from tests.cogs.test_rendering import EMOJIS, _ids, _private
-from tests.engine.builders import build_wall
-
-TILES = set(parse_tiles("1123456789p5s7z")) | {Tile.S9}
-TURN = tuple(ActionChoice("discard", t) for t in sorted(TILES)) + (ActionChoice("liangdao", Tile.S5),)
-
+from tests.support.hands import build_wall
+from tests.support.panels import EMOJIS, TURN, act_ids, panel_view
 
 FEEDS_RED = (MoveWarning("discard", Tile.RED, FEED_WIN, (Gain(1, 8),), baohu=True),)  # the service's fact
 
 
 def test_a_danger_tile_is_a_red_flagged_button_and_the_panel_says_what_it_costs() -> None:
-    view = _private(choices=TURN, danger={Tile.RED: (1,)}, discard_waits={Tile.RED: (Tile.P1,)}, warnings=FEEDS_RED)
+    view = panel_view(choices=TURN, danger={Tile.RED: (1,)}, discard_waits={Tile.RED: (Tile.P1,)}, warnings=FEEDS_RED)
     buttons = panel_buttons(view, "en", EMOJIS)
     red = next(b for b in buttons.children if b.act.verb == "discard" and b.act.arg == "7z")  # type: ignore[attr-defined]
     assert red.item.style == discord.ButtonStyle.danger and "⚠" in (red.item.label or "")
@@ -37,12 +33,12 @@ def test_a_danger_tile_is_a_red_flagged_button_and_the_panel_says_what_it_costs(
 
 
 def test_the_confirm_panels_for_a_danger_discard_and_for_liangdao() -> None:
-    view = _private(choices=TURN, danger={Tile.RED: (1,)}, discard_waits={Tile.S5: (Tile.P1, Tile.P4)},
+    view = panel_view(choices=TURN, danger={Tile.RED: (1,)}, discard_waits={Tile.S5: (Tile.P1, Tile.P4)},
                     warnings=FEEDS_RED)
     ask = panel_buttons(view, "en", EMOJIS, mode=CONFIRM, confirm=ActionChoice("discard", Tile.RED))
-    assert [(a.verb, a.arg) for a in _ids(ask)] == [("dok", "7z"), ("dnc", "7z"), ("back", "-")]
+    assert [(a.verb, a.arg) for a in act_ids(ask)] == [("dok", "7z"), ("dnc", "7z"), ("back", "-")]
     ld = ActionChoice("liangdao", Tile.S5)
-    assert [(a.verb, a.arg) for a in _ids(panel_buttons(view, "en", EMOJIS, mode=CONFIRM, confirm=ld))] == [
+    assert [(a.verb, a.arg) for a in act_ids(panel_buttons(view, "en", EMOJIS, mode=CONFIRM, confirm=ld))] == [
         ("lok", "5s"), ("back", "-")]
     text = panel_embed(view, "en", EMOJIS, mode=CONFIRM, confirm=ld).description
     assert "Lay down and discard" in text and "waiting on" in text and "<:kwx_9s:" in text  # what is revealed
@@ -84,6 +80,6 @@ async def test_pressing_a_danger_tile_asks_first_with_its_cost_and_dont_ask_agai
 
 
 def test_a_winning_draw_is_named_with_what_it_wins() -> None:
-    view = _private(choices=(*TURN, ActionChoice("hu")), drawn=Tile.S9, zimo_gain=8)
+    view = panel_view(choices=(*TURN, ActionChoice("hu")), drawn=Tile.S9, zimo_gain=8)
     text = panel_embed(view, "zh-CN", EMOJIS).description
     assert "你摸到 <:kwx_9s:" in text and "可以自摸：赢 8。" in text and "轮到你出牌" not in text

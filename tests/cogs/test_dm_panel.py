@@ -8,6 +8,7 @@ import pytest
 
 from cogs.buttons import ActButton
 from cogs.panels import CONFIRM, LIANGDAO, hand_over_line, panel_buttons, panel_embed
+from kwx.devtools.fake_discord.kit import Kit, seat_table, start_kit, stop_kit
 from kwx.engine.tiles import Tile, parse_tiles
 from kwx.store.settings import AUTO_PASS_CLAIMS
 from kwx.table.advice import FEED_KONG, Gain, MoveWarning
@@ -20,9 +21,8 @@ from kwx.table.views import (
     SeatView,
     WinnerView,
 )
-from tests.cogs.kit import Kit, seat_table, start_kit, stop_kit
-from tests.cogs.test_rendering import EMOJIS
-from tests.engine.builders import build_wall
+from tests.support.hands import build_wall
+from tests.support.panels import EMOJIS
 
 PLAYERS = (PlayerRef("1", "alice"), PlayerRef("2", "bob"), PlayerRef("3", "carol"))
 

@@ -14,10 +14,10 @@ from PIL import Image
 from cogs.emoji import BACK_KEY, BACK_TEXT, CLAIMED_KEY, TileFormatter, emoji_name, ensure_tile_emojis
 from cogs.operations import Rest
 from cogs.ratelimit import Budget
+from kwx.devtools.fake_discord import FakeDiscord, discord_error
 from kwx.engine.tiles import ALL_TILES, Tile, parse_tiles
 from kwx.present import art
 from kwx.present.art import tile_png_bytes
-from tests.cogs.fakes import FakeDiscord, discord_error
 
 
 @pytest.fixture

@@ -5,7 +5,7 @@ without an answer of our own the player reads "This interaction failed"."""
 
 from __future__ import annotations
 
-from tests.cogs.kit import alice_asked, start_kit, stop_kit
+from kwx.devtools.fake_discord.kit import alice_asked, start_kit, stop_kit
 
 STALE = "这个按钮已过期，请用最新的消息。"
 

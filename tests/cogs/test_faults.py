@@ -8,8 +8,8 @@ import pytest
 
 import cogs.board_delivery
 import cogs.operations
-from tests.cogs.fakes import discord_error
-from tests.cogs.kit import Kit, alice_asked, restart, seat_table, start_kit, stop_kit
+from kwx.devtools.fake_discord import discord_error
+from kwx.devtools.fake_discord.kit import Kit, alice_asked, seat_table, start_kit, stop_kit
 
 MESSAGES = "/channels/{channel_id}/messages"
 
@@ -85,7 +85,7 @@ async def test_closed_dms_are_said_once_per_table_even_across_a_restart(tmp_path
         await kit.slash(kit.alice, "kwx start")
         assert len(closed_notices(kit)) == 1
         await kit.settle()
-        kit = await restart(kit)
+        await kit.restart()
         await kit.settle()
         assert len(closed_notices(kit)) == 1
         assert kit.rt.frontend.dms_closed(str(kit.bob.id))  # remembered: his panel is the My-hand one

@@ -14,9 +14,9 @@ import pytest
 from cogs.buttons import ActId
 from cogs.forwarding import press_payload, run_forwarded_press
 from cogs.inputs import SNOWFLAKE_MAX, id_number, id_tile
+from kwx.devtools.fake_discord import StoredMessage
+from kwx.devtools.fake_discord.kit import ACT, Kit, alice_asked, start_kit, stop_kit
 from kwx.engine.tiles import Tile
-from tests.cogs.fakes import StoredMessage
-from tests.cogs.kit import ACT, Kit, alice_asked, start_kit, stop_kit
 
 
 @pytest.fixture

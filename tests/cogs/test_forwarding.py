@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from cogs.forwarding import forward_press, press_payload, rebuilt_interaction, run_forwarded_press
+from kwx.devtools.fake_discord.kit import ACT, Kit, alice_asked, seat_table, start_kit, stop_kit
 from kwx.present.i18n import tr
-from tests.cogs.kit import ACT, Kit, alice_asked, seat_table, start_kit, stop_kit
 
 
 @pytest.fixture

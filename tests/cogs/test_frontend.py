@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from tests.cogs.kit import alice_asked, alice_played_a_hand, seat_table, start_kit, stop_kit
+from kwx.devtools.fake_discord.kit import alice_asked, alice_played_a_hand, seat_table, start_kit, stop_kit
 
 
 async def test_a_burst_of_changes_is_one_edit_and_the_last_state_is_shown(tmp_path) -> None:

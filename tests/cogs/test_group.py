@@ -14,10 +14,10 @@ import bot
 from cogs.bot import CommandSync, KwxBot, SyncError
 from cogs.group import KwxGroupCog
 from kwx.cli.settings import Settings
+from kwx.devtools import fake_discord as fakes
+from kwx.devtools.fake_discord import discord_error
+from kwx.devtools.fake_discord.kit import start_kit, stop_kit
 from kwx.present.i18n import tr
-from tests.cogs import fakes
-from tests.cogs.fakes import discord_error
-from tests.cogs.kit import start_kit, stop_kit
 
 
 class Extra(KwxGroupCog):  # any further cog file adding to /kwx
@@ -112,13 +112,11 @@ async def test_a_sync_replaces_an_older_kwx_that_still_listed_config(tmp_path) -
         await stop_kit(kit)
 
 
-async def test_a_member_given_the_admin_command_by_the_server_is_still_refused(tmp_path, monkeypatch) -> None:
+async def test_a_member_given_the_admin_command_by_the_server_is_still_refused(tmp_path) -> None:
     """A server can give /kwx-admin to anyone (Integrations); without Manage Server the bot still refuses."""
     kit = await start_kit(tmp_path)
     try:
-        perms = discord.Permissions(fakes.MEMBER_PERMISSIONS)
-        perms.manage_guild = False
-        monkeypatch.setattr(fakes, "MEMBER_PERMISSIONS", perms.value)
+        kit.fake.members_without(manage_guild=False)
         out = await kit.fake.slash(kit.bob, kit.channel, "kwx-admin config", base=50)
         assert out.records[0].ephemeral and len(out.records) == 1
         assert tr("ledger.error.manage_server") in out.text

@@ -13,7 +13,7 @@ from discord import app_commands
 from cogs.inputs import DISCORD_INT_LIMIT, Refusal, check_option, excerpt, option_name, safe_text
 from kwx.engine.rules import PRESETS
 from kwx.present.i18n import tr
-from tests.cogs.ledger_kit import EXTENSIONS, LedgerKit, close_kit, ledger_kit
+from tests.support.ledger_kit import EXTENSIONS, LedgerKit, close_kit, ledger_kit
 
 
 @pytest.fixture

@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import gzip
 import io
-import re
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 
@@ -16,12 +15,11 @@ from PIL import Image
 
 from cogs.confirm import CONFIRM_TTL
 from cogs.ledger_requests import LedgerRequests
+from kwx.devtools.fake_discord import Sent
 from kwx.present.i18n import tr
 from kwx.present.ledger_text import display_width, signed_money, table
 from kwx.store import LedgerHand, LedgerPayment, SeatResult, parse_csv
-from kwx.table.manual import ManualWin, manual_payments, manual_record
-from tests.cogs.fakes import Sent
-from tests.cogs.ledger_kit import LedgerKit, close_kit, ledger_kit
+from tests.support.ledger_kit import LedgerKit, block_rows, close_kit, ledger_kit, no_pings, play
 
 GREEN, RED = discord.Colour.green().value, discord.Colour.red().value
 
@@ -33,31 +31,8 @@ async def kit(tmp_path) -> AsyncIterator[LedgerKit]:
     await close_kit(k)
 
 
-async def play(kit: LedgerKit, winner: discord.Member, payer: discord.Member, third: discord.Member | None = None,
-               *, fan: int = 2, self_draw: bool = False, guild: str | None = None, base: int = 1) -> int:
-    """A hand written straight to the store (as a finished table would)."""
-    win = ManualWin(str(winner.id), str(payer.id), str(third.id) if third else None, self_draw=self_draw, fan=fan)
-    names = {str(m.id): m.display_name for m in (winner, payer, third) if m is not None}
-    record = manual_record(guild or kit.guild, win, manual_payments(win, base=base), names, by="test")
-    return await kit.store.record_manual_hand(record)
-
-
-def block_rows(text: str, *, header: bool = True, marker: bool = True) -> list[list[str]]:
-    """The rows of the first code block of `text`, split on runs of spaces. With `marker`, a row's first
-    character (the ```diff sign: '+', '-' or ' ') is its first cell; with `header`, the first line is dropped."""
-    found = re.search(r"```(?:diff)?\n(.*?)\n```", text, re.S)
-    assert found, text
-    lines = [line for line in found.group(1).split("\n")[1 if header else 0:] if line.strip()]
-    return [[line[0], *line[1:].split()] if marker else line.split() for line in lines]
-
-
 def reply(out) -> Sent:
     return next(r for r in out.records if r.kind in ("response", "followup"))
-
-
-def no_pings(sent: Sent) -> bool:
-    mentions = sent.raw.get("allowed_mentions")
-    return mentions is not None and mentions.get("parse") == [] and not mentions.get("users")
 
 
 # -- reading ---------------------------------------------------------------------------------------------------
@@ -357,7 +332,7 @@ async def test_chart_is_a_png_attachment_of_the_members_balance(kit: LedgerKit) 
     assert Image.open(io.BytesIO(everyone.files[0].data)).size == (800, 450)
 
 
-async def test_export_needs_manage_server_and_its_csv_round_trips(kit: LedgerKit, monkeypatch) -> None:
+async def test_export_needs_manage_server_and_its_csv_round_trips(kit: LedgerKit) -> None:
     await play(kit, kit.alice, kit.bob, kit.carol, fan=4, self_draw=True)
     await kit.store.record_settlement(kit.guild, kit.id(kit.bob), kit.id(kit.alice), 3, by="test", note="a, \"b\"")
     out = await kit.slash(kit.alice, "kwx-admin export")
@@ -367,13 +342,13 @@ async def test_export_needs_manage_server_and_its_csv_round_trips(kit: LedgerKit
     stored = list(reversed(await kit.store.entries(kit.guild)))
     assert parsed == stored and tr("ledger.export.done", count=3) in sent.text
 
-    kit.no_manage_server(monkeypatch)
+    kit.no_manage_server()
     refused = await kit.slash(kit.bob, "kwx-admin export")
     assert refused.records[0].ephemeral and tr("ledger.error.manage_server") in refused.text
     assert not refused.records[0].files
 
 
-async def test_undo_reverses_the_last_hand_and_needs_manage_server(kit: LedgerKit, monkeypatch) -> None:
+async def test_undo_reverses_the_last_hand_and_needs_manage_server(kit: LedgerKit) -> None:
     await play(kit, kit.alice, kit.bob, fan=2)
     last = await play(kit, kit.bob, kit.alice, kit.carol, fan=5, self_draw=True)
     out = await kit.slash(kit.dave, "kwx-admin undo", reason="wrong winner")
@@ -389,7 +364,7 @@ async def test_undo_reverses_the_last_hand_and_needs_manage_server(kit: LedgerKi
     assert tr("ledger.undo.nothing") in (await kit.slash(kit.dave, "kwx-admin undo")).text
     assert tr("ledger.undo.already") in (await kit.slash(kit.dave, "kwx-admin undo", hand=last)).text
 
-    kit.no_manage_server(monkeypatch)
+    kit.no_manage_server()
     await play(kit, kit.alice, kit.bob, fan=9)
     refused = await kit.slash(kit.bob, "kwx-admin undo")
     assert refused.records[0].ephemeral and tr("ledger.error.manage_server") in refused.text

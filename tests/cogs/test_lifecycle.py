@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.cogs.fakes import discord_error
-from tests.cogs.kit import Kit, count_failures, dispatch, seat_table, start_kit, stop_kit
+from kwx.devtools.fake_discord import discord_error
+from kwx.devtools.fake_discord.kit import Kit, count_failures, dispatch, seat_table, start_kit, stop_kit
 from tests.support.clock import FakeClock
 
 

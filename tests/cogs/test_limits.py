@@ -12,9 +12,9 @@ from discord import app_commands
 
 from cogs.bot import CommandSync
 from kwx.devtools import limits
+from kwx.devtools.fake_discord import FakeDiscord, make_world
+from kwx.devtools.fake_discord.kit import start_kit, stop_kit
 from kwx.devtools.loopback.spec import discord_spec
-from tests.cogs.fakes import FakeDiscord, make_world
-from tests.cogs.kit import start_kit, stop_kit
 
 
 def _row(n: int, prefix: str = "b") -> dict:

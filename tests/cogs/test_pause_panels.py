@@ -6,14 +6,10 @@ from __future__ import annotations
 
 import pytest
 
-from tests.cogs.kit import Kit, seat_table, start_kit, stop_kit
-from tests.engine.builders import build_wall
+from kwx.devtools.fake_discord.kit import Kit, seat_table, start_kit, stop_kit
 from tests.support.clock import FakeClock
-
-PAUSE = 1.5
-# alice deals (seat 0); she may 碰 bob's 5p and later adds her drawn 5p to it (补杠); nobody may rob it.
-HANDS = ("12355p12345678s7z", "44668877s5566z3p", "113346789p179s5z")
-DRAWS, BACK = "5p 9p 1p 5p", "9s"
+from tests.support.hands import build_wall
+from tests.support.panels import BACK, DRAWS, HANDS, PAUSE, later, move
 
 
 @pytest.fixture
@@ -25,20 +21,6 @@ async def kit(tmp_path, monkeypatch) -> Kit:
     k.service.context.clock = k.clock = FakeClock()  # the pause runs on a clock the test moves
     yield k
     await stop_kit(k)
-
-
-async def later(kit: Kit, seconds: float) -> None:
-    kit.clock.advance(seconds)
-    await kit.service.tick()
-    await kit.settle()
-
-
-async def move(kit: Kit, member, verb: str, arg: str | None = None) -> str:
-    """Once any pause is over, `member` presses this button on their live panel; returns the reply."""
-    await later(kit, PAUSE)
-    panel = kit.live_panel(member)
-    assert panel is not None, f"{member.name} has no live panel"
-    return kit.reply(await kit.press(member, panel, verb, arg))
 
 
 async def test_after_a_bugang_the_replacement_draw_is_offered_when_the_pause_ends_and_works(kit: Kit) -> None:

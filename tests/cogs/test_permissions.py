@@ -8,7 +8,7 @@ from pathlib import Path
 import discord
 
 from cogs.permissions import BOT_PERMISSIONS
-from tests.cogs.kit import start_kit, stop_kit
+from kwx.devtools.fake_discord.kit import start_kit, stop_kit
 
 
 async def test_new_refuses_naming_the_permissions_the_bot_lacks_and_opens_nothing(tmp_path) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from tests.cogs.kit import ACT, Kit, seat_table, start_kit, stop_kit
+from kwx.devtools.fake_discord.kit import ACT, Kit, seat_table, start_kit, stop_kit
 
 
 def _table_state(kit: Kit, table: int) -> tuple[int, int]:

@@ -29,11 +29,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cogs import board as boards
+from kwx.devtools.fake_discord import Recorder, Sent
+from kwx.devtools.fake_discord.kit import Kit, seat_table, start_kit, stop_kit
 from kwx.engine.analysis import waits
 from kwx.engine.tiles import Tile, parse_tile
 from kwx.table.viewbuild import public_concealed
-from tests.cogs.fakes import Recorder, Sent
-from tests.cogs.kit import Kit, seat_table, start_kit, stop_kit
 
 TILE = re.compile(r"<:kwx_([1-9][psz])_(?:dim_)?[0-9a-f]+:\d+>")  # a face, or its faded form (a claimed discard)
 FOOTER = re.compile(r"牌桌 (\d+) · 第 (\d+) 局")

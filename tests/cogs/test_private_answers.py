@@ -6,10 +6,9 @@ from collections.abc import AsyncIterator
 
 import pytest
 
+from kwx.devtools.fake_discord import Sent
 from kwx.present.i18n import tr
-from tests.cogs.fakes import Sent
-from tests.cogs.ledger_kit import LedgerKit, close_kit, ledger_kit
-from tests.cogs.test_ledger import block_rows, no_pings, play
+from tests.support.ledger_kit import LedgerKit, block_rows, close_kit, ledger_kit, no_pings, play
 
 LOOKUPS = [("kwx balance", {}), ("kwx leaderboard", {"period": "week"}), ("kwx history", {}), ("kwx stats", {}),
            ("kwx chart", {}), ("kwx rules", {})]

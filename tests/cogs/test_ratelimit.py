@@ -12,8 +12,8 @@ import pytest
 
 from cogs import operations as ops
 from cogs.ratelimit import DISCORD_GLOBAL_LIMIT, SEND_MARGIN, Budget, GlobalRateLimiter
-from tests.cogs.fakes import World, make_world
-from tests.cogs.kit import start_kit, stop_kit
+from kwx.devtools.fake_discord import World, make_world
+from kwx.devtools.fake_discord.kit import start_kit, stop_kit
 from tests.support.clock import FakeClock
 
 

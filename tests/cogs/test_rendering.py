@@ -5,7 +5,6 @@ from __future__ import annotations
 import discord
 
 from cogs.board import board_embeds, fits
-from cogs.buttons import ActId
 from cogs.emoji import TileFormatter
 from cogs.panels import LIANGDAO, panel_buttons, panel_embed
 from cogs.result_post import result_embeds
@@ -15,29 +14,13 @@ from kwx.table.views import (
     MeldView,
     PaymentView,
     PlayerRef,
-    PrivateView,
     PublicView,
     ResultView,
     RevealedHand,
     SeatView,
     WinnerView,
 )
-
-EMOJIS = TileFormatter({int(t): f"<:kwx_{t.compact}:{1_234_567_890_123_456_789 + int(t)}>" for t in Tile})
-PLAYERS = [PlayerRef("1", "alice"), PlayerRef("2", "bob"), PlayerRef("ai:standard:1", "AI 1", "standard")]
-
-
-def _ids(view: discord.ui.View | None) -> list[ActId]:
-    out = []
-    for item in view.children if view else []:
-        out.append(item.act)  # type: ignore[attr-defined]
-    return out
-
-
-def _private(**kw) -> PrivateView:
-    base = dict(table_id=7, hand_no=2, step=31, seat=0, player_id="1", concealed=tuple(parse_tiles("1123456789p5s7z")),
-                drawn=Tile.S9, melds=(), choices=(), deadline=1_700_000_000.0)
-    return PrivateView(**(base | kw))
+from tests.support.panels import EMOJIS, PLAYERS, act_ids, panel_view
 
 
 def test_a_turn_panel_has_one_button_per_distinct_tile_then_the_actions_on_their_own_rows() -> None:
@@ -45,9 +28,9 @@ def test_a_turn_panel_has_one_button_per_distinct_tile_then_the_actions_on_their
     choices = tuple(ActionChoice("discard", t) for t in sorted(tiles)) + (
         ActionChoice("liangdao", Tile.S5), ActionChoice("liangdao", Tile.RED), ActionChoice("hu"),
         ActionChoice("gang", Tile.P1))
-    view = _private(choices=choices, discard_waits={Tile.S5: (Tile.P1, Tile.P4)})
+    view = panel_view(choices=choices, discard_waits={Tile.S5: (Tile.P1, Tile.P4)})
     buttons = panel_buttons(view, "zh-CN", EMOJIS)
-    acts = _ids(buttons)
+    acts = act_ids(buttons)
     assert [a.arg for a in acts if a.verb == "discard"] == [t.compact for t in sorted(tiles)]
     assert [a.verb for a in acts if a.verb != "discard"] == ["mq", "hu", "gang", "ld", "ap"]
     assert next(a for a in acts if a.verb == "mq").arg == "9s"  # 摸切 names the drawn tile
@@ -61,24 +44,24 @@ def test_a_turn_panel_has_one_button_per_distinct_tile_then_the_actions_on_their
     assert "你摸到 <:kwx_9s:" in text and "轮到你出牌" in text and "<t:1700000000:R>" in text
     assert "打 <:kwx_5s:" in text  # which discard keeps the hand ready
 
-    picks = _ids(panel_buttons(view, "zh-CN", EMOJIS, mode=LIANGDAO))  # 亮倒 mode: only the tiles that allow it
+    picks = act_ids(panel_buttons(view, "zh-CN", EMOJIS, mode=LIANGDAO))  # 亮倒 mode: only the tiles that allow it
     assert [(a.verb, a.arg) for a in picks] == [("liangdao", "5s"), ("liangdao", "7z"), ("back", "-")]
 
 
 def test_a_claim_panel_and_the_text_fallback_when_there_are_no_emojis() -> None:
-    view = _private(drawn=None, concealed=tuple(parse_tiles("1123456789p5s7z")), claim_tile=Tile.P1,
+    view = panel_view(drawn=None, concealed=tuple(parse_tiles("1123456789p5s7z")), claim_tile=Tile.P1,
                     choices=(ActionChoice("hu"), ActionChoice("gang"), ActionChoice("peng"), ActionChoice("pass")))
     buttons = panel_buttons(view, "zh-CN", TileFormatter())
     assert [(b.item.label, b.act.verb) for b in buttons.children] == [  # type: ignore[attr-defined]
         ("胡", "hu"), ("杠", "gang"), ("碰", "peng"), ("过", "pass"), ("自动过：关", "ap")]
     text = panel_embed(view, "zh-CN", TileFormatter()).description
     assert "1筒：你可以胡、杠、碰" in text and "1筒 1筒 2筒" in text
-    assert panel_buttons(_private(), "zh-CN", EMOJIS) is None  # nothing asked: no buttons
+    assert panel_buttons(panel_view(), "zh-CN", EMOJIS) is None  # nothing asked: no buttons
 
 
 def test_piao_buttons_offer_every_amount() -> None:
-    view = _private(concealed=(), drawn=None, choices=(ActionChoice("piao"),))
-    acts = _ids(panel_buttons(view, "en", EMOJIS, piao_max=3))
+    view = panel_view(concealed=(), drawn=None, choices=(ActionChoice("piao"),))
+    acts = act_ids(panel_buttons(view, "en", EMOJIS, piao_max=3))
     assert [(a.verb, a.amount) for a in acts] == [("piao", 0), ("piao", 1), ("piao", 2), ("piao", 3)]
 
 

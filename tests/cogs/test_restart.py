@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import signal
 
-from tests.cogs.kit import restart, seat_table, start_kit, stop_kit
+from kwx.devtools.fake_discord.kit import seat_table, start_kit, stop_kit
 
 
 async def test_a_restarted_bot_edits_the_same_board_and_the_old_prompt_still_works(tmp_path) -> None:
@@ -21,7 +21,7 @@ async def test_a_restarted_bot_edits_the_same_board_and_the_old_prompt_still_wor
         prompt = kit.live_panel(waiting)
         step = kit.service.context.tables[table].step
 
-        kit = await restart(kit)
+        await kit.restart()
         await kit.settle()
         assert kit.service.context.tables[table].step == step  # the same hand at the same step, from the event log
         sends = kit.fake.log.of("send")
@@ -48,7 +48,7 @@ async def test_a_restart_after_a_prompt_changed_while_down_sends_it_again(tmp_pa
         # forget where alice's panel is (as if the bot died before it could remember it)
         kit.rt.frontend.refs.pending.clear()
         await kit.rt.store._db.execute("DELETE FROM message_refs WHERE ref LIKE 'dm:%'")
-        kit = await restart(kit)
+        await kit.restart()
         await kit.settle()
         new_prompt = kit.live_panel(kit.alice)
         assert new_prompt is not None and new_prompt.id != old_prompt.id  # a fresh prompt: alice is notified
@@ -62,7 +62,7 @@ async def test_the_bot_leaves_the_terminal_tables_alone(tmp_path) -> None:
     from kwx.store import Store
     from kwx.table.service import TableService
     from kwx.table.views import PlayerRef
-    from tests.table.fakes import RecordingFrontEnd
+    from tests.support.frontends import RecordingFrontEnd
 
     store = await Store.open(tmp_path / "kwx.sqlite3")
     service = TableService(store, RecordingFrontEnd(), ai_delay=3600)
@@ -100,7 +100,7 @@ async def test_sigterm_stops_the_bot_cleanly_even_when_a_step_fails_and_the_tabl
         (shutdown,) = [task for task in asyncio.all_tasks() if task.get_name() == "kwx-shutdown"]
         await shutdown
         assert kit.bot.is_closed() and kit.bot.kwx is None and closed == ["store"]
-        kit = await restart(kit)
+        await kit.restart()
         assert kit.service.table_of(table) is not None  # resumed at the next start
     finally:
         await stop_kit(kit)

@@ -9,9 +9,9 @@ from collections.abc import AsyncIterator
 
 import pytest
 
+from kwx.devtools.fake_discord.kit import Kit, alice_played_a_hand, seat_table, start_kit, stop_kit
 from kwx.engine.seeds import check_reveal
 from kwx.present.i18n import tr
-from tests.cogs.kit import Kit, alice_played_a_hand, seat_table, start_kit, stop_kit
 
 HEX_RUN = re.compile(r"[0-9a-f]{16,}")
 PAYMENT = re.compile(r"^.+? → .+?：(?P<formula>底 \d+(?: × [^×=]+)*) = \*\*(?P<amount>\d+)\*\*$")

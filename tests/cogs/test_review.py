@@ -9,8 +9,9 @@ import re
 import discord
 import pytest
 
-from tests.cogs import fakes
-from tests.cogs.kit import Kit, seat_table, start_kit, stop_kit
+from kwx.devtools import fake_discord as fakes
+from kwx.devtools.fake_discord import MEMBER_PERMISSIONS
+from kwx.devtools.fake_discord.kit import Kit, seat_table, start_kit, stop_kit
 
 REST_ROUTES = ("POST /channels", "PATCH /channels", "DELETE /channels")
 
@@ -32,21 +33,15 @@ async def alice_plays_a_hand(kit: Kit) -> int:
     return hand_id
 
 
-def no_manage_server(monkeypatch) -> None:
-    perms = discord.Permissions(fakes.MEMBER_PERMISSIONS)
-    perms.manage_guild = False
-    monkeypatch.setattr(fakes, "MEMBER_PERMISSIONS", perms.value)
-
-
 def answer(out) -> fakes.Sent:
     found = [r for r in out.records if r.kind in ("response", "followup", "edit")]
     assert found, out.records
     return found[-1]
 
 
-async def test_a_player_steps_through_their_last_hand_privately(kit: Kit, monkeypatch):
+async def test_a_player_steps_through_their_last_hand_privately(kit: Kit):
     hand_id = await alice_plays_a_hand(kit)
-    no_manage_server(monkeypatch)
+    kit.fake.members_without(manage_guild=False)
     out = await kit.slash(kit.alice, "kwx review")
     reply = answer(out)
     assert reply.ephemeral and f"#{hand_id}" in reply.text and "第 1/" in reply.text
@@ -69,11 +64,11 @@ async def test_a_player_steps_through_their_last_hand_privately(kit: Kit, monkey
                 and r.kind not in ("dm",)]
 
 
-async def test_a_hand_in_play_cannot_be_reviewed(kit: Kit, monkeypatch):
+async def test_a_hand_in_play_cannot_be_reviewed(kit: Kit):
     table = await seat_table(kit, [kit.alice], ais=2)
     await kit.slash(kit.alice, "kwx start")
     await kit.until_asked(kit.alice)
-    no_manage_server(monkeypatch)
+    kit.fake.members_without(manage_guild=False)
     out = await kit.slash(kit.alice, "kwx review")
     reply = answer(out)
     # the refusal alone: no step, no tile, no button
@@ -81,12 +76,12 @@ async def test_a_hand_in_play_cannot_be_reviewed(kit: Kit, monkeypatch):
     assert not reply.components and kit.service.public_view_as_shown(table).phase != "finished"
 
 
-async def test_only_the_players_of_a_hand_or_a_manager_may_review_it(kit: Kit, monkeypatch):
+async def test_only_the_players_of_a_hand_or_a_manager_may_review_it(kit: Kit):
     hand_id = await alice_plays_a_hand(kit)
-    no_manage_server(monkeypatch)
+    kit.fake.members_without(manage_guild=False)
     refused = answer(await kit.slash(kit.bob, "kwx review", hand=hand_id))
     assert "只有当局的玩家" in refused.text and not refused.embeds
-    monkeypatch.undo()  # Manage Server again
+    kit.fake.member_permissions = MEMBER_PERMISSIONS  # Manage Server again
     allowed = answer(await kit.fake.slash(kit.bob, kit.channel, "kwx review", hand=hand_id, member=kit.alice))
     assert f"#{hand_id}" in allowed.text and "alice 的每个决定" in allowed.text
     missing = answer(await kit.slash(kit.bob, "kwx review", hand=hand_id + 1000))

@@ -13,10 +13,10 @@ import pytest
 
 from cogs.bot import BotSettings, KwxBot, Pace
 from kwx.cli.settings import Settings
+from kwx.devtools.fake_discord import make_world
+from kwx.devtools.fake_discord.kit import Kit, alice_asked, stop_kit
 from kwx.store import StoreBusy
 from kwx.store.sqlite.conn import store_error
-from tests.cogs.fakes import make_world
-from tests.cogs.kit import Kit, alice_asked, stop_kit
 
 RETRY_SECONDS = 0.05
 

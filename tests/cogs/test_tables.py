@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from tests.cogs.kit import Kit, seat_table, start_kit, stop_kit
+from kwx.devtools.fake_discord.kit import Kit, seat_table, start_kit, stop_kit
 
 EMOJI_TILE = re.compile(r"<:kwx_([1-9][psz])_[0-9a-f]+:\d+>")
 

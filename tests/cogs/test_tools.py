@@ -11,7 +11,7 @@ import pytest
 from cogs.tools import option_value
 from kwx.engine.rules import RuleSet
 from kwx.present.i18n import pattern_name, tr
-from tests.cogs.ledger_kit import LedgerKit, close_kit, ledger_kit
+from tests.support.ledger_kit import LedgerKit, close_kit, ledger_kit
 
 
 @pytest.fixture

@@ -15,8 +15,8 @@ import pytest
 
 from cogs.bot import CommandSync
 from cogs.translator import KwxTranslator
+from kwx.devtools.fake_discord.kit import Kit, start_kit, stop_kit
 from kwx.present.i18n import catalog
-from tests.cogs.kit import Kit, start_kit, stop_kit
 
 MINE = ("cogs.ledger", "cogs.tools", "cogs.config")
 # Discord's rule for command and option names (and their localizations).

@@ -13,7 +13,7 @@ from kwx.engine.rules import RuleSet
 from kwx.engine.simulate import simulate
 from kwx.engine.tiles import Tile, parse_tile, parse_tiles, to_counts
 from kwx.engine.wall import wall_from_seed
-from tests.engine.builders import deal, play
+from tests.support.hands import deal, play
 
 
 def _obs(hand: str, legal: list[Action], seen: str = "", **kw) -> Observation:

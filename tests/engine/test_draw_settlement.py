@@ -18,7 +18,7 @@ from kwx.engine.rules import RuleSet
 from kwx.engine.tiles import Tile, parse_tiles
 from kwx.engine.wall import parse_wall
 from kwx.present.rulebook import DRAW_ROWS
-from tests.engine.builders import deal, drain, of_kind, payments_json, play
+from tests.support.hands import deal, drain, of_kind, payments_json, play
 
 SCRIPTS = Path(__file__).resolve().parent / "scripts"
 DEALER = "57899p23s555z666z7z"  # never ready

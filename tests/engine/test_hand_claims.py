@@ -7,7 +7,7 @@ import pytest
 from kwx.engine.actions import Action, IllegalAction
 from kwx.engine.rules import RuleSet
 from kwx.engine.tiles import Tile
-from tests.engine.builders import deal, drain, kinds, of_kind, payments_json, play
+from tests.support.hands import deal, drain, kinds, of_kind, payments_json, play
 
 # Seat 1 and seat 2 both wait on 5p (卡五星); the dealer holds one 5p to discard.
 DEALER = "57899p23s555z666z7z"

@@ -9,7 +9,7 @@ import pytest
 from kwx.engine.actions import EVENT_TYPES, Action, ActionFormatError
 from kwx.engine.rules import RuleSet
 from kwx.engine.tiles import Tile
-from tests.engine.builders import deal, drain, of_kind, play
+from tests.support.hands import deal, drain, of_kind, play
 
 DEALER = "57899p23s555z666z7z"
 WAIT_5P_A = "12346p789s111s77z"

@@ -8,25 +8,18 @@ from kwx.engine.actions import Action, IllegalAction
 from kwx.engine.fan import WinContext, score
 from kwx.engine.rules import RuleSet
 from kwx.engine.tiles import Tile, parse_tiles
-from tests.engine.builders import deal, drain, of_kind, payments_json, play
-
-DEALER = "57899p23s555z666z7z"
-WAIT_5P = "12346p789s111s77z"  # waits on 5p: 卡五星 (2) × 亮倒 (2) = 4
-JUNK_WITH_5P = "35p347s258s69s5z6z7z"  # not ready, holds a 5p
-READY_9S = "123p678p234s567s9s"  # waits on 9s
-
-
-def declared_hand(seat2: str = JUNK_WITH_5P, draws: str = "3s 2p", **options: object):
-    """Dealer discards 7p; seat 1 draws 3s and declares 亮倒 with it."""
-    hand = deal(DEALER, WAIT_5P, seat2, draws=draws, rules=RuleSet.preset("standard", **options))
-    play(hand, "0 discard 7p")
-    assert Action(1, "liangdao", Tile.S3) in hand.legal_actions(1)
-    events = play(hand, "1 liangdao 3s")
-    assert events[0].kind == "discard" and events[0].liangdao
-    reveal = of_kind(events, "liangdao")[0]
-    assert reveal.waits == (Tile.P5,) and list(reveal.hand) == sorted(parse_tiles(WAIT_5P))
-    assert reveal.public_json()["hand"] is not None  # the reveal is public
-    return hand
+from tests.support.hands import (
+    DEALER,
+    JUNK_WITH_5P,
+    READY_9S,
+    WAIT_5P,
+    deal,
+    declared_hand,
+    drain,
+    of_kind,
+    payments_json,
+    play,
+)
 
 
 def test_only_ready_discards_may_declare() -> None:

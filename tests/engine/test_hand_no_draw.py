@@ -16,7 +16,7 @@ from kwx.engine.hand import HandState
 from kwx.engine.rules import PRESETS, RuleSet
 from kwx.engine.tiles import Tile
 from kwx.engine.wall import wall_from_seed
-from tests.engine.builders import census, deal, of_kind, payments_json, play, wall_text
+from tests.support.hands import census, deal, of_kind, payments_json, play, wall_text
 
 # Seat 1 pungs 1p, 9p and 1s and ends with 5s5s6z6z concealed, waiting on 5s or 6z; seat 2 then discards 5s.
 PENG_DEALER = "123578p234689s5z6z"

@@ -14,8 +14,7 @@ from kwx.engine.hand import CLAIM, ROB, HandState
 from kwx.engine.rules import PRESETS, RuleSet
 from kwx.engine.tiles import parse_tile
 from kwx.engine.wall import wall_from_seed
-from tests.engine.builders import deal, play
-from tests.engine.test_hand_stateful import choose
+from tests.support.hands import choose, deal, play
 
 
 def state_of(hand: HandState) -> dict[str, Any]:

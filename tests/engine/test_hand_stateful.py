@@ -17,31 +17,13 @@ from kwx.engine.hand import HandState
 from kwx.engine.payments import net
 from kwx.engine.rules import PRESETS, RuleSet
 from kwx.engine.wall import wall_from_seed
-from tests.engine.builders import census
+from tests.support.hands import census, choose
 
 PRESET_RULES = [RuleSet.preset(name) for name in PRESETS] + [
     RuleSet.preset("standard", forbid_feeding=True, louhu_bigger_ok=True, draw_liangdao_penalty="first",
                    draw_dealer="first_liangdao", liangdao_min_wall=20, min_fan_discard=2, zhigang_pay=1),
     RuleSet.preset("online-3d", min_fan=4),
 ]
-
-
-def choose(rng: random.Random, actions: list[Action]) -> Action:
-    """A policy that reaches every corner: wins usually, claims and 亮倒 often, discards otherwise."""
-    by_verb: dict[str, list[Action]] = {}
-    for a in actions:
-        by_verb.setdefault(a.verb, []).append(a)
-    roll = rng.random()
-    if "hu" in by_verb and roll < 0.85:
-        return by_verb["hu"][0]
-    if "gang" in by_verb and roll < 0.8:
-        return rng.choice(by_verb["gang"])
-    if "peng" in by_verb and roll < 0.5:
-        return by_verb["peng"][0]
-    if "liangdao" in by_verb and roll < 0.6:
-        return rng.choice(by_verb["liangdao"])
-    plain = by_verb.get("discard") or by_verb.get("pass")
-    return rng.choice(plain) if plain else rng.choice(actions)
 
 
 def expected_liangdao(hand: HandState, seat: int) -> set[int]:

@@ -10,7 +10,7 @@ from kwx.engine.hand import HandState
 from kwx.engine.rules import RuleSet
 from kwx.engine.tiles import Tile, TileError, parse_tiles
 from kwx.engine.wall import wall_from_seed
-from tests.engine.builders import build_wall, deal, drain, kinds, of_kind, payments_json, play
+from tests.support.hands import build_wall, deal, drain, kinds, of_kind, payments_json, play
 
 DEALER = "57899p23s555z666z7z"
 WAIT_5P_A = "12346p789s111s77z"

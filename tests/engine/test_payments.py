@@ -19,7 +19,7 @@ from kwx.engine.payments import (
 )
 from kwx.engine.rules import RuleSet
 from kwx.engine.tiles import Tile
-from tests.engine.builders import deal, drain, of_kind, payments_json, play
+from tests.support.hands import deal, drain, of_kind, payments_json, play
 
 STANDARD = RuleSet.preset("standard")
 

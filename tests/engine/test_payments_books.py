@@ -14,7 +14,7 @@ from kwx.engine.payments import (
     win_payments,
 )
 from kwx.engine.rules import RuleSet
-from tests.engine.builders import deal, play
+from tests.support.hands import deal, play
 
 
 def rows(pays: list[Payment]) -> list[tuple[int, int, int, str]]:

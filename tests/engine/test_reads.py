@@ -5,8 +5,7 @@ from __future__ import annotations
 from kwx.engine.reads import FeedReads, FeedRecord, hand_feed_records
 from kwx.engine.rules import RuleSet
 from kwx.engine.table import TableState
-from tests.engine.builders import build_wall, play
-from tests.engine.test_hand_liangdao import DEALER, JUNK_WITH_5P, WAIT_5P, declared_hand
+from tests.support.hands import DEALER, JUNK_WITH_5P, WAIT_5P, build_wall, declared_hand, play
 
 
 def test_feeding_a_declared_wait_is_on_the_feeders_record() -> None:

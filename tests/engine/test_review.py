@@ -12,7 +12,7 @@ from kwx.engine.hand import HandState
 from kwx.engine.review import TIE, HandLog, ReplayMismatch, review
 from kwx.engine.rules import STANDARD
 from kwx.engine.wall import wall_from_seed
-from tests.engine.hands import level, play
+from tests.support.reviews import level, play
 
 MIXED = (level("standard"), level("strong"), level("simple"))
 

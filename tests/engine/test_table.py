@@ -9,8 +9,7 @@ import pytest
 from kwx.engine.rules import RuleSet
 from kwx.engine.table import LEGACY_MAX_SHANGLOU_LEVEL, TableState
 from kwx.engine.wall import dice_from_seed
-from tests.engine.builders import build_wall, drain, play
-from tests.engine.test_hand_stateful import choose
+from tests.support.hands import build_wall, choose, drain, play
 
 DEALER = "57899p23s555z666z7z"
 WAIT_5P_A = "12346p789s111s77z"

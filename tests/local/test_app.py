@@ -14,8 +14,8 @@ from kwx.local.app import KwxApp
 from kwx.local.tables import YOU_ID
 from kwx.local.widgets import ConfirmScreen, ResultScreen, RulesScreen
 from kwx.table.views import MeldView, PaymentView, ResultView, RevealedHand, WinnerView
-from tests.local.test_plain import AI1, AI2, YOU, board
 from tests.support.polling import eventually
+from tests.support.terminal import AI1, AI2, YOU, board
 
 
 def screen_text(app: KwxApp) -> str:
@@ -313,7 +313,7 @@ async def test_below_80x24_the_screen_says_it_is_too_small_and_plays_on_when_enl
 async def test_every_hint_line_shows_at_120x40(tmp_path) -> None:
     from dataclasses import replace
 
-    from tests.local.test_plain import my_turn
+    from tests.support.terminal import my_turn
 
     app = make_app(tmp_path, seed="hints")
     async with app.run_test(size=(120, 40)) as pilot:

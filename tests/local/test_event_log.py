@@ -1,6 +1,6 @@
 """Every public event of a hand reaches the log, once and in order, in both terminal front ends: the 碰, the
 直杠, the 亮倒 and the discards thrown for the declared hand, and the 胡 on a discard (each comes in a view of
-the same step as the discard before it). One scripted hand (tests/local/scripted.py) on the real service and
+the same step as the discard before it). One scripted hand (tests/support/scripted.py) on the real service and
 store, the board held after each discard as at a real table."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from kwx.local.app import KwxApp
 from kwx.local.plain import ConsoleFrontEnd, play_terminal
 from kwx.local.widgets import ResultScreen
 from kwx.table.service import TableService
-from tests.local.scripted import CLAIMS_LOG, ScriptedHand, in_order
+from tests.support.scripted import CLAIMS_LOG, ScriptedHand, in_order
 
 PAUSE = 0.05  # the board's hold after each discard (1.5 s at a real table)
 

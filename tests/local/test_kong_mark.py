@@ -4,7 +4,7 @@ marks 胡口牌."""
 from __future__ import annotations
 
 from kwx.engine.tiles import Tile
-from tests.local.test_plain import my_turn, table_for
+from tests.support.terminal import my_turn, table_for
 
 
 def _marked(row) -> set[str]:

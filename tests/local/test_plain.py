@@ -5,104 +5,36 @@ two AI players on the real service and store."""
 from __future__ import annotations
 
 import asyncio
-import io
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import Any
 
 import pytest
-from rich.console import Console
 from rich.text import Text
 
 from kwx.engine.tiles import Tile, parse_tiles
 from kwx.local.commands import Command, CommandError, parse_command
-from kwx.local.plain import ConsoleFrontEnd, ScriptedLines, TerminalTable, play_terminal
+from kwx.local.plain import ConsoleFrontEnd, ScriptedLines, play_terminal
 from kwx.table.errors import TableError
 from kwx.table.views import (
     ActionChoice,
     MeldView,
     PaymentView,
-    PlayerRef,
-    PrivateView,
-    PublicView,
     ResultView,
     RevealedHand,
-    SeatView,
     WinnerView,
 )
-
-YOU = PlayerRef("local:you", "你")
-AI1 = PlayerRef("ai:standard:1", "电脑1", "standard")
-AI2 = PlayerRef("ai:standard:2", "电脑2", "standard")
-NOW = 1_000_000.0
-
-
-def make_console() -> Console:
-    return Console(file=io.StringIO(), record=True, width=120, color_system=None, highlight=False)
-
-
-def output(console: Console) -> str:
-    return console.export_text(clear=True)
-
-
-@dataclass
-class FakeService:
-    """Views set by the test; `act` records calls (or raises `refuse`)."""
-
-    board: PublicView
-    hand: PrivateView
-    acts: list[tuple[str, Tile | None, int | None]] = field(default_factory=list)
-    refuse: Exception | None = None
-
-    async def act(self, table_id: int, player_id: str, verb: str, tile: Tile | None = None,
-                  step: int | None = None) -> None:
-        assert table_id == 1 and player_id == YOU.player_id
-        if self.refuse is not None:
-            raise self.refuse
-        self.acts.append((verb, tile, step))
-
-    def public_view_as_shown(self, table_id: int) -> PublicView:
-        return self.board
-
-    def private_view_as_shown(self, table_id: int, player_id: str) -> PrivateView:
-        return self.hand
-
-
-HAND = tuple(sorted(parse_tiles("1123p456p577s99s7z")))  # 13 tiles, sorted, one 中 (7z)
-
-
-def board(**kw: Any) -> PublicView:
-    seats = (
-        SeatView(0, YOU, score=-4, concealed_count=13, discards=(Tile.S1, Tile.P9), is_dealer=True),
-        SeatView(1, AI1, score=8, concealed_count=10, melds=(MeldView("pung", Tile.GREEN, 0),),
-                 discards=(Tile.WHITE,)),
-        SeatView(2, AI2, score=-4, concealed_count=13, discards=(Tile.P1, Tile.S9)),
-    )
-    values: dict[str, Any] = dict(table_id=1, hand_no=2, step=7, phase="turn", seats=seats, wall_remaining=41,
-                                  turn_seat=0, deadline=NOW + 57)
-    values.update(kw)
-    return PublicView(**values)
-
-
-def my_turn(**kw: Any) -> PrivateView:
-    held = (*HAND, Tile.S8)
-    choices = tuple(ActionChoice("discard", x) for x in sorted(set(held)))
-    values: dict[str, Any] = dict(table_id=1, hand_no=2, step=7, seat=0, player_id=YOU.player_id, concealed=HAND,
-                                  drawn=Tile.S8, melds=(), choices=choices, deadline=NOW + 57,
-                                  discard_waits={Tile.RED: (Tile.S5, Tile.S8)})
-    values.update(kw)
-    return PrivateView(**values)
-
-
-def claim_on(tile: Tile, verbs: tuple[str, ...]) -> PrivateView:
-    return my_turn(drawn=None, claim_tile=tile, choices=tuple(ActionChoice(v) for v in verbs), discard_waits={})
-
-
-def table_for(hand: PrivateView, lang: str = "zh-CN", **board_kw: Any) -> tuple[TerminalTable, FakeService, Console]:
-    console = make_console()
-    service = FakeService(board(**board_kw), hand)
-    fe = ConsoleFrontEnd(console, lang=lang, clock=lambda: NOW, table_id=1)
-    fe.board, fe.hand = service.board, service.hand
-    return TerminalTable(service, fe, 1), service, console
+from tests.support.terminal import (
+    AI1,
+    AI2,
+    NOW,
+    YOU,
+    board,
+    claim_on,
+    make_console,
+    my_turn,
+    output,
+    table_for,
+)
 
 
 # -- the parser -------------------------------------------------------------------------------------------------

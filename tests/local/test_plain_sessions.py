@@ -4,70 +4,13 @@ resuming inside a claim window shows the board, no timer by default, and any lin
 from __future__ import annotations
 
 import asyncio
-import io
 import os
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from rich.console import Console
-
 from kwx.local.plain import ConsoleFrontEnd, ScriptedLines, TerminalTable, play_terminal
-from kwx.table.service import TableService
-from tests.local.test_plain import YOU, FakeService, board, my_turn
-
-
-def make_console() -> Console:
-    return Console(file=io.StringIO(), record=True, width=120, color_system=None, highlight=False)
-
-
-class Recorder:
-    """A service factory that remembers the front end, so a scripted player can read its views."""
-
-    def __init__(self) -> None:
-        self.fe: ConsoleFrontEnd | None = None
-        self.service: TableService | None = None
-
-    def __call__(self, store: Any, frontend: ConsoleFrontEnd, **kw: Any) -> TableService:
-        self.fe = frontend
-        self.service = TableService(store, frontend, **kw)
-        return self.service
-
-
-class QuitWhen:
-    """Types for you (win, else pass, else discard the drawn tile) and quits as soon as `stop(fe)` holds."""
-
-    def __init__(self, rec: Recorder, stop) -> None:
-        self.rec, self.stop, self.answered = rec, stop, -1
-
-    async def readline(self) -> str | None:
-        for _ in range(4000):
-            await asyncio.sleep(0.005)
-            fe = self.rec.fe
-            if fe is None:
-                continue
-            if self.stop(fe):
-                return "quit"
-            hand = fe.hand
-            if hand is None or not hand.choices or hand.step == self.answered:
-                continue
-            self.answered = hand.step
-            verbs = {c.verb for c in hand.choices}
-            if "hu" in verbs:
-                return "hu"
-            if "discard" not in verbs:
-                return "pass"
-            return (hand.drawn or hand.concealed[-1]).compact
-        return None
-
-
-async def run(db: Path, lines: Any, rec: Recorder | None = None, **kw: Any) -> str:
-    console = make_console()
-    kw.setdefault("between_hands", 30)
-    kw.setdefault("ai_delay", 0)
-    await asyncio.wait_for(play_terminal(db, lang="en", console=console, lines=lines,
-                                         service_factory=rec or Recorder(), **kw), timeout=60)
-    return console.export_text()
+from tests.support.terminal import YOU, FakeService, QuitWhen, Recorder, board, make_console, my_turn, run
 
 
 async def test_a_deal_prints_its_header_once_and_quit_names_make_run(tmp_path) -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from kwx.local.review import ReviewApp
-from tests.engine.hands import reviewed
+from tests.support.reviews import reviewed
 
 
 async def test_keys_step_through_the_hand_and_jump_to_decisions_and_mistakes():

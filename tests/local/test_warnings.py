@@ -8,7 +8,7 @@ from dataclasses import replace
 from kwx.engine.tiles import Tile
 from kwx.table.advice import FEED_KONG, FEED_WIN, Gain, MoveWarning
 from kwx.table.views import ActionChoice
-from tests.local.test_plain import YOU, my_turn, table_for
+from tests.support.terminal import YOU, my_turn, table_for
 
 DANGER = {Tile.S9: (2,), Tile.RED: (2,)}  # AI 2 laid down waiting on 9s and 7z
 # ...and the service's facts about feeding it (kwx.table.advice): 包胡, 8 each
@@ -99,7 +99,7 @@ async def test_the_result_shows_the_hand_seed_when_the_result_carries_it() -> No
 
     from kwx.local.plain import ConsoleFrontEnd
     from kwx.table.views import ResultView
-    from tests.local.test_plain import board, make_console
+    from tests.support.terminal import board, make_console
 
     @dataclass(frozen=True)
     class WithSeed(ResultView):
@@ -116,7 +116,7 @@ async def test_the_result_shows_the_hand_seed_when_the_result_carries_it() -> No
 async def test_a_closed_table_shows_its_sitting() -> None:
     from kwx.local.plain import ConsoleFrontEnd
     from kwx.table.views import TableSummary
-    from tests.local.test_plain import AI1, make_console
+    from tests.support.terminal import AI1, make_console
 
     console = make_console()
     fe = ConsoleFrontEnd(console, lang="en", table_id=4)

@@ -29,9 +29,9 @@ from kwx.store.migrations import MIGRATIONS, SCHEMA_VERSION, migrate
 from kwx.store.restore import RestoreRefused, restore_store
 from kwx.store.verify import verify_store
 from kwx.table import PlayerRef, TableService
+from tests.support.frontends import RecordingFrontEnd
 from tests.support.ledger import NAMES, make_hand
 from tests.support.players import GUILD
-from tests.table.fakes import RecordingFrontEnd
 
 pytestmark = pytest.mark.sqlite_only
 ROOT = Path(__file__).resolve().parents[2]

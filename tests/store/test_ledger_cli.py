@@ -11,8 +11,8 @@ from datetime import UTC, datetime
 import pytest
 
 from kwx.store import Store
-from tests.cli.ledger_run import run_ledger as _run
 from tests.support.ledger import NAMES, make_hand
+from tests.support.ledger_run import run_ledger as _run
 
 
 @pytest.fixture

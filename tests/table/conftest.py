@@ -10,10 +10,10 @@ import pytest
 
 from kwx.store import Store
 from kwx.table import TableService
-from tests.engine.builders import build_wall
 from tests.support import backends
 from tests.support.clock import FakeClock
-from tests.table.fakes import RecordingFrontEnd
+from tests.support.frontends import RecordingFrontEnd
+from tests.support.hands import build_wall
 
 
 def pytest_generate_tests(metafunc):
@@ -66,7 +66,7 @@ async def make_service(store, frontend) -> AsyncIterator[Callable[..., TableServ
 @pytest.fixture
 def script(monkeypatch):
     """script(dealer_hand, second, third, draws="", back="", dealer=0): every hand the service deals uses this
-    wall (in seat order from the dealer, as tests/engine/builders.build_wall) and this first dealer."""
+    wall (in seat order from the dealer, as tests/support/hands.build_wall) and this first dealer."""
 
     def use(dealer_hand: str, second: str, third: str, draws: str = "", back: str = "", dealer: int = 0) -> None:
         wall = build_wall(dealer_hand, second, third, draws, back)

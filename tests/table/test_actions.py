@@ -8,12 +8,7 @@ import asyncio
 from kwx.engine.tiles import Tile
 from kwx.table import ActionChoice, TableError
 from tests.support.players import ANN
-from tests.table.helpers import refused, table_with, wait_prompt
-
-# Ann deals (seat 0) a hand ready after discarding 7z (or 5s); the AIs hold nothing she can feed at once.
-ANN_DEALS = ("123p456p789p123s5s7z", "44668899s5566z3p", "1122456789p117s")
-# AI 1 deals (seat 1) and throws its lone 7z; Ann (seat 0, third from the dealer) holds 77z: she may 碰.
-AI_DEALS_7Z = ("123p456p789p123s5s7z", "44668899s5566z3p", "112245678p11s77z")
+from tests.support.tables import AI_DEALS_7Z, ANN_DEALS, refused, table_with, wait_prompt
 
 
 async def test_turn_refusals_and_a_discard(make_service, frontend, script):

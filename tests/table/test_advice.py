@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from kwx.engine.tiles import Tile
 from kwx.table.advice import FEED_KONG, FEED_WIN, Gain, MoveWarning, move_warnings, warning_for, zimo_gain
-from tests.engine.builders import play
-from tests.engine.test_hand_liangdao import READY_9S, declared_hand
+from tests.support.hands import READY_9S, declared_hand, play
 
 
 def offered(hand, seat):

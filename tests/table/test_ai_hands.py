@@ -12,20 +12,9 @@ from kwx.engine.seeds import ai_piao, first_dealer, hand_seed
 from kwx.table.succession import HandSetup, new_table_state, upcoming
 from tests.support import backends
 from tests.support.players import GUILD
-from tests.table.helpers import finished_hands, table_with
+from tests.support.tables import AI_HOST_ID, ai_table, finished_hands, table_with
 
 BACKENDS = backends.BACKENDS  # these run on PostgreSQL too (tests/table/conftest.py)
-
-AI_HOST_ID = "ai:standard:9"
-
-
-async def ai_table(svc, seed: str, **kwargs) -> int:
-    from kwx.table import PlayerRef
-
-    host = PlayerRef(AI_HOST_ID, "AI 9", "standard")
-    table = await table_with(svc, host, channel=None, seed=seed, **kwargs)
-    await svc.start_game(table, by=host.player_id)
-    return table
 
 
 async def test_three_ai_seats_play_a_hand_into_the_ledger(make_service, frontend, store):
@@ -72,7 +61,7 @@ async def test_hands_follow_one_another_until_stopped(make_service, frontend, st
 async def test_the_kth_hand_is_fixed_by_the_seed_however_the_run_is_cut(make_service, frontend, store, tmp_path):
     from kwx.store import Store
     from kwx.table import TableService
-    from tests.table.fakes import RecordingFrontEnd
+    from tests.support.frontends import RecordingFrontEnd
 
     svc = make_service(between_hands=0)
     table = await ai_table(svc, "same-seed")

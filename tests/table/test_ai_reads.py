@@ -5,7 +5,7 @@ from __future__ import annotations
 import kwx.table.machine as live
 from kwx.table import PlayerRef
 from tests.support.players import GUILD
-from tests.table.helpers import finished_hands
+from tests.support.tables import finished_hands
 
 
 async def test_ai_decisions_carry_the_tables_feeding_records(make_service, frontend, monkeypatch):

@@ -14,10 +14,9 @@ from kwx.store import Store
 from kwx.table import TableService
 from kwx.table.errors import TableError
 from tests.support import backends
+from tests.support.frontends import RecordingFrontEnd
 from tests.support.players import ANN, GUILD
-from tests.table.fakes import RecordingFrontEnd
-from tests.table.helpers import table_with, wait_prompt
-from tests.table.test_recovery import play_own_moves
+from tests.support.tables import play_own_moves, table_with, wait_prompt
 
 BACKENDS = ("postgresql",)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from kwx.engine.tiles import Tile
 from tests.support.players import ANN
-from tests.table.helpers import table_with, wait_prompt
+from tests.support.tables import table_with, wait_prompt
 
 # Ann deals (seat 0) a hand ready after discarding 7z: 亮倒 waiting on 5s.
 ANN_DEALS = ("123p456p789p123s5s7z", "44668899s5566z3p", "1122456789p117s")

@@ -9,9 +9,9 @@ import contextlib
 from kwx.engine.reads import FeedRecord
 from kwx.store import Store
 from kwx.table import PlayerRef, TableError, TableService
+from tests.support.frontends import RecordingFrontEnd
 from tests.support.players import ANN, BOB, CY, GUILD
-from tests.table.fakes import RecordingFrontEnd
-from tests.table.helpers import finished_hands, refused, table_with, wait_prompt
+from tests.support.tables import finished_hands, refused, table_with, wait_prompt
 
 
 async def until(svc: TableService, clock, condition, *, step: float = 31.0, rounds: int = 400) -> None:

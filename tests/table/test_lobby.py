@@ -6,7 +6,7 @@ from __future__ import annotations
 from kwx.engine.rules import RuleSet
 from kwx.table import PlayerRef
 from tests.support.players import ANN, BOB, CY, DEE, GUILD
-from tests.table.helpers import refused
+from tests.support.tables import refused
 
 
 async def test_open_join_leave_and_the_board_follows(make_service, frontend, store):

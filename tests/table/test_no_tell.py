@@ -10,9 +10,9 @@ from typing import Any
 from kwx.engine.tiles import Tile
 from kwx.table import PlayerRef
 from tests.support.clock import FakeClock
+from tests.support.frontends import StampedFrontEnd
 from tests.support.players import ANN
-from tests.table.fakes import StampedFrontEnd
-from tests.table.helpers import table_with
+from tests.support.tables import table_with
 
 PAUSE = 1.5
 # AI 1 deals (seat 1) and throws its lone 7z first. With 77z Ann (seat 0) may 碰 it; without, nobody may.

@@ -8,7 +8,7 @@ import re
 
 from kwx.engine.tiles import Tile
 from tests.support.players import ANN, GUILD
-from tests.table.helpers import table_with
+from tests.support.tables import table_with
 
 # A tile in any notation a line could carry one in: compact (5p, 7z), Chinese (五筒, 红中), or repr (Tile.P5).
 TILE_TEXT = re.compile(r"\b[1-9]+[psz]\b|\bTile\.\w+|" + "|".join(re.escape(t.chinese) for t in Tile))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from kwx.engine.tiles import Tile
 from tests.support.players import ANN
-from tests.table.helpers import table_with, wait_prompt
+from tests.support.tables import table_with, wait_prompt
 
 # Ann deals (seat 0) and declares 亮倒 on 7z, revealing 111p 456p 789p 123s 5s (waiting on 5s); seat 1 holds six
 # pairs, 1p and draws 9p: discarding 1p feeds Ann's triplet a 直杠 and leaves seven pairs waiting on 9p.

@@ -14,10 +14,9 @@ from kwx.engine.tiles import parse_tile
 from kwx.table import PlayerRef, TableService
 from kwx.table.views import ActionChoice
 from tests.support.clock import FakeClock
+from tests.support.frontends import StampedFrontEnd
 from tests.support.players import ANN, BOB, CY
-from tests.table.fakes import StampedFrontEnd
-from tests.table.helpers import table_with
-from tests.table.test_actions import refused
+from tests.support.tables import refused, table_with
 
 PAUSE = 1.5
 TURN = 30.0

@@ -12,9 +12,9 @@ import logging
 from kwx.table import PlayerRef, TableError, TableService
 from kwx.table.recovery import rebuild
 from tests.support.clock import FakeClock
+from tests.support.frontends import RecordingFrontEnd
 from tests.support.players import ANN, BOB, CY, GUILD
-from tests.table.fakes import RecordingFrontEnd
-from tests.table.helpers import refused
+from tests.support.tables import refused
 
 OTHER_GUILD = "g2"
 

@@ -11,7 +11,7 @@ from kwx.engine.rules import PRESETS, RuleSet
 from kwx.engine.tiles import parse_tile, parse_tiles
 from kwx.table import PlayerRef
 from tests.support.players import GUILD
-from tests.table.helpers import finished_hands
+from tests.support.tables import finished_hands
 
 HANDS_PER_TABLE = 6
 END_KINDS = {"hu", "reveal", "settlement", "forbid_feeding", "maima", "huangzhuang"}

@@ -3,10 +3,9 @@ when its prompt reached the player, and a timeout whose prompt never reached the
 
 from __future__ import annotations
 
+from tests.support.frontends import notice_keys
 from tests.support.players import ANN
-from tests.table.helpers import table_with, wait_prompt
-from tests.table.test_actions import AI_DEALS_7Z
-from tests.table.test_timers import notice_keys
+from tests.support.tables import AI_DEALS_7Z, table_with, wait_prompt
 
 
 async def test_a_late_prompt_gets_its_whole_time_and_one_that_never_came_does_not_count(make_service, frontend,

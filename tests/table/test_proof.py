@@ -6,8 +6,7 @@ from __future__ import annotations
 from kwx.engine.seeds import check_reveal
 from kwx.table.proof import hand_proof
 from tests.support.players import GUILD
-from tests.table.helpers import finished_hands
-from tests.table.test_ai_hands import ai_table
+from tests.support.tables import ai_table, finished_hands
 
 
 async def test_only_a_recorded_hand_of_this_server_has_a_proof(make_service, frontend, store) -> None:

@@ -8,29 +8,11 @@ import pytest
 from kwx.store import Store
 from kwx.table import PlayerRef, TableService
 from tests.support import backends
+from tests.support.frontends import RecordingFrontEnd
 from tests.support.players import ANN, GUILD
-from tests.table.fakes import RecordingFrontEnd
-from tests.table.helpers import finished_hands, table_with, wait_prompt
+from tests.support.tables import finished_hands, play_own_moves, table_with, wait_prompt
 
 BACKENDS = backends.BACKENDS  # these run on PostgreSQL too (tests/table/conftest.py)
-
-
-async def play_own_moves(svc, frontend, table, player_id, moves: int) -> int:
-    """Answer `moves` prompts (pass a claim, else discard the drawn tile or the first offered); last step."""
-    step = 0
-    for _ in range(moves):
-        view = await wait_prompt(frontend, svc, table, player_id, after=step)
-        verbs = {c.verb: c for c in view.choices}
-        if "pass" in verbs:
-            choice = verbs["pass"]
-        elif view.drawn is not None and any(c.verb == "discard" and c.tile == view.drawn for c in view.choices):
-            choice = next(c for c in view.choices if c.verb == "discard" and c.tile == view.drawn)
-        else:
-            choice = next(c for c in view.choices if c.verb in ("discard", "piao", "hu"))
-        await svc.act(table, player_id, choice.verb, choice.tile, step=view.step,
-                      amount=1 if choice.verb == "piao" else None)
-        step = view.step
-    return step
 
 
 async def test_restart_mid_hand_gives_the_same_table(store, frontend, db_path, clock):

@@ -25,7 +25,7 @@ from kwx.table.reviews import (
     table_reads,
 )
 from tests.support.players import ANN, GUILD
-from tests.table.helpers import finished_hands, table_with, wait_prompt
+from tests.support.tables import finished_hands, table_with, wait_prompt
 
 STRONG_HOST = PlayerRef("ai:strong:1", "AI 1", "strong")
 

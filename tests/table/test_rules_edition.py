@@ -14,7 +14,7 @@ from kwx.table.live import LiveTable
 from kwx.table.log_records import LogRecord
 from kwx.table.recovery import rebuild
 from kwx.table.views import PlayerRef
-from tests.engine.builders import passive
+from tests.support.hands import passive
 
 LOBBY = [PlayerRef("a", "Ann"), PlayerRef("b", "Bo"), PlayerRef("c", "Cy")]
 SEED = "edition-seed"

@@ -27,8 +27,8 @@ from kwx.table import PlayerRef, TableError, TableService
 from kwx.table.recovery import rebuild
 from kwx.table.retry import RetryPolicy
 from tests.support import backends
-from tests.table.fakes import RecordingFrontEnd
-from tests.table.test_actions import ANN_DEALS
+from tests.support.frontends import RecordingFrontEnd
+from tests.support.tables import ANN_DEALS
 
 BACKENDS = backends.BACKENDS  # these run on PostgreSQL too (tests/table/conftest.py)
 

@@ -5,13 +5,9 @@ from __future__ import annotations
 
 from kwx.engine.tiles import Tile
 from kwx.table import TableError
+from tests.support.frontends import notice_keys
 from tests.support.players import ANN
-from tests.table.helpers import finished_hands, refused, table_with, wait_prompt
-from tests.table.test_actions import AI_DEALS_7Z
-
-
-def notice_keys(frontend) -> list[str]:
-    return [c.args[1] for c in frontend.notices() if c.args[1].startswith("event.")]
+from tests.support.tables import AI_DEALS_7Z, finished_hands, refused, table_with, wait_prompt
 
 
 async def test_timeouts_then_autoplay_then_back(make_service, frontend, script, clock):

@@ -16,7 +16,7 @@ import pytest
 from kwx.devtools.loopback.activities import CLIENT_SECRET
 from kwx.devtools.loopback.players import BotProcess, World, buttons, play
 from kwx.devtools.loopback.server import LoopbackDiscord
-from tests.web import browser as chromium
+from tests.support import browser as chromium
 
 
 @pytest.fixture

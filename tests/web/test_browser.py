@@ -8,8 +8,8 @@ import time
 
 import pytest
 
-from tests.web import browser as chromium
-from tests.web.kit import ANN, BOB, CAT, against_ai, served, three_humans
+from tests.support import browser as chromium
+from tests.support.web import ANN, BOB, CAT, against_ai, served, three_humans
 
 
 @pytest.fixture

@@ -8,7 +8,7 @@ import asyncio
 import pytest
 
 from kwx.web.seats import LinkRefused, SeatLinks
-from tests.web.kit import ANN, BOB, CAT, SECRET, Page, served, three_humans
+from tests.support.web import ANN, BOB, CAT, SECRET, Page, served, three_humans
 
 
 def concealed_tiles_of_others(message: dict, me: int | None) -> list[str]:

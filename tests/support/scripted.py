@@ -18,7 +18,7 @@ import pytest
 from kwx.engine.actions import Action
 from kwx.engine.hand import HandState
 from kwx.table.views import PrivateView
-from tests.engine.builders import act, build_wall, passive
+from tests.support.hands import act, build_wall, passive
 
 YOU_SEAT = 0
 CLAIMS_WALL = {

@@ -3,7 +3,7 @@
     kit = await ledger_kit(tmp_path)                  # alice, bob, carol, dave in one server; language zh-CN
     out = await kit.slash(kit.alice, "kwx balance")
     await kit.set_lang("en")
-    kit.no_manage_server(monkeypatch)                 # members lose Manage Server from now on
+    kit.no_manage_server()                            # members lose Manage Server from now on
 
 It builds only what these cogs use from the runtime (the store and the languages), so the tests do not start
 the table service. `tests/cogs/test_translator.py` runs the real KwxBot for the whole command tree.
@@ -11,21 +11,21 @@ the table service. `tests/cogs/test_translator.py` runs the real KwxBot for the 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
 import discord
-import pytest
 from discord.ext import commands
 
 from cogs.emoji import TileFormatter
 from cogs.languages import Languages
 from cogs.operations import Rest
+from kwx.devtools.fake_discord import FakeDiscord, Outcome, Sent, World, make_world
 from kwx.store import Store
-from tests.cogs import fakes
-from tests.cogs.fakes import FakeDiscord, Outcome, World, make_world
+from kwx.table.manual import ManualWin, manual_payments, manual_record
 
 EXTENSIONS = ("cogs.ledger", "cogs.tools", "cogs.config")
 
@@ -88,12 +88,9 @@ class LedgerKit:
     async def set_lang(self, lang: str, guild: Any = None) -> None:
         await self.bot.kwx.languages.set((guild or self.world.guild).id, lang)
 
-    @staticmethod
-    def no_manage_server(monkeypatch: pytest.MonkeyPatch) -> None:
+    def no_manage_server(self) -> None:
         """Interactions from now on carry member permissions without Manage Server."""
-        perms = discord.Permissions(fakes.MEMBER_PERMISSIONS)
-        perms.manage_guild = False
-        monkeypatch.setattr(fakes, "MEMBER_PERMISSIONS", perms.value)
+        self.fake.members_without(manage_guild=False)
 
     def add_guild(self, names: tuple[str, ...] = ("erin",)) -> tuple[discord.Guild, discord.TextChannel,
                                                                       list[discord.Member]]:
@@ -126,3 +123,26 @@ async def close_kit(kit: LedgerKit) -> None:
             flow.close()
     await kit.fake.close()
     await kit.store.close()
+
+
+async def play(kit: LedgerKit, winner: discord.Member, payer: discord.Member, third: discord.Member | None = None,
+               *, fan: int = 2, self_draw: bool = False, guild: str | None = None, base: int = 1) -> int:
+    """A hand written straight to the store (as a finished table would)."""
+    win = ManualWin(str(winner.id), str(payer.id), str(third.id) if third else None, self_draw=self_draw, fan=fan)
+    names = {str(m.id): m.display_name for m in (winner, payer, third) if m is not None}
+    record = manual_record(guild or kit.guild, win, manual_payments(win, base=base), names, by="test")
+    return await kit.store.record_manual_hand(record)
+
+
+def block_rows(text: str, *, header: bool = True, marker: bool = True) -> list[list[str]]:
+    """The rows of the first code block of `text`, split on runs of spaces. With `marker`, a row's first
+    character (the ```diff sign: '+', '-' or ' ') is its first cell; with `header`, the first line is dropped."""
+    found = re.search(r"```(?:diff)?\n(.*?)\n```", text, re.S)
+    assert found, text
+    lines = [line for line in found.group(1).split("\n")[1 if header else 0:] if line.strip()]
+    return [[line[0], *line[1:].split()] if marker else line.split() for line in lines]
+
+
+def no_pings(sent: Sent) -> bool:
+    mentions = sent.raw.get("allowed_mentions")
+    return mentions is not None and mentions.get("parse") == [] and not mentions.get("users")

@@ -10,8 +10,10 @@ from typing import Any
 import pytest
 
 from kwx.table import PlayerRef, TableError, TableService
+from tests.support.frontends import RecordingFrontEnd
 from tests.support.players import GUILD
-from tests.table.fakes import RecordingFrontEnd
+
+AI_HOST_ID = "ai:standard:9"  # the host of an all-AI table (ai_table)
 
 
 async def refused(code: str, call: Awaitable[Any]) -> TableError:
@@ -64,3 +66,35 @@ async def finished_hands(fe: RecordingFrontEnd, table: int, n: int, timeout: flo
         with contextlib.suppress(TimeoutError):
             await fe.wait_for(lambda: len(fe.results(table)) >= n or resume.public_view_as_shown(table).paused is not None,
                               min(left, 1.0))
+
+
+# Ann deals (seat 0) a hand ready after discarding 7z (or 5s); the AIs hold nothing she can feed at once.
+ANN_DEALS = ("123p456p789p123s5s7z", "44668899s5566z3p", "1122456789p117s")
+# AI 1 deals (seat 1) and throws its lone 7z; Ann (seat 0, third from the dealer) holds 77z: she may 碰.
+AI_DEALS_7Z = ("123p456p789p123s5s7z", "44668899s5566z3p", "112245678p11s77z")
+
+
+async def play_own_moves(svc, frontend, table, player_id, moves: int) -> int:
+    """Answer `moves` prompts (pass a claim, else discard the drawn tile or the first offered); last step."""
+    step = 0
+    for _ in range(moves):
+        view = await wait_prompt(frontend, svc, table, player_id, after=step)
+        verbs = {c.verb: c for c in view.choices}
+        if "pass" in verbs:
+            choice = verbs["pass"]
+        elif view.drawn is not None and any(c.verb == "discard" and c.tile == view.drawn for c in view.choices):
+            choice = next(c for c in view.choices if c.verb == "discard" and c.tile == view.drawn)
+        else:
+            choice = next(c for c in view.choices if c.verb in ("discard", "piao", "hu"))
+        await svc.act(table, player_id, choice.verb, choice.tile, step=view.step,
+                      amount=1 if choice.verb == "piao" else None)
+        step = view.step
+    return step
+
+
+async def ai_table(svc, seed: str, **kwargs) -> int:
+    """A table of three AI players (the host one of them), started; returns its id."""
+    host = PlayerRef(AI_HOST_ID, "AI 9", "standard")
+    table = await table_with(svc, host, channel=None, seed=seed, **kwargs)
+    await svc.start_game(table, by=host.player_id)
+    return table

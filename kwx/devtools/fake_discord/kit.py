@@ -1,7 +1,9 @@
 """A whole kwx bot on the fake Discord: the real KwxBot, TableService and a temp SQLite store, no delays.
 
-    kit = await start_kit(tmp_path, closed_dms=("bob",), seed="s1")
-    await kit.slash(kit.alice, "kwx new")
+    async with bot_kit(tmp_path, closed_dms=("bob",), seed="s1") as kit:    # stopped when the block ends
+        await kit.slash(kit.alice, "kwx new")
+        ...
+        await kit.restart()                # a new bot on the same database and the same Discord, in place
     ...
     await kit.settle()                     # until the AI, the service and the front end are all quiet
     panel = kit.live_panel(kit.alice)      # alice's newest DM (or ephemeral) with enabled buttons
@@ -16,7 +18,8 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,8 +27,10 @@ from typing import Any
 import discord
 
 from cogs.bot import BotSettings, KwxBot, Pace
+from cogs.runtime import Runtime
+from kwx.devtools.fake_discord import Component, FakeDiscord, Outcome, StoredMessage, World, make_world
 from kwx.engine.ai import choose, observe
-from tests.cogs.fakes import Component, FakeDiscord, Outcome, StoredMessage, World, make_world
+from kwx.table import TableService
 from tests.support.polling import eventually
 
 ACT = re.compile(r"kwx:act:(\d+):(\d+):(\d+):([a-z]+):([0-9a-z-]+)")
@@ -33,6 +38,9 @@ ACT = re.compile(r"kwx:act:(\d+):(\d+):(\d+):([a-z]+):([0-9a-z-]+)")
 
 @dataclass
 class Kit:
+    """The bot and the Discord it talks to. `restart` swaps both in place, so whoever holds the kit (the
+    `bot_kit` block that stops it) holds the bot running now."""
+
     bot: KwxBot
     world: World
 
@@ -41,12 +49,14 @@ class Kit:
         return self.world.fake
 
     @property
-    def rt(self) -> Any:
+    def rt(self) -> Runtime:
+        """The running bot's collaborators (store, service, front end ...): set up by its setup_hook."""
+        assert self.bot.kwx is not None, "the bot was not set up"
         return self.bot.kwx
 
     @property
-    def service(self) -> Any:
-        return self.bot.kwx.service
+    def service(self) -> TableService:
+        return self.rt.service
 
     @property
     def channel(self) -> discord.TextChannel:
@@ -89,6 +99,21 @@ class Kit:
         """Settle until `member` has a live DM panel (a decision to make); return it."""
         await self.until(lambda: self.live_panel(member) is not None)
         return self.live_panel(member)
+
+    def table_state(self, table_id: int) -> tuple[int, int]:
+        """(step, last event-log seq) of a table: both stay put when a press changed nothing."""
+        live = self.service.live_table(table_id)
+        return live.step, live.seq
+
+    async def stop(self) -> None:
+        await self.bot.shutdown_kwx()
+        await self.fake.close()
+
+    async def restart(self, **bot_options: Any) -> None:
+        """Stop this bot and start a new KwxBot + TableService on the same database, talking to the same
+        Discord (messages, DM channels, emojis, members carried over into a new fake; its log starts empty)."""
+        fresh = await restarted(self, **bot_options)
+        self.bot, self.world = fresh.bot, fresh.world
 
     @staticmethod
     def reply(out: Outcome) -> str:
@@ -173,17 +198,20 @@ class Kit:
 
     def ai_choice(self, member: discord.abc.User, table_id: int) -> tuple[str, str]:
         """(verb, arg) the standard AI would play in this member's seat now (the test player's brain)."""
-        live = self.service.context.tables[table_id]
+        live = self.service.live_table(table_id)
         seat = live.seat_of(str(member.id))
         if live.status == "piao":
             return "piao", "1"
+        assert live.hand is not None and seat is not None, f"{member.name} has no seat in a hand in play"
         action = choose(observe(live.hand, seat), "standard")
         return action.verb, action.tile.compact if action.tile is not None else "-"
 
     async def play_smart(self, member: discord.abc.User, message: StoredMessage) -> str:
         """Play the AI's choice, found among the panel's buttons (亮倒 through the panel's 亮倒 mode)."""
         acts = self.acts(message)
-        table_id = int(ACT.fullmatch(acts[0][2].custom_id or "")[1])
+        found = ACT.fullmatch(acts[0][2].custom_id or "")
+        assert found is not None
+        table_id = int(found[1])
         verb, arg = self.ai_choice(member, table_id)
         if verb == "liangdao":
             await self.press(member, message, "ld")
@@ -264,8 +292,17 @@ async def start_kit(tmp_path: Path, *, names: Iterable[str] = ("alice", "bob", "
 
 
 async def stop_kit(kit: Kit) -> None:
-    await kit.bot.shutdown_kwx()
-    await kit.fake.close()
+    await kit.stop()
+
+
+@asynccontextmanager
+async def bot_kit(tmp_path: Path, **options: Any) -> AsyncIterator[Kit]:
+    """`start_kit` for the length of an `async with` block: the kit (restarted or not) is stopped at its end."""
+    kit = await start_kit(tmp_path, **options)
+    try:
+        yield kit
+    finally:
+        await kit.stop()
 
 
 async def seat_table(kit: Kit, humans: Iterable[discord.abc.User], ais: int = 0, **new_options: Any) -> int:
@@ -297,12 +334,13 @@ async def alice_asked(kit: Kit) -> tuple[int, StoredMessage, Any, Any]:
     await kit.until_asked(kit.alice)
     latest = kit.rt.frontend.panels.get(table, str(kit.alice.id)).latest
     seat = next(s for s in kit.rt.service.public_view_as_shown(table).seats if s.player.player_id == str(kit.alice.id))
-    return table, kit.live_panel(kit.alice), latest, seat
+    panel = kit.live_panel(kit.alice)
+    assert panel is not None
+    return table, panel, latest, seat
 
 
-async def restart(kit: Kit, **bot_options: Any) -> Kit:
-    """Stop this bot and start a new KwxBot + TableService on the same database, talking to the same Discord
-    (messages, DM channels, emojis, members carried over into a new fake; its log starts empty)."""
+async def restarted(kit: Kit, **bot_options: Any) -> Kit:
+    """A new Kit: `kit`'s bot stopped, a new one on the same database and Discord (see `Kit.restart`)."""
     old, bot = kit.fake, kit.bot
     await bot.shutdown_kwx()
     await old.close()

@@ -94,3 +94,7 @@ class StampedFrontEnd(RecordingFrontEnd):
         """(when it was delivered, the view) of each prompt (a new decision) sent to this player."""
         return [(at, c.args[1]) for at, c in zip(self.stamps, self.calls)
                 if c.method == "hand_changed" and c.kwargs["prompt"] and c.args[0].player_id == player_id]
+
+
+def notice_keys(frontend) -> list[str]:
+    return [c.args[1] for c in frontend.notices() if c.args[1].startswith("event.")]
