@@ -10,8 +10,8 @@ from pathlib import Path
 import aiohttp
 
 from kwx.cli.settings import Settings
+from kwx.devtools.fake_discord.kit import seat_table, start_kit, stop_kit
 from kwx.present.i18n import tr
-from tests.cogs.kit import seat_table, start_kit, stop_kit
 
 PUBLIC = "https://kwx.example/"
 

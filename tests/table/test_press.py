@@ -7,7 +7,7 @@ from kwx.engine.tiles import Tile
 from kwx.table.advice import FEED_KONG, FEED_WIN, Gain
 from kwx.table.press import Press
 from tests.support.players import ANN, BOB
-from tests.table.helpers import wait_prompt
+from tests.support.tables import wait_prompt
 
 # Ann deals (seat 0) and declares 亮倒 on 7z, revealing 123p 456p 789p 123s 5s: she waits on 5s. Bob (seat 1)
 # draws 9p holding a 5s (胡口牌) and six pairs.
