@@ -5,11 +5,13 @@
 The table service runs in Textual's own asyncio loop (the app starts it as a worker); `AppFrontEnd` implements
 the FrontEnd port (kwx/table/ports.py) by updating the panes. Layout, top to bottom: a status line (hand,
 dealer, wall, whose turn and the time left, 托管), the three seats (melds, discards, 亮倒 reveals, scores), the
-event log, your hand (the drawn tile apart, a key a–n under each tile), what you may do now (a key 1–6 each)
-and the command line (tile names and commands as in the line mode, with editing and ↑/↓ history). With the
-hand focused: a letter selects a tile, the same letter or Enter discards it, ←/→ move the selection, a digit
-takes an action, a mouse click selects (and a second click discards); `:` or Tab goes to the command line,
-Escape comes back; `?` shows the rules and fans. The result of a hand waits for a key.
+event log, your hand (the drawn tile apart, a key a–n under each tile), what you may do now (a key 1–9, 0 each,
+on two rows when one cannot hold them: kwx.local.panes) and the command line (tile names and commands as in the
+line mode, with editing and ↑/↓ history). With the hand focused: a letter selects a tile, the same letter or
+Enter discards it, ←/→ move the selection, a digit takes an action, a mouse click selects (and a second click
+discards); `:` or Tab goes to the command line, Escape comes back; F2 turns auto-pass on or off; `?` shows the
+rules and fans. The result of a hand waits for a key. Every key and line goes through the terminal's one
+dispatcher (kwx.local.dispatch), as in the line mode.
 """
 
 from __future__ import annotations
@@ -37,37 +39,23 @@ from textual.worker import WorkerFailed
 
 from kwx.engine.tiles import Tile
 from kwx.local.app_port import AppFrontEnd
-from kwx.local.commands import (
-    Command,
-    CommandError,
-    parse_command,
-    resolve_command,
-)
+from kwx.local.commands import Command
 from kwx.local.crash import crash_log_path, report_crash
+from kwx.local.dispatch import Dispatcher, Reply, Said
 from kwx.local.input_bytes import lenient_textual_input
+from kwx.local.panes import ACTION_KEYS, TILE_KEYS, draw_actions, draw_hand, info_text, status_text
 from kwx.local.tables import (
     AI_DELAY,
-    LOCAL_GUILD,
     TERMINAL_CHANNEL,
     TERMINAL_CLAIM_PAUSE,
     TURN_SECONDS,
-    YOU_ID,
-    come_back,
     find_local_table,
     open_or_resume,
     paused_clock,
     terminal_player,
     unused_timer,
 )
-from kwx.local.text import say, tile_markup, tile_text, verb_label
-from kwx.local.warnings import (
-    confirm_setting,
-    danger_lines,
-    hint_suffix,
-    marked_tiles,
-    set_confirm_setting,
-    warning,
-)
+from kwx.local.text import say
 from kwx.local.widgets import (
     ActionView,
     CommandLine,
@@ -79,14 +67,11 @@ from kwx.local.widgets import (
     TooSmallScreen,
     speak_bindings,
 )
-from kwx.present.i18n import resolve_lang, tr
+from kwx.present.i18n import resolve_lang
 from kwx.store import Store
-from kwx.table.errors import TableError, refusal_text
 from kwx.table.service import TableService
 from kwx.table.views import ActionChoice
 
-TILE_KEYS = "abcdefghijklmn"  # one per tile of a full hand (14)
-ACTION_KEYS = "123456"
 BETWEEN_HANDS = 3.0  # the result screen waits for a key; the next deal comes underneath
 WIDE = 110  # from this width on, the log sits beside the seats
 MIN_WIDTH, MIN_HEIGHT = 80, 24  # the smallest terminal the game screen fits
@@ -110,7 +95,8 @@ class KwxApp(App[int]):
     .tile.selected { background: $accent; }
     .tile.danger { background: $error 40%; }
     #info { height: auto; max-height: 5; }
-    #actions { height: 1; }
+    #actions { height: auto; }
+    .action-row { height: 1; }
     .action { width: auto; margin-right: 2; }
     #cmd { height: 1; border: none; padding: 0 1; }
     #cmd:focus { border: none; background: $boost; }
@@ -126,6 +112,7 @@ class KwxApp(App[int]):
         Binding("colon,slash,tab", "command", "Command", show=False),
         Binding("left", "move(-1)", show=False), Binding("right", "move(1)", show=False),
         Binding("enter", "enter", show=False),
+        Binding("f2", "auto_pass", "key_auto_pass"),
         Binding("ctrl+q", "leave", "key_quit"),
         # Ctrl-C leaves as in the line mode (the table stays open); priority: the command line would copy instead
         Binding("ctrl+c", "leave", show=False, priority=True),
@@ -147,6 +134,7 @@ class KwxApp(App[int]):
         self.claim_pause = claim_pause  # how long a new table's board holds every discard
         self.service_factory = service_factory or TableService
         self.fe: AppFrontEnd | None = None
+        self.dispatcher: Dispatcher | None = None
         self.service: Any = None
         self.store: Store | None = None
         self.table_id: int | None = None
@@ -179,9 +167,11 @@ class KwxApp(App[int]):
             for i in range(len(TILE_KEYS)):
                 yield TileView(i)
         yield Static(id="info")
-        with Horizontal(id="actions"):
-            for i in range(len(ACTION_KEYS)):
-                yield ActionView(i)
+        with Vertical(id="actions"):  # wraps onto its second row when one cannot hold every choice (panes.py)
+            for _ in range(2):
+                with Horizontal(classes="action-row"):
+                    for i in range(len(ACTION_KEYS)):
+                        yield ActionView(i)
         yield CommandLine(id="cmd", placeholder=say("cmd_placeholder", self.lang))
         yield Footer()
 
@@ -223,6 +213,8 @@ class KwxApp(App[int]):
         self.table_id, resumed = await open_or_resume(self.service, you, turn_seconds=self.turn_seconds,
                                                       seed=self.seed, new=self.new)
         fe.table_id = self.table_id
+        self.dispatcher = Dispatcher(self.service, fe, self.table_id)
+        await self.dispatcher.load_settings()  # your auto-pass, in the status line
         key = "resumed" if resumed else "new_table"
         self.log_line(escape(say(key, self.lang, table=self.table_id, hand=self.service.public_view_as_shown(self.table_id).hand_no)))
         unused = unused_timer(existing, self.turn_seconds) if resumed else None
@@ -233,8 +225,10 @@ class KwxApp(App[int]):
         result = last(self.table_id) if resumed and last is not None else None
         if result is not None:  # between hands: the hand that ended, not its board as if live
             await fe.hand_finished(result, self.service.public_view_as_shown(self.table_id))
-        elif resumed:  # a hand in play: its header, with the commitment its seed will be checked against
-            self.log_line(fe.header(self.service.public_view_as_shown(self.table_id)))
+        elif resumed:  # a hand in play: its header (with the commitment its seed will be checked against), its log
+            hand_events = getattr(self.service, "hand_events", None)
+            for line in fe.hand_log(hand_events(self.table_id) if hand_events is not None else ()):
+                self.log_line(line)
         self.ready.set()
         self.redraw(hand=True)
 
@@ -287,12 +281,8 @@ class KwxApp(App[int]):
             self.base.query_one("#log", RichLog).write(Text.from_markup(markup))
 
     def _refresh_views(self) -> None:
-        if self.service is None or self.fe is None or self.table_id is None:
-            return
-        with contextlib.suppress(Exception):
-            self.fe.board = self.service.public_view_as_shown(self.table_id)
-        with contextlib.suppress(Exception):
-            self.fe.hand = self.service.private_view_as_shown(self.table_id, YOU_ID)
+        if self.dispatcher is not None:
+            self.dispatcher.refresh()
 
     def held(self) -> list[Tile]:
         fe = self.fe
@@ -302,11 +292,11 @@ class KwxApp(App[int]):
         return list(hand.concealed) + ([hand.drawn] if hand.drawn is not None else [])
 
     def choices(self) -> list[ActionChoice]:
-        """The actions keyed 1–6: every choice but a plain discard (that is a tile key)."""
+        """The actions keyed 1–9 and 0: every choice but a plain discard (that is a tile key)."""
         hand = self.fe.hand if self.fe is not None else None
         if hand is None:
             return []
-        return [c for c in hand.choices if c.verb not in ("discard", "piao")]
+        return [c for c in hand.choices if c.verb not in ("discard", "piao")][:len(ACTION_KEYS)]
 
     def redraw(self, hand: bool = False) -> None:
         fe = self.fe
@@ -316,85 +306,21 @@ class KwxApp(App[int]):
             status = self.base.query_one("#status", Static)
         except NoMatches:  # not composed yet, or already gone
             return
-        status.update(self.status_markup())
+        status.update(status_text(fe))
         if fe.board is not None:
             self.base.query_one("#seats", Static).update(fe.seat_table(fe.board))
         if hand:
             self._draw_hand()
-        self._draw_info()
-
-    def status_markup(self) -> Text:
-        fe = self.fe
-        assert fe is not None
-        parts: list[str] = []
-        if fe.board is not None and fe.board.hand_no:
-            dealer = next((s.seat for s in fe.board.seats if s.is_dealer), None)
-            parts.append(tr("board.title", self.lang, hand=fe.board.hand_no, dealer=fe.name(dealer, fe.board)))
-            parts.append(fe.status_line(fe.board))
-        if fe.is_paused():
-            parts.append(f"[bold reverse yellow] {escape(say('paused_prompt', self.lang))} [/]")
-        elif fe.in_autoplay():
-            parts.append(f"[bold reverse yellow] {escape(say('autoplay_prompt', self.lang))} [/]")
-        text = Text.from_markup(" · ".join(parts), overflow="ellipsis")
-        text.no_wrap = True
-        return text
+        self.base.query_one("#info", Static).update(info_text(fe))
 
     def _draw_hand(self) -> None:
-        fe = self.fe
-        assert fe is not None
+        assert self.fe is not None
         tiles = self.held()
-        hand = fe.hand
         if self.selected is not None and self.selected >= len(tiles):
             self.selected = None
-        danger = marked_tiles(hand) if hand is not None else set()
-        for i, view in enumerate(self.base.query(TileView)):
-            if i >= len(tiles):
-                view.update("")
-                view.display = False
-                continue
-            view.display = True
-            tile = tiles[i]
-            label = tile_text(tile, self.lang)
-            key = Text(f"{TILE_KEYS[i]}⚠", style="bold red") if tile in danger else Text(TILE_KEYS[i], style="dim")
-            view.update(Text.assemble(label, "\n", key))
-            view.set_class(hand is not None and hand.drawn is not None and i == len(tiles) - 1, "drawn")
-            view.set_class(i == self.selected, "selected")
-            view.set_class(tile in danger, "danger")
-        actions = self.choices()
-        for i, button in enumerate(self.base.query(ActionView)):
-            if i >= len(actions):
-                button.display = False
-                continue
-            button.display = True
-            c = actions[i]
-            acted_on = c.tile if c.tile is not None else (
-                hand.claim_tile if hand is not None and c.verb in ("gang", "peng", "hu") else None)
-            what = verb_label(c.verb, self.lang)
-            if acted_on is not None:
-                what += f" {tile_markup(acted_on, self.lang)}"
-            button.update(Text.from_markup(f"[reverse] {ACTION_KEYS[i]} [/] {what}"))
-
-    def _draw_info(self) -> None:
-        fe = self.fe
-        assert fe is not None
-        hand = fe.hand
-        lines: list[str] = []
-        if fe.is_paused():
-            lines.append(f"[bold reverse yellow] {escape(say('paused_banner', self.lang))} [/]")
-        elif fe.in_autoplay():
-            lines.append(f"[bold reverse yellow] {escape(say('autoplay_banner', self.lang))} [/]")
-        elif hand is not None and hand.choices:
-            lines.append(f"[bold yellow]▶[/] {fe.prompt_line(hand)}")
-            if hand.discard_waits:
-                sep = "；" if self.lang != "en" else "; "
-                items = sep.join(say("ready_discard", self.lang, tile=tile_markup(d, self.lang),
-                                     waits=" ".join(tile_markup(x, self.lang) for x in w))
-                                 + hint_suffix(hand, d, self.lang) for d, w in sorted(hand.discard_waits.items()))
-                lines.append(say("ready_discards", self.lang, list=items))
-            lines[1:1] = danger_lines(fe, hand)
-        if hand is not None and hand.waits:
-            lines.append(f"[bold green]{say('waits', self.lang, tiles=' '.join(tile_markup(x, self.lang) for x in hand.waits))}[/]")
-        self.base.query_one("#info", Static).update(Text.from_markup("\n".join(lines)))
+        draw_hand(self.base, self.fe, tiles, self.selected)
+        bar = self.base.query_one("#actions")
+        draw_actions(self.base, self.fe, self.choices(), (bar.size.width or self.size.width) - 2)
 
     def show_result(self, lines: list[Any]) -> None:
         if isinstance(self.screen, ResultScreen):
@@ -408,14 +334,14 @@ class KwxApp(App[int]):
 
     # -- input -----------------------------------------------------------------------------------------
     def on_key(self, event: events.Key) -> None:
-        """Hand keys when the command line is not focused: a–n tiles, 1–6 actions; other text goes to it."""
+        """Hand keys when the command line is not focused: a–n tiles, 1–9 and 0 actions; other text goes to it."""
         if isinstance(self.focused, Input) or self.screen is not self.screen_stack[0]:
             return
         char = event.character or ""
         if event.key in TILE_KEYS and len(event.key) == 1:
             event.stop()
             self.select_tile(TILE_KEYS.index(event.key))
-        elif event.key in ACTION_KEYS and int(event.key) <= len(self.choices()):
+        elif event.key in ACTION_KEYS and ACTION_KEYS.index(event.key) < len(self.choices()):
             event.stop()
             self.take_action(ACTION_KEYS.index(event.key))
         elif char and char.isprintable() and not char.isspace() and char not in "?:/":
@@ -475,82 +401,55 @@ class KwxApp(App[int]):
         cmd_line = self.base.query_one("#cmd", CommandLine)
         cmd_line.remember(line.strip())
         cmd_line.value = ""
-        try:
-            cmd = parse_command(line, self.lang)
-        except CommandError as exc:
-            self.refuse(exc.text)
-            return
-        self.run_worker(self.submit(cmd), group="input")
+        self.run_worker(self.submit_line(line), group="input")
+
+    def action_auto_pass(self) -> None:
+        """F2: auto-pass on or off (the service keeps it and passes every claim offer but a win)."""
+        self.run_worker(self.submit(Command("auto_pass")), group="input")
 
     def refuse(self, text: str) -> None:
         self.log_line(f"[red]✗[/] {text}")
         self.bell()
 
     async def submit(self, cmd: Command | None) -> None:
-        """Act on a command: ends 托管 first; help/hand/quit here; game moves checked, then sent."""
+        """A key's command (None: Enter) through the terminal's dispatcher (kwx.local.dispatch)."""
         await self.ready.wait()
-        fe = self.fe
-        assert fe is not None and self.service is not None and self.table_id is not None
-        self._refresh_views()
-        if (cmd is None or cmd.verb != "quit") and fe.away():
-            await come_back(self.service, self.table_id, YOU_ID)
-            self._refresh_views()
-            self.redraw(hand=True)
-            if cmd is None or cmd.verb == "back":
-                return
-        if cmd is None or cmd.verb in ("back", "hand"):
-            self.redraw(hand=True)
-            return
-        if cmd.verb == "quit":
+        assert self.dispatcher is not None
+        await self.show_reply(await self.dispatcher.command(cmd))
+
+    async def submit_line(self, line: str) -> None:
+        """A line of the command line, as the line mode takes it."""
+        await self.ready.wait()
+        assert self.dispatcher is not None
+        await self.show_reply(await self.dispatcher.line(line))
+
+    async def show_reply(self, reply: Reply) -> None:
+        """Show what became of a command. The service's question before a costly move is asked in a dialog
+        (y / n), and its answer goes back through the dispatcher."""
+        dispatcher = self.dispatcher
+        assert dispatcher is not None
+        while reply.kind is Said.ASK:
+            reply = await dispatcher.answer(await self.ask(reply.text))
+        if reply.kind is Said.LEAVE:
             await self.action_leave()
             return
-        if cmd.verb == "help":
-            self.log_line(escape(say("help", self.lang)))
-            return
-        if cmd.verb in ("confirm_on", "confirm_off"):
-            on = cmd.verb == "confirm_on"
-            if self.store is not None:
-                await set_confirm_setting(self.store, LOCAL_GUILD, YOU_ID, on)
-            self.log_line(escape(say("confirm_on" if on else "confirm_off", self.lang)))
-            return
-        try:
-            choice = resolve_command(cmd, fe.hand, self.lang)
-        except CommandError as exc:
-            self.refuse(exc.text)
-            return
-        if not await self.confirmed(choice):
-            return
-        assert fe.hand is not None
-        try:
-            await self.service.act(self.table_id, YOU_ID, choice.verb, choice.tile, step=fe.hand.step)
-        except TableError as exc:
-            self.refuse(refusal_text(exc, self.lang))
-            return
-        self.selected = None
-        self._refresh_views()
+        if reply.cancelled:
+            self.log_line(f"[dim]{escape(say('cancelled', self.lang))}[/]")
+        if reply.kind is Said.REFUSED:
+            self.refuse(reply.text)
+        elif reply.kind is Said.CANCELLED:
+            self.log_line(f"[dim]{escape(reply.text)}[/]")
+        elif reply.kind in (Said.HELP, Said.SETTING):
+            self.log_line(escape(reply.text))
+        if reply.kind in (Said.PLAYED, Said.CANCELLED):
+            self.selected = None
         self.redraw(hand=True)
 
-    async def confirmed(self, choice: ActionChoice) -> bool:
-        """Asks once before a costly move (kwx.local.warnings): feeding a 亮倒 hand, declaring 亮倒."""
-        fe = self.fe
-        assert fe is not None and fe.hand is not None
-        confirm = await confirm_setting(self.store, LOCAL_GUILD, YOU_ID) if self.store is not None else True
-        question = warning(fe, fe.hand, choice, confirm_danger=confirm)
-        if not question:
-            return True
-        step = fe.hand.step
+    async def ask(self, question: str) -> bool:
         answer: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
         self.push_screen(ConfirmScreen(question, self.lang),
                          callback=lambda ok: None if answer.done() else answer.set_result(bool(ok)))
-        ok = await answer
-        self._refresh_views()
-        if ok and (fe.hand is None or fe.hand.step != step):
-            ok = False  # the decision passed while you read
-        if not ok:
-            self.log_line(f"[dim]{escape(say('cancelled', self.lang))}[/]")
-            self.selected = None
-            self.redraw(hand=True)
-        return ok
+        return await answer
 
 
 def run_app(settings: Any, *, db: str | None = None, seed: str | None = None, delay: float | None = None,

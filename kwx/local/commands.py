@@ -20,7 +20,8 @@ class CommandError(Exception):
 
 @dataclass(frozen=True)
 class Command:
-    """A parsed line: `verb` is a service verb (discard, liangdao, gang, peng, hu, pass) or help | hand | quit | back."""
+    """A parsed line: `verb` is a service verb (discard, liangdao, gang, peng, hu, pass), moqie (the drawn tile's
+    discard), or the terminal's own: help | hand | quit | back | confirm_on | confirm_off | one of AUTO_PASS."""
 
     verb: str
     tile: Tile | None = None
@@ -38,7 +39,10 @@ _VERB_WORDS: dict[str, tuple[str, ...]] = {
     "quit": ("quit", "exit", "q", "退出", "离开", "bye"),
     "back": ("back", "回来", "取消托管", "接管", "b"),
     "confirm": ("confirm", "确认"),
+    "auto_pass": ("autopass", "auto-pass", "自动过"),
+    "moqie": ("moqie", "摸切", "tsumogiri"),
 }
+AUTO_PASS: dict[str, bool | None] = {"auto_pass": None, "auto_pass_on": True, "auto_pass_off": False}  # None: toggle
 _ON_OFF = {"on": True, "开": True, "yes": True, "off": False, "关": False, "no": False}
 _WORD_VERB = {w.lower(): verb for verb, words in _VERB_WORDS.items() for w in words}
 # Chinese verbs may be written straight onto the tile: 杠5p, 亮倒五筒, 打红中. Longest first (亮倒 before 亮).
@@ -72,13 +76,20 @@ def parse_command(line: str, lang: str = "zh-CN") -> Command | None:
                 raise CommandError(error_text(exc, lang)) from None
             raise CommandError(say("unknown", lang, text=excerpt(text))) from None
     rest = rest.strip()
-    if verb in ("help", "hand", "quit", "back"):
+    if verb in ("help", "hand", "quit", "back", "moqie"):
         return Command(verb)
     if verb == "confirm":  # confirm on / off: the question before discarding a 胡口牌
         on = _ON_OFF.get(rest.lower(), True if not rest else None)
         if on is None:
-            raise CommandError(say("unknown", lang, text=text[:40]))
+            raise CommandError(say("unknown", lang, text=excerpt(text)))
         return Command("confirm_on" if on else "confirm_off")
+    if verb == "auto_pass":  # autopass [on|off]: every claim offer but a win passed at once (bare: the other way)
+        if not rest:
+            return Command(verb)
+        on = _ON_OFF.get(rest.lower())
+        if on is None:
+            raise CommandError(say("unknown", lang, text=excerpt(text)))
+        return Command("auto_pass_on" if on else "auto_pass_off")
     if not rest:
         if verb == "discard":
             raise CommandError(say("discard_needs_tile", lang))
@@ -115,6 +126,10 @@ def resolve_command(cmd: Command, view: PrivateView | None, lang: str) -> Action
     choices = view.choices
     verbs = {c.verb for c in choices}
     held = list(view.concealed) + ([view.drawn] if view.drawn is not None else [])
+    if cmd.verb == "moqie":  # 摸切: the tile just drawn
+        if view.drawn is None:
+            raise CommandError(say("moqie_none", lang) if "discard" in verbs else tr("error.not_your_turn", lang))
+        cmd = Command("discard", view.drawn)
     if cmd.verb == "discard":
         assert cmd.tile is not None
         if "discard" not in verbs:

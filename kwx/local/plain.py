@@ -14,21 +14,19 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import sys
-import threading
 import time
 import traceback
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from pathlib import Path
-from typing import IO, Any, Protocol
+from typing import Any
 
 from rich.console import Console
 from rich.markup import escape
 
-from kwx.engine.tiles import Tile, excerpt
-from kwx.local.commands import CommandError, parse_command, resolve_command
+from kwx.engine.tiles import excerpt
 from kwx.local.crash import crash_log_path, report_crash
-from kwx.local.input_bytes import lenient
+from kwx.local.dispatch import Dispatcher, Said, TablePresses
+from kwx.local.lines import LineSource, StdinLines
 from kwx.local.port import BalanceSource, LocalPort
 from kwx.local.tables import (
     AI_DELAY,
@@ -39,7 +37,6 @@ from kwx.local.tables import (
     TURN_SECONDS,
     WARN_SECONDS,
     YOU_ID,
-    come_back,
     find_local_table,
     open_or_resume,
     paused_clock,
@@ -47,12 +44,10 @@ from kwx.local.tables import (
     unused_timer,
 )
 from kwx.local.text import say
-from kwx.local.warnings import confirm_setting, is_yes, set_confirm_setting, warning
 from kwx.present.i18n import resolve_lang
 from kwx.store import Store
-from kwx.table.errors import TableError, refusal_text
 from kwx.table.service import TableService
-from kwx.table.views import ActionChoice, PlayerRef, PrivateView, PublicView, ResultView
+from kwx.table.views import PlayerRef, PrivateView, PublicView, ResultView
 
 ECHOED = 120  # characters of a piped line printed back in the transcript ("…" where it was cut)
 
@@ -81,11 +76,28 @@ class ConsoleFrontEnd(LocalPort):
         self.header_for: int | None = None  # the hand whose header was printed last (printed once per deal)
         self.resuming = False  # the first prompt after a resume shows the whole board, a claim's too
         self._move_waiters: list[asyncio.Future[None]] = []  # piped moves waiting for your next decision
+        self._prompt_open = False  # the prompt is the last thing printed, its line not ended yet
+        self._prompt_cut = False  # a line printed by the table (not typed) ended the open prompt's line
 
     # -- helpers ------------------------------------------------------------------------------------------
     def print(self, what: Any = "", **kw: Any) -> None:
-        """Print console markup (or any rich renderable)."""
+        """Print console markup (or any rich renderable). A line printed while the prompt waits on its line (an
+        AI's move, a timer) ends the prompt's line first; `reprompt` then prints the prompt again."""
+        if self._prompt_open:
+            self.console.print()
+            self._prompt_cut = True
+        self._prompt_open = kw.get("end") == ""
         self.console.print(what, highlight=False, **kw)
+
+    def line_read(self) -> None:
+        """A line was read: whatever was on the prompt's line, it has ended."""
+        self._prompt_open = self._prompt_cut = False
+
+    def reprompt(self) -> None:
+        """The prompt again, under lines the table printed after it (it is still your decision)."""
+        if self._prompt_cut and not self._prompt_open and self.must_act:
+            self.print(self.prompt_text(), end="")
+        self._prompt_cut = False
 
     # -- FrontEnd port ---------------------------------------------------------------------------------------
     async def board_changed(self, view: PublicView) -> None:
@@ -103,6 +115,7 @@ class ConsoleFrontEnd(LocalPort):
         new_hand = previous is not None and previous.hand_no != view.hand_no and view.phase in ("turn", "claim")
         if new_hand:
             self.print_header(view)
+        self.reprompt()
 
     async def hand_changed(self, player: PlayerRef, view: PrivateView, *, prompt: bool) -> None:
         if player.player_id != self.player_id or not self._mine(view.table_id):
@@ -152,6 +165,7 @@ class ConsoleFrontEnd(LocalPort):
             self.print(f"[bold reverse yellow] {say('paused_banner', self.lang)} [/]")
         if key == "event.autoplay_on" and fmt.get("player_id") == self.player_id:
             self.print(f"[bold reverse yellow] {say('autoplay_banner', self.lang)} [/]")
+        self.reprompt()
 
     # -- a move typed ahead -----------------------------------------------------------------------------------
     async def your_move(self) -> None:
@@ -186,10 +200,6 @@ class ConsoleFrontEnd(LocalPort):
             self._warning.cancel()
             self._warning = None
 
-    @property
-    def must_act(self) -> bool:
-        return self.hand is not None and bool(self.hand.choices)
-
     def show_prompt(self, *, full: bool) -> None:
         """Print the board (on your turn) or your hand and the claim, then the prompt with the time left."""
         view = self.hand
@@ -203,6 +213,8 @@ class ConsoleFrontEnd(LocalPort):
                     self.print(line)
             else:
                 self.print_board()
+        elif self.prompted == key and self._prompt_open:
+            return  # this very prompt is on the screen, waiting (a second call for it, after back, adds none)
         self.prompted = key
         self.resuming = False
         self.print(self.prompt_text(), end="")
@@ -233,8 +245,7 @@ class ConsoleFrontEnd(LocalPort):
         def warn() -> None:
             if _same_decision(self.hand, view) and view.choices:
                 left = self.seconds_left(view.deadline) or 0
-                self.print()
-                self.print(f"[bold red]⏰ {say('time_warning', self.lang, secs=left)}[/]")
+                self.print(f"[bold red]⏰ {say('time_warning', self.lang, secs=left)}[/]")  # on a line of its own
                 self.print(self.prompt_text(), end="")
 
         self._warning = loop.call_later(left - self.warn_seconds, warn)
@@ -262,212 +273,81 @@ def _same_decision(a: PrivateView | None, b: PrivateView) -> bool:
     return a is not None and (a.table_id, a.hand_no, a.step) == (b.table_id, b.hand_no, b.step)
 
 
-# -- input ----------------------------------------------------------------------------------------------------
-class LineSource(Protocol):
-    async def readline(self) -> str | None:
-        """The next line without its newline; None at end of input."""
-
-
-class StdinLines:
-    """Lines from a text stream, read by a daemon thread: the event loop never blocks, and leaving the table
-    never waits for a keypress (a thread stuck in a read would hold up the interpreter's exit otherwise)."""
-
-    def __init__(self, stream: IO[str] | None = None) -> None:
-        self._stream = lenient(stream if stream is not None else sys.stdin)  # bytes not UTF-8 read as U+FFFD
-        try:  # typed lines are echoed by the terminal; piped ones are not, so the transcript shows them
-            self.echo = not self._stream.isatty()
-        except (AttributeError, ValueError):
-            self.echo = True
-        self._queue: asyncio.Queue[str | None] = asyncio.Queue()
-        self._loop = asyncio.get_running_loop()
-        self._thread = threading.Thread(target=self._pump, name="kwx-stdin", daemon=True)
-        self._thread.start()
-
-    def _pump(self) -> None:
-        try:
-            for line in self._stream:
-                self._put(line.rstrip("\r\n"))
-        except (OSError, ValueError):
-            pass
-        self._put(None)
-
-    def _put(self, item: str | None) -> None:
-        with contextlib.suppress(RuntimeError):  # the loop is gone: we are exiting anyway
-            self._loop.call_soon_threadsafe(self._queue.put_nowait, item)
-
-    async def readline(self) -> str | None:
-        return await self._queue.get()
-
-
-class ScriptedLines:
-    """A fixed list of lines (tests, demos); None after the last one."""
-
-    echo = True
-
-    def __init__(self, lines: Iterable[str]) -> None:
-        self._lines = list(lines)
-
-    async def readline(self) -> str | None:
-        await asyncio.sleep(0)
-        return self._lines.pop(0) if self._lines else None
-
-
-class TableActions(Protocol):
-    """The part of kwx.table.service.TableService the input loop uses."""
-
-    async def act(self, table_id: int, player_id: str, verb: str, tile: Tile | None = None,
-                  step: int | None = None) -> None: ...
-    async def set_autoplay(self, table_id: int, player_id: str, on: bool) -> None: ...
-    def public_view_as_shown(self, table_id: int) -> PublicView: ...
-    def private_view_as_shown(self, table_id: int, player_id: str) -> PrivateView: ...
-
-
 class TerminalTable:
-    """The input loop: one line at a time, checked against your private view, then passed to the service."""
+    """The input loop: one line at a time through the terminal's dispatcher (kwx.local.dispatch), each reply
+    printed, the prompt again when a decision is still yours."""
 
-    def __init__(self, service: TableActions, frontend: ConsoleFrontEnd, table_id: int, *,
-                 store: Any = None) -> None:
+    def __init__(self, service: TablePresses, frontend: ConsoleFrontEnd, table_id: int) -> None:
         self.service = service
         self.frontend = frontend
         self.table_id = table_id
-        self.store = store  # the player's own settings (the 胡口牌 confirmation)
-        self.pending: tuple[ActionChoice, int] | None = None  # a costly move waiting for its yes, and its step
         # Piped input arrives all at once: a move read while the AI players move waits for your decision instead
         # of being refused (a typed one is answered at once: you see whose turn it is).
         self.moves_wait = False
+        self.dispatcher = Dispatcher(service, frontend, table_id, before_move=self._before_move)
 
     @property
     def lang(self) -> str:
         return self.frontend.lang
 
-    def refresh(self) -> None:
-        """Take the service's current views (they are the truth; the front end's copies may lag a callback)."""
-        with contextlib.suppress(Exception):
-            self.frontend.board = self.service.public_view_as_shown(self.table_id)
-        with contextlib.suppress(Exception):
-            self.frontend.hand = self.service.private_view_as_shown(self.table_id, self.frontend.player_id)
+    async def _before_move(self) -> None:
+        if self.moves_wait:
+            await self.frontend.your_move()
 
     def show(self) -> None:
         """The full board, and the prompt when you must act."""
-        self.refresh()
-        self.frontend.print_board()
-        if self.frontend.must_act:
-            assert self.frontend.hand is not None
-            self.frontend.prompted = (self.frontend.hand.hand_no, self.frontend.hand.step)
-            self.frontend.show_prompt(full=False)
+        self.dispatcher.refresh()
+        fe = self.frontend
+        fe.print_board()
+        if fe.must_act:
+            assert fe.hand is not None
+            fe.prompted = (fe.hand.hand_no, fe.hand.step)
+            fe.show_prompt(full=False)
 
     async def handle_line(self, line: str) -> bool:
         """Act on one line; False when the player leaves. Mistakes are explained, never fatal."""
         fe = self.frontend
-        if self.pending is not None:
-            pending, self.pending = self.pending, None
-            if is_yes(line) or self._same_move(line, pending[0]):
-                self.refresh()
-                if fe.hand is not None and fe.hand.step == pending[1]:
-                    await self._act(pending[0])
-                    return True
-            fe.print(f"[dim]{say('cancelled', self.lang)}[/]")
-            if not line.strip() or is_yes(line) or self._same_move(line, pending[0]):
-                if fe.must_act:
-                    fe.print(fe.prompt_text(), end="")
-                return True
-        try:
-            cmd = parse_command(line, self.lang)
-        except CommandError as exc:
-            self._refuse(exc.text)
-            return True
-        ended = (cmd is None or cmd.verb != "quit") and await self.end_autoplay()
-        if ended and (cmd is None or cmd.verb == "back"):
-            return True
-        if cmd is not None and cmd.verb == "back":
-            cmd = None  # not in 托管: like an empty line
-        if cmd is None:
-            if fe.must_act:
-                fe.print(fe.prompt_text(), end="")
-            return True
-        if cmd.verb == "quit":
+        reply = await self.dispatcher.line(line)
+        if reply.cancelled:
+            fe.print(f"[dim]{escape(say('cancelled', self.lang))}[/]")
+        kind = reply.kind
+        if kind is Said.LEAVE:
             return False
-        if cmd.verb == "help":
-            fe.print(escape(say("help", self.lang)))
-            if fe.must_act:
-                fe.print(fe.prompt_text(), end="")
-            return True
-        if cmd.verb == "hand":
+        if kind is Said.SHOW:
             self.show()
             return True
-        if cmd.verb in ("confirm_on", "confirm_off"):
-            on = cmd.verb == "confirm_on"
-            if self.store is not None:
-                await set_confirm_setting(self.store, fe.guild, fe.player_id, on)
-            fe.print(say("confirm_on" if on else "confirm_off", self.lang))
+        if kind is Said.CAME_BACK:  # the board, when a decision is yours (the service's own prompt then adds none)
+            if fe.must_act:
+                fe.show_prompt(full=True)
             return True
-        self.refresh()
-        if self.moves_wait and not fe.must_act and not fe.away():
-            await fe.your_move()
-            self.refresh()
-        try:
-            choice = resolve_command(cmd, fe.hand, self.lang)
-        except CommandError as exc:
-            self._refuse(exc.text)
+        if kind is Said.PLAYED:
             return True
-        assert fe.hand is not None
-        confirm = await confirm_setting(self.store, fe.guild, fe.player_id) if self.store else True
-        question = warning(fe, fe.hand, choice, confirm_danger=confirm)
-        if question:  # a costly move: ask once
-            self.pending = (choice, fe.hand.step)
-            fe.print(question)
-            fe.print(f"[bold]{say('confirm_again', self.lang)}[/]")
-            fe.print(fe.prompt_text(), end="")
-            return True
-        await self._act(choice)
-        return True
-
-    async def _act(self, choice: ActionChoice) -> None:
-        fe = self.frontend
-        assert fe.hand is not None
-        try:
-            await self.service.act(self.table_id, fe.player_id, choice.verb, choice.tile, step=fe.hand.step)
-        except TableError as exc:  # a refusal: the table is unchanged
-            self._refuse(refusal_text(exc, self.lang))
-
-    def _same_move(self, line: str, choice: ActionChoice) -> bool:
-        try:
-            cmd = parse_command(line, self.lang)
-            return cmd is not None and resolve_command(cmd, self.frontend.hand, self.lang) == choice
-        except CommandError:
-            return False
-
-    async def end_autoplay(self) -> bool:
-        """Any line you type while in 托管 (or while the table is paused) takes your seat back; True when it did."""
-        self.refresh()
-        if not self.frontend.away():
-            return False
-        await come_back(self.service, self.table_id, self.frontend.player_id)
-        flush = getattr(self.service, "flush", None)
-        if flush is not None:
-            await flush()
-        self.refresh()
-        if self.frontend.must_act:
-            self.frontend.show_prompt(full=True)
-        return True
-
-    def _refuse(self, text: str) -> None:
-        fe = self.frontend
-        fe.print(f"[red]✗[/] {text}")
+        if kind is Said.REFUSED:
+            fe.print(f"[red]✗[/] {reply.text}")
+        elif kind is Said.CANCELLED:
+            fe.print(f"[dim]{escape(reply.text)}[/]")
+        elif kind is Said.ASK:
+            fe.print(reply.text)
+            fe.print(f"[bold]{escape(say('confirm_again', self.lang))}[/]")
+        elif kind in (Said.HELP, Said.SETTING):
+            fe.print(escape(reply.text))
         if fe.must_act:
             fe.print(fe.prompt_text(), end="")
+        return True
 
     async def run(self, lines: LineSource) -> None:
         """Read and act until `quit` or the end of input."""
         self.moves_wait = bool(getattr(lines, "echo", False))  # lines not typed at a terminal: a pipe, a script
+        fe = self.frontend
         while True:
             line = await lines.readline()
+            fe.line_read()  # the prompt's line ended (Enter at a terminal, or the quote below)
             if line is None:
-                self.frontend.print()
-                self.frontend.print(f"[dim]{say('eof', self.lang)}[/]")
+                fe.print()
+                fe.print(f"[dim]{say('eof', self.lang)}[/]")
                 return
             if getattr(lines, "echo", False):  # a line is quoted, not copied: a 1 MB paste is not printed back
-                self.frontend.console.print(excerpt(line, ECHOED), markup=False, highlight=False)
+                fe.console.print(excerpt(line, ECHOED), markup=False, highlight=False)
             if not await self.handle_line(line):
                 return
 
@@ -503,7 +383,8 @@ async def play_terminal(db_path: str | Path, *, lang: str = "zh-CN", seed: str |
         else:
             console.print(say("new_table", lang, table=table_id), highlight=False)
         frontend.table_id = table_id
-        table = TerminalTable(service, frontend, table_id, store=store)
+        table = TerminalTable(service, frontend, table_id)
+        await table.dispatcher.load_settings()  # your auto-pass, in the status line
         flush = getattr(service, "flush", None)
         if flush is not None:  # let the views of the resume / the deal reach the screen first
             await flush()

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Protocol
 
 from kwx.engine.event_json import EventJson
@@ -54,6 +54,19 @@ class LocalPort(Renderer):
             return []
         self._last_logged = view
         return list(view.last_events)
+
+    def hand_log(self, events: Iterable[Mapping[str, Any]]) -> list[str]:
+        """The hand in play so far as the log showed it, its header first (with the commitment its seed will be
+        checked against): a table resumed after a restart logs what happened before you left."""
+        view = self.board
+        if view is None:
+            return []
+        lines = [self.header(view)]
+        for event in events:
+            line = self.event_line(event, view) if event.get("kind") != "deal" else None
+            if line:
+                lines.append(line.lstrip("\n"))
+        return lines
 
     async def result_block(self, result: ResultView, view: PublicView) -> list[Any] | None:
         """The result's lines the first time this hand's result arrives, None for a repeat or another table."""

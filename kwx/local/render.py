@@ -50,6 +50,7 @@ class Renderer:
         self.clock = clock
         self.board: PublicView | None = None
         self.hand: PrivateView | None = None
+        self.auto_pass = False  # your auto-pass setting (kwx.table.player_settings), shown in the status line
 
     def name(self, seat: int | None, view: PublicView | None = None) -> str:
         """A seat's display name (markup-safe); you are 你 / you."""
@@ -231,6 +232,8 @@ class Renderer:
         secs = self.seconds_left(view.deadline)
         if secs is not None:
             parts.append(f"⏱ {secs}s")
+        if self.auto_pass:
+            parts.append(f"[cyan]{tr('panel.auto_pass_on', lang)}[/]")
         return " · ".join(parts)
 
     def hand_row(self, view: PrivateView) -> list[Text]:
@@ -357,6 +360,11 @@ class Renderer:
             return True
         board = self.board
         return board is not None and any(s.autoplay and s.player.player_id == self.player_id for s in board.seats)
+
+    @property
+    def must_act(self) -> bool:
+        """A decision of yours is open."""
+        return self.hand is not None and bool(self.hand.choices)
 
     def is_paused(self) -> bool:
         return self.board is not None and getattr(self.board, "paused", None) is not None

@@ -2,24 +2,22 @@
 in the words of kwx.table.advice_text, as every front end): 胡口牌 (tiles that win for a declared 亮倒 hand) and a
 discard a 亮倒 hand may 直杠, each with what it costs and who gains, and the preview before declaring 亮倒.
 
-`CONFIRM_SETTING` is the per-player setting (the store's guild settings, keyed by player) that turns the
-confirmation before discarding a 胡口牌 off; 亮倒 always asks once.
+The service decides when to ask (kwx.table.press: 亮倒 always, a costly discard unless the player turned that
+question off); these functions put its facts into the terminal's words.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import Any, Protocol
+from typing import Protocol
 
 from kwx.engine.tiles import Tile
 from kwx.local.text import say, tile_markup, tiles_markup
 from kwx.present.i18n import join_names
-from kwx.store.settings import CONFIRM_DANGER
 from kwx.table.advice import FEED_KONG, FEED_WIN, warning_for
 from kwx.table.advice_text import liangdao_text, warning_text
-from kwx.table.views import ActionChoice, PrivateView
+from kwx.table.press import Question
+from kwx.table.views import PrivateView
 
-CONFIRM_SETTING = CONFIRM_DANGER  # "off" turns the confirmation before discarding a 胡口牌 off
 YES_WORDS = frozenset({"y", "yes", "ok", "是", "确定", "确认", "好"})
 
 
@@ -65,44 +63,22 @@ def hint_suffix(view: PrivateView, tile: Tile, lang: str) -> str:
     return f" [bold red]⚠ {say('hint_danger', lang, cost=w.cost)}[/]"
 
 
-def warning(fe: Renderer, view: PrivateView, choice: ActionChoice, *, confirm_danger: bool = True) -> str | None:
-    """The question to ask before `choice`, or None when it needs none: 亮倒 always (what it reveals), a
-    discard that pays a declared hand (kwx.table.advice: its exact cost and who gains) unless turned off."""
+def question_text(fe: Renderer, view: PrivateView | None, question: Question) -> str:
+    """The service's question before a move (kwx.table.press.Question), rendered: for 亮倒 what it reveals and
+    its waits, for a costly discard (and a 亮倒 that pays a declared hand) what it costs and who gains."""
     parts: list[str] = []
-    tile = choice.tile
-    if tile is None:
-        return None
-    if choice.verb == "liangdao":
+    tile = question.tile
+    if question.verb == "liangdao" and view is not None:
         held = list(view.concealed) + ([view.drawn] if view.drawn is not None else [])
-        held.remove(tile)
+        if tile in held:
+            held.remove(tile)
         parts.append(liangdao_text(tile, sorted(held), view.discard_waits.get(tile, ()), fe.lang,
                                    tiles=lambda ts: tiles_markup(ts, fe.lang), tile=lambda x: tile_markup(x, fe.lang)))
-    w = warning_for(view.warnings, choice.verb, tile)
-    if w is not None and (confirm_danger or choice.verb == "liangdao"):
-        said = warning_text(w, fe.lang, tile=lambda x: tile_markup(x, fe.lang), name=fe.name)
+    if question.warning is not None:
+        said = warning_text(question.warning, fe.lang, tile=lambda x: tile_markup(x, fe.lang), name=fe.name)
         parts.append(f"[bold red]⚠ {said}[/]")
-    return "\n".join(parts) if parts else None
-
-
-async def confirm_setting(store: Any, guild: str, player_id: str) -> bool:
-    """Whether the player wants the confirmation before discarding a 胡口牌 (on unless turned off)."""
-    getter = getattr(store, "player_setting", None)
-    if getter is None:
-        return True
-    try:
-        setting: str | None = await getter(guild, player_id, CONFIRM_SETTING)
-        return setting != "off"
-    except Exception:
-        return True
-
-
-async def set_confirm_setting(store: Any, guild: str, player_id: str, on: bool) -> None:
-    await store.set_player_setting(guild, player_id, CONFIRM_SETTING, None if on else "off")
+    return "\n".join(parts)
 
 
 def is_yes(line: str) -> bool:
     return line.strip().lower() in YES_WORDS
-
-
-def tiles_of(choices: Iterable[ActionChoice]) -> list[Tile]:
-    return [c.tile for c in choices if c.tile is not None]

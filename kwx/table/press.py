@@ -27,7 +27,7 @@ from kwx.table.errors import TableError
 from kwx.table.live import LiveTable
 from kwx.table.phases import BETWEEN, LOBBY
 from kwx.table.play import Play
-from kwx.table.player_settings import ASK_FIRST, AUTO_PASS, SETTINGS, PlayerSettings
+from kwx.table.player_settings import ASK_FIRST, AUTO_PASS, SETTINGS, PlayerSettings, Setting
 from kwx.table.views import ActionChoice, PrivateView
 
 MOQIE = "moqie"  # 摸切: discard the tile just drawn
@@ -167,7 +167,14 @@ class Presses:
         return False if t is None else await self._settings.get(t.guild, player_id, AUTO_PASS)
 
     async def setting(self, table_id: int, player_id: str, name: str) -> bool:
-        setting = SETTINGS.get(name)
-        if setting is None:
-            raise ValueError(f"unknown player setting {name!r}: settings are {', '.join(SETTINGS)}")
-        return await self._settings.get(self._ctx.table(table_id).guild, player_id, setting)
+        return await self._settings.get(self._ctx.table(table_id).guild, player_id, _setting(name))
+
+    async def set_setting(self, table_id: int, player_id: str, name: str, on: bool) -> bool:
+        return await self._settings.set(self._ctx.table(table_id).guild, player_id, _setting(name), on)
+
+
+def _setting(name: str) -> Setting:
+    setting = SETTINGS.get(name)
+    if setting is None:
+        raise ValueError(f"unknown player setting {name!r}: settings are {', '.join(SETTINGS)}")
+    return setting

@@ -41,6 +41,7 @@ import time
 from collections.abc import Callable, Collection, Iterable
 
 import kwx.table.oplog as oplog
+from kwx.engine.event_json import EventJson
 from kwx.engine.rules import STANDARD, RuleSet
 from kwx.engine.tiles import Tile
 from kwx.store import Store, TableRow
@@ -62,7 +63,7 @@ from kwx.table.record_state import CLAIM_PAUSE
 from kwx.table.recovery import rebuild
 from kwx.table.retry import RetryPolicy
 from kwx.table.scheduler import Scheduler, Targets
-from kwx.table.viewbuild import result_view
+from kwx.table.viewbuild import public_events, result_view
 from kwx.table.views import PlayerRef, PrivateView, PublicView, ResultView, TableInfo
 from kwx.table.writer import DurableWriter
 
@@ -299,6 +300,11 @@ class TableService:
         """A player's table setting as the service honours it (`auto_pass`, `ask_first`), for drawing a panel."""
         return await self._presses.setting(table_id, player_id, setting)
 
+    async def set_player_setting(self, table_id: int, player_id: str, setting: str, on: bool) -> bool:
+        """Turn a player's table setting on or off where no press does it (the terminal's `confirm on|off`);
+        False when the store could not keep it (it holds in this process all the same)."""
+        return await self._presses.set_setting(table_id, player_id, setting, on)
+
     async def act(self, table_id: int, player_id: str, verb: str, tile: Tile | str | None = None,
                   step: int | None = None, *, amount: int | None = None) -> None:
         """One player's action. `step`: the step of the view the player acted on (None: now); a press made
@@ -368,6 +374,15 @@ class TableService:
         if t.status != BETWEEN or t.hand is None or not t.hand.finished or t.hand.result is None:
             return None
         return result_view(t)
+
+    def hand_events(self, table_id: int) -> tuple[EventJson, ...]:
+        """The public events of the hand in play, the deal first, for a front end that starts again and logs the
+        hand so far (the terminal after a restart); empty outside a hand in play. Read at start-up: during the
+        pause after a discard it would tell what the board still holds back."""
+        t = self.context.table(table_id)
+        if t.status != PLAYING or t.hand is None:
+            return ()
+        return tuple(public_events(t.hand.events))
 
     def private_view_as_shown(self, table_id: int, player_id: str) -> PrivateView:
         """A seated player's panel as the front ends show it: during the pause after a discard, the one last

@@ -11,6 +11,7 @@ from textual.widgets import Static
 
 from kwx.engine.tiles import Tile, parse_tiles
 from kwx.local.app import KwxApp
+from kwx.local.commands import Command
 from kwx.local.tables import YOU_ID
 from kwx.local.widgets import ConfirmScreen, ResultScreen, RulesScreen
 from kwx.table.views import MeldView, PaymentView, ResultView, RevealedHand, WinnerView
@@ -158,6 +159,7 @@ async def test_a_tile_that_wins_for_a_liangdao_hand_is_marked_and_asks_first(tmp
 
     from kwx.local.widgets import ConfirmScreen
     from kwx.table.advice import FEED_WIN, Gain, MoveWarning
+    from kwx.table.press import Press, PressOutcome, Question
     from kwx.table.service import TableService
 
     class LaidDown(TableService):  # as if AI 2 had declared 亮倒 waiting on whatever you drew
@@ -165,17 +167,30 @@ async def test_a_tile_that_wins_for_a_liangdao_hand_is_marked_and_asks_first(tmp
             view = super().private_view_as_shown(table_id, player_id)
             if view.drawn is None:
                 return view
-            feed = MoveWarning("discard", view.drawn, FEED_WIN, (Gain(2, 8),), baohu=True)
-            return replace(view, danger={view.drawn: (2,)}, warnings=(feed,))
+            return replace(view, danger={view.drawn: (2,)}, warnings=(self.feed(view.drawn),))
+
+        @staticmethod
+        def feed(tile: Tile) -> MoveWarning:
+            return MoveWarning("discard", tile, FEED_WIN, (Gain(2, 8),), baohu=True)
+
+        async def press(self, table_id: int, player_id: str, press: Press) -> PressOutcome:
+            drawn = super().private_view_as_shown(table_id, player_id).drawn
+            if press.verb == "discard" and press.tile == drawn and not press.confirmed:  # the service asks first
+                return PressOutcome(ask=Question("discard", press.tile, self.feed(press.tile)),
+                                    view=self.private_view_as_shown(table_id, player_id))
+            return await super().press(table_id, player_id, press)
 
     app = make_app(tmp_path, seed="danger", service_factory=LaidDown)
     async with app.run_test(size=(80, 24)) as pilot:
         await until(pilot, lambda: my_turn(app))
-        app._refresh_views()
-        app.redraw(hand=True)
-        await pilot.pause(0.05)
-        text = screen_text(app)
-        assert "wins for a laid-down hand" in " ".join(text.split()) and "⚠" in text
+
+        def warned() -> bool:
+            app._refresh_views()
+            app.redraw(hand=True)
+            text = screen_text(app)
+            return "wins for a laid-down hand" in " ".join(text.split()) and "⚠" in text
+
+        await until(pilot, warned)
         n = len(app.held())
         key = "abcdefghijklmn"[n - 1]  # the drawn tile, last
         drawn = app.held()[-1]
@@ -412,3 +427,116 @@ async def test_ctrl_c_leaves_the_game_screen_from_the_hand_and_the_command_line(
             await pilot.pause(0.2)
             assert app.return_code == 0, focus
         await app.shutdown()
+
+
+async def test_a_hand_resumed_after_a_restart_shows_its_log_so_far(tmp_path) -> None:
+    """After a restart the log held only "Resuming table 1": what had happened in the hand was in the ponds
+    alone. The hand's events so far are logged again, in order, under its header."""
+    app = make_app(tmp_path, seed="danger", service_factory=quick_service)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(pilot, lambda: my_turn(app))
+        drawn = app.held()[-1]
+        await app.submit(Command("discard", drawn))
+        await until(pilot, lambda: len(discards(app)) == 1)
+        await pilot.pause(0.1)
+        before = log_lines(app)
+        await app.shutdown()
+    played = [line for line in before if line.startswith("→")]
+    assert len(played) >= 2, before  # AI 2's discard and yours at least
+    again = make_app(tmp_path, seed="danger", service_factory=quick_service)
+    async with again.run_test(size=(120, 40)) as pilot:
+        await until(pilot, lambda: again.ready.is_set())
+        await pilot.pause(0.1)
+        after = log_lines(again)
+        assert any(line.startswith("Resuming table") for line in after)
+        resumed = [line for line in after if line.startswith("→")]
+        assert resumed[:len(played)] == played, (played, resumed)
+        await again.shutdown()
+
+
+def log_lines(app: KwxApp) -> list[str]:
+    return [strip.text.strip() for strip in app.base.query_one("#log").lines if strip.text.strip()]
+
+
+async def test_every_liangdao_choice_shows_with_its_key_at_80x24_and_the_last_one_is_pressed(tmp_path) -> None:
+    """Four 亮倒 choices cut the fourth tile at 80 columns and a fifth never showed: the action bar wraps onto a
+    second row, so each choice is in sight with its key, and its key plays it."""
+    from dataclasses import replace
+
+    from kwx.present.i18n import tile_label
+    from kwx.table.press import Press, PressOutcome
+    from kwx.table.service import TableService
+    from kwx.table.views import ActionChoice
+
+    pressed: list[Press] = []
+
+    class Recording(TableService):  # a hand that may win, kong, or lay down five ways; presses recorded
+        def private_view_as_shown(self, table_id: int, player_id: str):
+            view = super().private_view_as_shown(table_id, player_id)
+            if not view.choices:
+                return view
+            held = sorted(set(view.concealed))
+            declare[:] = held[:2] + held[-3:]  # five tiles you hold: each discard of them "leaves you ready"
+            return replace(view, choices=(ActionChoice("hu"), ActionChoice("gang", Tile.S9),
+                                          *(ActionChoice("liangdao", t) for t in declare), *view.choices))
+
+        async def press(self, table_id: int, player_id: str, press: Press) -> PressOutcome:
+            pressed.append(press)
+            return PressOutcome(view=self.private_view_as_shown(table_id, player_id))
+
+    declare: list[Tile] = []
+    for lang, word in (("zh-CN", "亮倒"), ("en", "liangdao")):
+        pressed.clear()
+        app = make_app(tmp_path / lang, seed="bar", lang=lang, service_factory=Recording)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await until(pilot, lambda app=app: my_turn(app))
+            app._refresh_views()
+            app.redraw(hand=True)
+            await pilot.pause(0.1)
+            text = screen_text(app)
+            lines = text.splitlines()
+            assert len(lines) == 24 and all(len(line) <= 80 for line in lines)
+            bar = "\n".join(line for line in lines if word in line or " 7 " in line)
+            for key, tile in zip("34567", declare, strict=True):
+                assert f" {key} " in bar and f"{word}" in bar and tile_label(tile, lang) in bar, (key, bar)
+            assert lines[-2].strip().startswith(("输入", "type"))  # the command line still in sight
+            await pilot.press("7")
+            await until(pilot, lambda: bool(pressed))
+            assert pressed[0].verb == "liangdao" and pressed[0].tile == declare[-1]
+            await app.shutdown()
+
+
+async def test_f2_on_the_game_screen_turns_autopass_on_and_the_next_run_shows_it(tmp_path) -> None:
+    app = make_app(tmp_path, seed="f2")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: my_turn(app))
+        assert "Auto-pass" in screen_text(app).splitlines()[-1]  # the footer names the key
+        await pilot.press("f2")
+        await until(pilot, lambda: "Auto-pass: on" in screen_text(app).splitlines()[0])
+        assert await app.service.player_setting(app.table_id, YOU_ID, "auto_pass") is True
+        await pilot.press("colon", *"confirm off", "enter")  # the question before a 胡口牌: the service's too
+        await until(pilot, lambda: "No more question" in log_text(app))
+        assert await app.service.player_setting(app.table_id, YOU_ID, "ask_first") is False
+        await app.shutdown()
+    again = make_app(tmp_path, seed="f2")
+    async with again.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: my_turn(again))
+        await until(pilot, lambda: "Auto-pass: on" in screen_text(again).splitlines()[0])
+        await pilot.press("f2")
+        await until(pilot, lambda: "Auto-pass: on" not in screen_text(again).splitlines()[0])
+        assert "Auto-pass off" in log_text(again)
+        await again.shutdown()
+
+
+async def test_the_game_screens_command_line_takes_the_line_modes_commands(tmp_path) -> None:
+    app = make_app(tmp_path, seed="danger")  # AI 2 deals: your first turn has a drawn tile
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: my_turn(app) and app.fe.hand.drawn is not None)
+        drawn = app.fe.hand.drawn
+        await pilot.press("colon", *"moqie", "enter")
+        await until(pilot, lambda: discards(app)[:1] == (drawn,))
+        await app.shutdown()
+
+
+def log_text(app: Any) -> str:
+    return " ".join(" ".join(strip.text for strip in app.base.query_one("#log").lines).split())

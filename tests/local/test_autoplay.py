@@ -100,7 +100,8 @@ def test_bot_dispatches_local_when_asked_or_without_a_token(tmp_path: Path, monk
 async def test_autoplay_and_the_terminal_table_leave_each_other_alone(tmp_path: Path) -> None:
     from rich.console import Console
 
-    from kwx.local.plain import TERMINAL_CHANNEL, ScriptedLines, play_terminal
+    from kwx.local.lines import ScriptedLines
+    from kwx.local.plain import TERMINAL_CHANNEL, play_terminal
 
     db = tmp_path / "kwx.sqlite3"
     quiet = Console(file=io.StringIO())

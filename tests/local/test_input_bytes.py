@@ -24,7 +24,8 @@ from rich.traceback import Traceback
 
 from kwx.local.app import KwxApp, run_to_exit
 from kwx.local.crash import CRASHED, crash_log_path
-from kwx.local.plain import StdinLines, run_terminal
+from kwx.local.lines import StdinLines
+from kwx.local.plain import run_terminal
 from kwx.table.service import TableService
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -13,7 +13,8 @@ from rich.text import Text
 
 from kwx.engine.tiles import Tile, parse_tiles
 from kwx.local.commands import Command, CommandError, parse_command
-from kwx.local.plain import ConsoleFrontEnd, ScriptedLines, play_terminal
+from kwx.local.lines import ScriptedLines
+from kwx.local.plain import ConsoleFrontEnd, play_terminal
 from kwx.table.errors import TableError
 from kwx.table.views import (
     ActionChoice,

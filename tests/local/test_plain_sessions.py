@@ -9,7 +9,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from kwx.local.plain import ConsoleFrontEnd, ScriptedLines, TerminalTable, play_terminal
+from kwx.local.lines import ScriptedLines
+from kwx.local.plain import ConsoleFrontEnd, TerminalTable, play_terminal
 from tests.support.terminal import YOU, FakeService, QuitWhen, Recorder, board, make_console, my_turn, run
 
 
@@ -267,3 +268,37 @@ def test_a_second_window_on_the_same_store_is_told_the_table_is_open_in_the_firs
     done = subprocess.run([sys.executable, str(Path(bot.__file__)), "--local", "--plain", "--db", str(db)],
                           input="quit\n", capture_output=True, text=True, timeout=120, env=dict(os.environ))
     assert done.returncode == 0, done.stderr  # the first window gone, the table opens again
+
+
+async def test_back_from_autoplay_prints_the_board_and_one_prompt() -> None:
+    """Coming back, the line mode shows the board and the prompt; the service's own prompt for the same decision
+    (it sends your panel again when 托管 ends) used to print a second prompt right after it."""
+    console = make_console()
+    fe = ConsoleFrontEnd(console, lang="en", table_id=1)
+
+    class Service(FakeService):
+        async def set_autoplay(self, table_id: int, player_id: str, on: bool) -> None:
+            self.hand = replace(self.hand, autoplay=on)
+            await fe.hand_changed(YOU, self.hand, prompt=True)  # as the service does
+
+    service = Service(board(), replace(my_turn(deadline=None), autoplay=True))
+    fe.board, fe.hand = service.board, service.hand
+    table = TerminalTable(service, fe, 1)
+    assert await table.handle_line("back") is True
+    await fe.settle()
+    await asyncio.sleep(0.01)
+    text = console.export_text()
+    assert text.count("Your turn") == 1, text
+    assert text.count("Melds / Discards") == 1
+
+
+async def test_a_line_the_table_prints_at_the_prompt_ends_its_line_and_the_prompt_comes_back() -> None:
+    console = make_console()
+    fe = ConsoleFrontEnd(console, lang="en", table_id=1)
+    fe.board = board()
+    await fe.hand_changed(YOU, my_turn(deadline=None), prompt=True)
+    await fe.settle()
+    await fe.notice(1, "event.timeout", player="AI 2", player_id="ai:standard:2", action="pass")
+    lines = [line for line in console.export_text().splitlines() if line.strip()]
+    assert lines[-2].startswith("· AI 2 ran out of time"), lines[-3:]  # on a line of its own
+    assert lines[-1].startswith("▶ Your turn") and lines[-1].rstrip().endswith(">")  # and the prompt again

@@ -19,20 +19,6 @@ def danger_turn(**kw: object):
     return my_turn(danger=DANGER, warnings=FEEDS, **kw)
 
 
-class Settings:
-    def __init__(self) -> None:
-        self.values: dict[tuple[str, str, str], str] = {}
-
-    async def player_setting(self, guild: str, player: str, key: str) -> str | None:
-        return self.values.get((guild, player, key))
-
-    async def set_player_setting(self, guild: str, player: str, key: str, value: str | None) -> None:
-        if value is None:
-            self.values.pop((guild, player, key), None)
-        else:
-            self.values[(guild, player, key)] = value
-
-
 async def test_the_board_marks_tiles_that_win_for_a_liangdao_hand_and_the_hint_says_the_cost() -> None:
     table, _, console = table_for(danger_turn(), lang="en")
     table.show()
@@ -64,14 +50,15 @@ async def test_anything_else_cancels_and_is_acted_on() -> None:
 
 
 async def test_the_confirmation_can_be_turned_off_per_player() -> None:
+    """The setting is the service's (kwx.table.player_settings), so the service that asks honours it."""
     table, service, console = table_for(danger_turn(), lang="en")
-    table.store = Settings()
     await table.handle_line("confirm off")
-    assert table.store.values == {("local", YOU.player_id, "confirm_danger"): "off"}
+    assert service.settings["ask_first"] is False
+    assert "No more question before discarding" in console.export_text()
     await table.handle_line("9s")
     assert service.acts == [("discard", Tile.S9, 7)]
     await table.handle_line("confirm on")
-    assert table.store.values == {}
+    assert service.settings["ask_first"] is True
 
 
 async def test_liangdao_shows_the_hand_and_waits_and_asks_once() -> None:

@@ -13,6 +13,9 @@ from rich.console import Console
 
 from kwx.engine.tiles import Tile, parse_tiles
 from kwx.local.plain import ConsoleFrontEnd, TerminalTable, play_terminal
+from kwx.table.advice import warning_for
+from kwx.table.errors import TableError
+from kwx.table.press import TOGGLE_AUTO_PASS, Press, PressOutcome, Question
 from kwx.table.service import TableService
 from kwx.table.views import (
     ActionChoice,
@@ -39,19 +42,39 @@ def output(console: Console) -> str:
 
 @dataclass
 class FakeService:
-    """Views set by the test; `act` records calls (or raises `refuse`)."""
+    """Views set by the test; `press` answers as the service's contract says (kwx.table.press: a 亮倒 and, unless
+    turned off, a discard the view warns of are asked first) and records what was played (or refuses with
+    `refuse`); the player's settings are kept in `settings`."""
 
     board: PublicView
     hand: PrivateView
     acts: list[tuple[str, Tile | None, int | None]] = field(default_factory=list)
-    refuse: Exception | None = None
+    refuse: TableError | None = None
+    settings: dict[str, bool] = field(default_factory=lambda: {"auto_pass": False, "ask_first": True})
 
-    async def act(self, table_id: int, player_id: str, verb: str, tile: Tile | None = None,
-                  step: int | None = None) -> None:
+    async def press(self, table_id: int, player_id: str, press: Press) -> PressOutcome:
         assert table_id == 1 and player_id == YOU.player_id
+        if press.verb == TOGGLE_AUTO_PASS:
+            self.settings["auto_pass"] = not self.settings["auto_pass"]
+            return PressOutcome(view=self.hand, auto_pass=self.settings["auto_pass"])
         if self.refuse is not None:
-            raise self.refuse
-        self.acts.append((verb, tile, step))
+            return PressOutcome(refusal=self.refuse, view=self.hand, auto_pass=self.settings["auto_pass"])
+        warned = warning_for(self.hand.warnings, press.verb, press.tile) if press.tile is not None else None
+        if not press.confirmed and press.tile is not None and (
+                press.verb == "liangdao" or (warned is not None and self.settings["ask_first"])):
+            return PressOutcome(ask=Question(press.verb, press.tile, warned), view=self.hand)
+        self.acts.append((press.verb, press.tile, press.step))
+        return PressOutcome(view=self.hand, auto_pass=self.settings["auto_pass"])
+
+    async def player_setting(self, table_id: int, player_id: str, setting: str) -> bool:
+        return self.settings[setting]
+
+    async def set_player_setting(self, table_id: int, player_id: str, setting: str, on: bool) -> bool:
+        self.settings[setting] = on
+        return True
+
+    async def set_autoplay(self, table_id: int, player_id: str, on: bool) -> None:
+        raise AssertionError("not in autoplay")
 
     def public_view_as_shown(self, table_id: int) -> PublicView:
         return self.board
