@@ -10,8 +10,11 @@ One `ClaimPause` per table (`RecordState.hold`) owns all of it:
 - replayed, set by the reducer from the records' times: `until`, when the board's hold ends, and
   `hidden_answers`, the claim answers applied, which the board's step does not count;
 - run time, filled by the delivery (kwx/table/delivery.py) and empty after a restart: the front-end calls held
-  back until their moment shows (`hold_back`, `due_calls`), the views queued for the board and each panel with
-  when each shows (`note_shown`), and the key of each panel last sent (`panel_changed`).
+  back until their moment shows (`hold_back`, `defer`, `due_calls`), the views queued for the board and each
+  panel with when each shows (`note_shown`), and the key of each panel last sent (`panel_changed`).
+
+The views of a moment the board holds are built from a copy of the record at that moment (`moment`), with a
+pause of its own: nothing built for a moment changes the record.
 
 Its reads give the views as a front end shows them (`public_as_shown`, `private_as_shown`), from the live ones
 they are handed (kwx.table.viewbuild builds those from the record as it stands: what the pause may still hide).
@@ -112,7 +115,8 @@ class ClaimPause:
         last = self._held[-1][0] if self._held else 0.0
         return max(due or 0.0, last)
 
-    def hold(self, at: float, call: Queued) -> None:
+    def defer(self, at: float, call: Queued) -> None:
+        """Hold `call` back until `at` (from `hold_back`)."""
         self._held.append((at, call))
 
     def next_due(self) -> float | None:

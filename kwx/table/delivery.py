@@ -66,7 +66,7 @@ class Delivery:
         if at is None:
             self.put(t, call, *args, **kwargs)
             return
-        t.hold.hold(at, (call, args, kwargs))
+        t.hold.defer(at, (call, args, kwargs))
         self._arm_flush(t)
 
     def put(self, t: LiveTable, call: Call, *args: Any, **kwargs: Any) -> None:
