@@ -48,3 +48,20 @@ def test_what_a_zimo_would_win() -> None:
     assert zimo_gain(hand, 1) == 8 and zimo_gain(hand, 0) is None
     play(hand, "1 hu")
     assert sum(p.amount for p in hand.payments if p.to_seat == 1) == 8
+
+
+def test_what_a_zimo_would_win_leaves_maima_out() -> None:
+    hand = declared_hand(draws="3s 2p 9p 5p", maima=True)
+    play(hand, "2 discard 2p", "0 discard 9p")  # seat 1 draws its winning 5p
+    gain = zimo_gain(hand, 1)
+    play(hand, "1 hu")
+    won = [p for p in hand.payments if p.to_seat == 1]
+    maima = sum(p.amount for p in won if p.reason == "maima")
+    assert maima > 0  # the tile turned over after the win pays too, but it is still in the wall when asked
+    assert gain == sum(p.amount for p in won) - maima == 8
+
+
+def test_one_warning_per_move_however_often_it_is_offered() -> None:
+    hand = declared_hand()
+    once = move_warnings(hand, 2, offered(hand, 2))
+    assert len(once) == 1 and move_warnings(hand, 2, [*offered(hand, 2), *offered(hand, 2)]) == once
