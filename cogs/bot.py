@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from kwx.health import HealthServer
     from kwx.store import Store
     from kwx.store.backup import BackupSchedule
+    from kwx.table.deal import Deal
     from kwx.table.service import TableService
 
 log = logging.getLogger("kwx.bot")
@@ -138,10 +139,12 @@ class KwxBot(commands.Bot):
     Collaborators: `clock`, the table service's unix clock (tests and benchmarks move a fake one); `connector`,
     the aiohttp connector every request to Discord goes through (None: discord.py's own, to Discord itself;
     bot.py passes kwx.devtools.redirect's when DISCORD_API_BASE names another Discord API); `rest`, every REST
-    call of the bot's token and its budget (None: `discord_rest(settings)`)."""
+    call of the bot's token and its budget (None: `discord_rest(settings)`); `deal`, where the tables' walls
+    and first dealers come from (None: the table seed; tests script a hand)."""
 
     def __init__(self, settings: BotSettings, *, clock: Callable[[], float] = time.time,
-                 connector: aiohttp.BaseConnector | None = None, rest: Rest | None = None) -> None:
+                 connector: aiohttp.BaseConnector | None = None, rest: Rest | None = None,
+                 deal: Deal | None = None) -> None:
         from cogs.telemetry import http_trace
 
         self.rest = rest if rest is not None else discord_rest(settings)
@@ -151,6 +154,7 @@ class KwxBot(commands.Bot):
                          connector=connector, shard_count=settings.shards.count if settings.shards else None)
         self.settings = settings
         self.clock = clock
+        self.deal = deal
         self.cluster: ClusterNode | None = None  # when this process is one of several (ShardedKwxBot)
         self.backups: BackupSchedule | None = None  # while backups are scheduled
         self.monitor: HealthServer | None = None  # while /healthz and /metrics are served
@@ -174,6 +178,7 @@ class KwxBot(commands.Bot):
         from cogs.translator import KwxTranslator
         from cogs.web import WebButton, serve_web
         from kwx.store import Store
+        from kwx.table.deal import FROM_SEED
         from kwx.table.record_state import CLAIM_PAUSE
         from kwx.table.retry import RetryPolicy
         from kwx.table.service import TableService
@@ -208,7 +213,7 @@ class KwxBot(commands.Bot):
                                    ai_delay=pace.ai_delay, between_hands=pace.between_hands,
                                    claim_pause=claim_pause, clock=self.clock,
                                    store_retry=RetryPolicy(give_up_after=env.store_retry_seconds),
-                                   confirms_prompts=True)
+                                   confirms_prompts=True, deal=self.deal or FROM_SEED)
             frontend.prompt_reached = service.prompt_delivered  # a turn's timer runs from its prompt's arrival
             self.kwx = Runtime(store, service, frontend, tiles, languages, table_seed=settings.table_seed,
                                web_url=env.web_url)

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from kwx.store import Store
+from kwx.table.deal import FROM_SEED, Deal
 from kwx.table.errors import TableError
 from kwx.table.journal import Journal
 from kwx.table.live import LiveTable
@@ -39,13 +40,15 @@ class ServiceStats:
 
 @dataclass(eq=False)
 class TableContext:
-    """The service's shared state. `clock` gives unix times (injected: tests move a fake one)."""
+    """The service's shared state. `clock` gives unix times (injected: tests move a fake one); `deal` where each
+    table's walls and first dealer come from (the seed; a test scripts them)."""
 
     store: Store
     frontend: FrontEnd
     journal: Journal
     clock: Callable[[], float]
     stats: ServiceStats
+    deal: Deal = FROM_SEED
     tables: dict[int, LiveTable] = field(default_factory=dict)  # the open tables run here
     closed: set[int] = field(default_factory=set)  # tables closed while this service ran
     running: bool = True  # False once shutdown has begun: no timer, AI move or retry starts

@@ -13,6 +13,7 @@ import asyncio
 from collections.abc import Iterable
 
 from kwx.engine.rules import RuleSet
+from kwx.table.deal import FROM_SEED, Deal
 from kwx.table.outbox import Outbox
 from kwx.table.record import TableRecord
 from kwx.table.record_state import CLAIM_PAUSE
@@ -23,9 +24,9 @@ class LiveTable(TableRecord):
     def __init__(self, table_id: int, guild: str, channel: str | None, rules: RuleSet, seed: str, host: str,
                  lobby: Iterable[PlayerRef] = (), spectators: Iterable[PlayerRef] = (), *,
                  turn_seconds: float = 30.0, claim_seconds: float = 12.0, claim_pause: float = CLAIM_PAUSE,
-                 seed_salt: str | None = None) -> None:
+                 seed_salt: str | None = None, deal: Deal = FROM_SEED) -> None:
         super().__init__(table_id, guild, channel, rules, seed, host, lobby, spectators, turn_seconds=turn_seconds,
-                         claim_seconds=claim_seconds, claim_pause=claim_pause, seed_salt=seed_salt)
+                         claim_seconds=claim_seconds, claim_pause=claim_pause, seed_salt=seed_salt, deal=deal)
         self.lock = asyncio.Lock()
         self.timer: asyncio.TimerHandle | None = None  # the deadline, the next hand or the idle close
         self.ai_timer: asyncio.TimerHandle | None = None

@@ -55,7 +55,7 @@ class Lobby:
             salt = new_seed() if seed else None
             seed = seed or new_seed()
             t = LiveTable(0, guild, channel, rules, seed, host.player_id, [host], turn_seconds=turn_seconds,
-                          claim_seconds=claim_seconds, claim_pause=claim_pause, seed_salt=salt)
+                          claim_seconds=claim_seconds, claim_pause=claim_pause, seed_salt=salt, deal=ctx.deal)
             t.id = await self._writer.lobby_write("a new table", lambda: ctx.store.create_table(
                 guild, rules=rules, seed=seed, seats=seats_json(t.lobby), channel=channel, options=options_json(t)))
             ctx.tables[t.id] = t

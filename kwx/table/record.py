@@ -20,7 +20,6 @@ from dataclasses import dataclass, field
 
 from kwx.engine.actions import Action, Event, Gang, Liangdao, Peng
 from kwx.engine.hand import CLAIM, ROB
-from kwx.engine.wall import wall_from_seed
 from kwx.table.log_records import (
     ActionRecord,
     AutoplayRecord,
@@ -128,7 +127,7 @@ class TableRecord(RecordState):
             raise ValueError(f"table {self.id}: start names unknown players {missing}")
         self.status = BETWEEN
         self.player_ids = tuple(ids)
-        self.state = new_table_state(self.rules, self.secret.text)
+        self.state = new_table_state(self.rules, self.secret.text, self.deal.dealer)
         self.next = upcoming(self.state, self.player_ids, self.secret.text)
         self.start_now = True
         self.finished_at = p.at
@@ -166,7 +165,7 @@ class TableRecord(RecordState):
         self.meld_from = {}
         assert self.state is not None
         seed = self.secret.hand(setup.hand_no)
-        self.hand = self.state.start_hand(seed, p.piao, wall=wall_from_seed(seed))
+        self.hand = self.state.start_hand(seed, p.piao, wall=self.deal.walls(seed))
         self.piao_picks = dict(enumerate(p.piao))
         self.status = PLAYING
         if not self.rules.piao:  # with 漂 the hand began at piao_open

@@ -16,6 +16,7 @@ from kwx.engine.hand import TURN, HandResult, HandState
 from kwx.engine.rules import RuleSet
 from kwx.engine.table import TableState
 from kwx.table.claim_pause import ClaimPause
+from kwx.table.deal import FROM_SEED, Deal
 from kwx.table.log_records import PauseReason
 from kwx.table.phases import LOBBY, PIAO, PLAYING, Phase
 from kwx.table.succession import HandSetup
@@ -33,12 +34,13 @@ class RecordState:
     def __init__(self, table_id: int, guild: str, channel: str | None, rules: RuleSet, seed: str, host: str,
                  lobby: Iterable[PlayerRef] = (), spectators: Iterable[PlayerRef] = (), *,
                  turn_seconds: float = 30.0, claim_seconds: float = 12.0, claim_pause: float = CLAIM_PAUSE,
-                 seed_salt: str | None = None) -> None:
+                 seed_salt: str | None = None, deal: Deal = FROM_SEED) -> None:
         self.id = table_id
         self.guild = guild
         self.channel = channel
         self.rules = rules
         self.secret = TableSeed(seed, seed_salt)  # never shown, never logged
+        self.deal = deal  # each hand's wall and the first dealer (from the seed; a test may script them)
         self._ref: tuple[int, str] | None = None  # (hand no, seed_ref), cached
         self.host = host
         self.lobby: list[PlayerRef] = list(lobby)

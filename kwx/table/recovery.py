@@ -14,19 +14,21 @@ from collections.abc import Iterable
 
 from kwx.engine.rules import RuleSet
 from kwx.store import EventRow, TableRow
+from kwx.table.deal import FROM_SEED, Deal
 from kwx.table.live import LiveTable
 from kwx.table.lobby_row import options_from_json, seats_from_json
 from kwx.table.log_records import ActionRecord, PiaoRecord, parse_record
 from kwx.table.record import TableRecord
 
 
-def rebuild(row: TableRow, events: list[EventRow]) -> LiveTable:
-    """A LiveTable from its tables row (lobby, rules, options) and its event log, replayed in order."""
+def rebuild(row: TableRow, events: list[EventRow], deal: Deal = FROM_SEED) -> LiveTable:
+    """A LiveTable from its tables row (lobby, rules, options) and its event log, replayed in order (dealt as
+    `deal` deals, as the table was)."""
     lobby, options = seats_from_json(row.seats), options_from_json(row.options)
     t = LiveTable(row.id, row.guild, row.channel, RuleSet.from_json(row.rules), row.seed,
                   options.host or (lobby[0].player_id if lobby else ""), lobby, options.spectators,
                   turn_seconds=options.turn_seconds, claim_seconds=options.claim_seconds,
-                  claim_pause=options.claim_pause, seed_salt=options.seed_salt)
+                  claim_pause=options.claim_pause, seed_salt=options.seed_salt, deal=deal)
     replay(t, events)
     return t
 

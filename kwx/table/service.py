@@ -23,7 +23,8 @@ One asyncio lock per table. A record is committed before it is applied, and appl
 views are built at once (kwx.table.viewbuild, the one place that hides tiles) and queued to the front end per
 table (kwx.table.outbox), so a slow front end never holds a table. Hands follow each other `between_hands`
 seconds apart until the table is stopped; dealer, 上楼 and rotation come from the engine's TableState
-(kwx.table.succession), each hand's wall from the secret table seed.
+(kwx.table.succession), each hand's wall from the secret table seed (both through the service's `deal`,
+kwx/table/deal.py: a test scripts them).
 
 - A restart costs nobody anything: every open turn, claim and 漂 window gets a full fresh deadline on
   `start()`, and the board is told the table resumed.
@@ -46,6 +47,7 @@ from kwx.engine.rules import STANDARD, RuleSet
 from kwx.engine.tiles import Tile
 from kwx.store import Store, TableRow
 from kwx.table.context import ServiceStats, TableContext
+from kwx.table.deal import FROM_SEED, Deal
 from kwx.table.delivery import Delivery
 from kwx.table.errors import SavingFailed, TableError
 from kwx.table.journal import Journal
@@ -82,11 +84,11 @@ class TableService:
                  record_latency: bool = False, max_in_flight: int = 1,
                  idle_close_minutes: float = IDLE_CLOSE_MINUTES, demo_hands: int | None = DEMO_HANDS,
                  claim_pause: float = CLAIM_PAUSE, store_retry: RetryPolicy = STORE_RETRY,
-                 confirms_prompts: bool = False) -> None:
+                 confirms_prompts: bool = False, deal: Deal = FROM_SEED) -> None:
         if claim_pause < 0:
             raise ValueError("claim_pause must be ≥ 0")
         ctx = self.context = TableContext(store, frontend, Journal(store, group=group_commit), clock,
-                                          ServiceStats(latencies=[] if record_latency else None))
+                                          ServiceStats(latencies=[] if record_latency else None), deal)
         self._settings = PlayerSettings(store)
         self._delivery = Delivery(ctx, self._settings)
         self._scheduler = Scheduler(ctx, ai_delay=ai_delay, between_hands=between_hands,
@@ -163,7 +165,7 @@ class TableService:
             if row.id in ctx.tables or (include is not None and not include(row)):
                 continue
             try:
-                t = rebuild(row, await ctx.store.load_events(row.id))
+                t = rebuild(row, await ctx.store.load_events(row.id), ctx.deal)
             except Exception:
                 logger.exception("table %s guild %s: cannot replay its event log; left closed in memory", row.id,
                                  row.guild)

@@ -10,7 +10,7 @@ player numbers (the lobby order) to player ids and derives each hand's seed from
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from kwx.engine.json_values import (
@@ -52,9 +52,11 @@ class HandSetup:
                    get_optional_str(obj, "waiting"), get_int(obj, "base_multiplier"), (dice[0], dice[1]))
 
 
-def new_table_state(rules: RuleSet, table_seed: str) -> TableState:
+def new_table_state(rules: RuleSet, table_seed: str,
+                    dealer: Callable[[str, int], int] = first_dealer) -> TableState:
+    """The engine's sequence of hands, its first dealer chosen by `dealer(table seed, players)`."""
     players = 4 if rules.rotation else 3
-    return TableState(rules, first_dealer(table_seed, players), players)
+    return TableState(rules, dealer(table_seed, players), players)
 
 
 def upcoming(state: TableState, player_ids: Sequence[str], table_seed: str) -> HandSetup:

@@ -11,6 +11,7 @@ from cogs.emoji import BACK_KEY, CLAIMED_KEY, TileFormatter
 from cogs.result_post import result_embeds
 from kwx.devtools.fake_discord.kit import seat_table, start_kit, stop_kit
 from kwx.engine.tiles import Tile, parse_tiles
+from kwx.table.deal import Deal
 from kwx.table.views import MeldView, PublicView, ResultView, RevealedHand, SeatView, WinnerView
 from tests.support.clock import FakeClock
 from tests.support.hands import build_wall
@@ -111,11 +112,8 @@ async def test_a_liangdao_shows_on_the_board_alone(tmp_path) -> None:
 async def test_through_discord_a_claim_pause_is_said_and_the_claimed_tile_stays_faded(tmp_path, monkeypatch) -> None:
     """bob discards 5p and alice pungs it: while the board holds the discard it says claims are weighed and
     points at nobody; then bob's pond keeps the 5p faded, alice's pung stands apart from her other meld."""
-    wall = build_wall(*HANDS, draws=DRAWS, back=WALL_BACK)
-    monkeypatch.setattr("kwx.table.record.wall_from_seed", lambda seed: list(wall))
-    monkeypatch.setattr("kwx.table.succession.first_dealer", lambda seed, players=3: 0)
-    kit = await start_kit(tmp_path, claim_pause=PAUSE)
-    kit.service.context.clock = kit.clock = FakeClock()
+    kit = await start_kit(tmp_path, claim_pause=PAUSE, clock=FakeClock(),
+                          deal=Deal.scripted(build_wall(*HANDS, draws=DRAWS, back=WALL_BACK)))
     try:
         alice, bob, carol = kit.members
         await seat_table(kit, kit.members)
@@ -144,9 +142,7 @@ async def test_through_discord_a_concealed_kong_is_four_backs_on_the_board_and_f
     """alice is dealt four 7s and declares 暗杠: the board shows four backs (no 7s anywhere in the channel),
     while her own panel shows ■77■."""
     wall = build_wall("7777s123456p12s56z", "22335566p889s66z", "1199p1122334s77z")
-    monkeypatch.setattr("kwx.table.record.wall_from_seed", lambda seed: list(wall))
-    monkeypatch.setattr("kwx.table.succession.first_dealer", lambda seed, players=3: 0)
-    kit = await start_kit(tmp_path)
+    kit = await start_kit(tmp_path, deal=Deal.scripted(wall))
     try:
         alice, bob, carol = kit.members
         await seat_table(kit, kit.members)

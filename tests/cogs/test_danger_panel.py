@@ -11,6 +11,7 @@ from kwx.devtools.fake_discord.kit import seat_table, start_kit, stop_kit
 from kwx.engine.tiles import Tile
 from kwx.store.settings import CONFIRM_DANGER
 from kwx.table.advice import FEED_WIN, Gain, MoveWarning
+from kwx.table.deal import Deal
 from kwx.table.views import ActionChoice
 from tests.support.hands import build_wall
 from tests.support.panels import EMOJIS, TURN, act_ids, panel_view
@@ -50,10 +51,7 @@ FEED = ("123p456p789p123s5s7z", "44668899s5566z5s", "1122456789p117s")
 
 async def test_pressing_a_danger_tile_asks_first_with_its_cost_and_dont_ask_again_is_remembered(
         tmp_path, monkeypatch) -> None:
-    wall = build_wall(*FEED, draws="9p")
-    monkeypatch.setattr("kwx.table.record.wall_from_seed", lambda seed: list(wall))
-    monkeypatch.setattr("kwx.table.succession.first_dealer", lambda seed, players=3: 0)
-    kit = await start_kit(tmp_path)
+    kit = await start_kit(tmp_path, deal=Deal.scripted(build_wall(*FEED, draws="9p")))
     try:
         alice, bob, _ = kit.members
         table = await seat_table(kit, kit.members)

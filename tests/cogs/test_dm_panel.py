@@ -12,6 +12,7 @@ from kwx.devtools.fake_discord.kit import Kit, seat_table, start_kit, stop_kit
 from kwx.engine.tiles import Tile, parse_tiles
 from kwx.store.settings import AUTO_PASS_CLAIMS
 from kwx.table.advice import FEED_KONG, Gain, MoveWarning
+from kwx.table.deal import Deal
 from kwx.table.views import (
     ActionChoice,
     PlayerRef,
@@ -101,10 +102,7 @@ HANDS = ("12355p12345678s7z", "44668877s5566z3p", "113346789p179s5z")
 
 @pytest.fixture
 async def kit(tmp_path, monkeypatch) -> Kit:
-    wall = build_wall(*HANDS, draws="5p 9p 1p 5p", back="9s")
-    monkeypatch.setattr("kwx.table.record.wall_from_seed", lambda seed: list(wall))
-    monkeypatch.setattr("kwx.table.succession.first_dealer", lambda seed, players=3: 0)
-    k = await start_kit(tmp_path)
+    k = await start_kit(tmp_path, deal=Deal.scripted(build_wall(*HANDS, draws="5p 9p 1p 5p", back="9s")))
     yield k
     await stop_kit(k)
 

@@ -13,8 +13,7 @@ from tests.support.clock import FakeClock
 
 @pytest.fixture
 async def kit(tmp_path) -> Kit:
-    k = await start_kit(tmp_path)
-    k.service.context.clock = k.clock = FakeClock()  # the table timers run on a clock the test moves
+    k = await start_kit(tmp_path, clock=FakeClock())  # the table timers run on a clock the test moves
     yield k
     await stop_kit(k)
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from kwx.devtools.fake_discord.kit import Kit, seat_table, start_kit, stop_kit
+from kwx.table.deal import Deal
 from tests.support.clock import FakeClock
 from tests.support.hands import build_wall
 from tests.support.panels import BACK, DRAWS, HANDS, PAUSE, later, move
@@ -14,11 +15,8 @@ from tests.support.panels import BACK, DRAWS, HANDS, PAUSE, later, move
 
 @pytest.fixture
 async def kit(tmp_path, monkeypatch) -> Kit:
-    wall = build_wall(*HANDS, draws=DRAWS, back=BACK)
-    monkeypatch.setattr("kwx.table.record.wall_from_seed", lambda seed: list(wall))
-    monkeypatch.setattr("kwx.table.succession.first_dealer", lambda seed, players=3: 0)
-    k = await start_kit(tmp_path, claim_pause=PAUSE)
-    k.service.context.clock = k.clock = FakeClock()  # the pause runs on a clock the test moves
+    k = await start_kit(tmp_path, claim_pause=PAUSE, deal=Deal.scripted(build_wall(*HANDS, draws=DRAWS, back=BACK)),
+                        clock=FakeClock())  # the pause runs on a clock the test moves
     yield k
     await stop_kit(k)
 

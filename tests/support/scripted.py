@@ -1,7 +1,8 @@
 """A scripted hand at the terminal table: the wall, the dealer and every AI decision are fixed, so a test knows
 each public event the log must show.
 
-    hand = ScriptedHand(monkeypatch)     # the next deal uses CLAIMS_WALL; the AI seats follow CLAIMS_PLAN
+    hand = ScriptedHand(monkeypatch)     # the AI seats follow CLAIMS_PLAN; a service given hand.deal deals
+                                          # CLAIMS_WALL
     move = hand.your_move(view)           # what you type at your decision ("7z", "pass", ...)
 
 You (seat 0, the dealer) throw 中; AI 1 pungs it (碰) and throws 9p; AI 2 kongs that 9p from the discard
@@ -17,6 +18,7 @@ import pytest
 
 from kwx.engine.actions import Action
 from kwx.engine.hand import HandState
+from kwx.table.deal import Deal
 from kwx.table.views import PrivateView
 from tests.support.hands import act, build_wall, passive
 
@@ -63,8 +65,7 @@ class ScriptedHand:
         self.plan = [act(step) for step in CLAIMS_PLAN]
         wall = build_wall(CLAIMS_WALL["dealer"], CLAIMS_WALL["second"], CLAIMS_WALL["third"],
                           CLAIMS_WALL["draws"], CLAIMS_WALL["back"])
-        monkeypatch.setattr("kwx.table.record.wall_from_seed", lambda seed: list(wall))
-        monkeypatch.setattr("kwx.table.succession.first_dealer", lambda seed, players=3: YOU_SEAT)
+        self.deal = Deal.scripted(wall, dealer=YOU_SEAT)  # what the terminal's service takes
         monkeypatch.setattr("kwx.table.machine.decide", self.decide)
 
     def _planned(self, seat: int, legal: list[Action]) -> Action | None:

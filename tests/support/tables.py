@@ -9,8 +9,11 @@ from typing import Any
 
 import pytest
 
+from kwx.engine.tiles import Tile
 from kwx.table import PlayerRef, TableError, TableService
+from kwx.table.deal import FROM_SEED, Deal
 from tests.support.frontends import RecordingFrontEnd
+from tests.support.hands import build_wall
 from tests.support.players import GUILD
 
 AI_HOST_ID = "ai:standard:9"  # the host of an all-AI table (ai_table)
@@ -98,3 +101,25 @@ async def ai_table(svc, seed: str, **kwargs) -> int:
     table = await table_with(svc, host, channel=None, seed=seed, **kwargs)
     await svc.start_game(table, by=host.player_id)
     return table
+
+
+class ScriptedDeal:
+    """The deal of the table tests' services: from the table seed until the test scripts one, then every hand
+    from that wall (in seat order from the dealer, as tests/support/hands.build_wall) with that first dealer.
+    `deal` is what a service takes (`TableService(..., deal=script.deal)`); it reads the script when it deals."""
+
+    def __init__(self) -> None:
+        self.wall: list[Tile] | None = None
+        self.first: int | None = None
+        self.deal = Deal(walls=self._walls, dealer=self._dealer)
+
+    def __call__(self, dealer_hand: str, second: str, third: str, draws: str = "", back: str = "",
+                 dealer: int = 0) -> None:
+        self.wall = build_wall(dealer_hand, second, third, draws, back)
+        self.first = dealer
+
+    def _walls(self, seed: str) -> list[Tile]:
+        return list(self.wall) if self.wall is not None else FROM_SEED.walls(seed)
+
+    def _dealer(self, table_seed: str, players: int) -> int:
+        return self.first if self.first is not None else FROM_SEED.dealer(table_seed, players)

@@ -13,7 +13,7 @@ from kwx.table import TableService
 from tests.support import backends
 from tests.support.clock import FakeClock
 from tests.support.frontends import RecordingFrontEnd
-from tests.support.hands import build_wall
+from tests.support.tables import ScriptedDeal
 
 
 def pytest_generate_tests(metafunc):
@@ -46,14 +46,24 @@ def clock() -> FakeClock:
 
 
 @pytest.fixture
-async def make_service(store, frontend) -> AsyncIterator[Callable[..., TableService]]:
-    """make_service(**kwargs) -> a TableService on the test's store and front end (shut down afterwards)."""
+def script() -> ScriptedDeal:
+    """script(dealer_hand, second, third, draws="", back="", dealer=0): every hand the test's services deal
+    uses this wall (in seat order from the dealer, as tests/support/hands.build_wall) and this first dealer
+    (`script.deal` is their deal: make_service passes it; a service built by hand takes deal=script.deal)."""
+    return ScriptedDeal()
+
+
+@pytest.fixture
+async def make_service(store, frontend, script) -> AsyncIterator[Callable[..., TableService]]:
+    """make_service(**kwargs) -> a TableService on the test's store and front end, dealing as `script` says
+    (shut down afterwards)."""
     made: list[TableService] = []
 
     def make(**kwargs) -> TableService:
         kwargs.setdefault("ai_delay", 0)
         kwargs.setdefault("claim_pause", 0)  # tests of the pause after each discard set it
         kwargs.setdefault("between_hands", 60)
+        kwargs.setdefault("deal", script.deal)
         svc = TableService(kwargs.pop("store", store), kwargs.pop("frontend", frontend), **kwargs)
         made.append(svc)
         return svc
@@ -61,16 +71,3 @@ async def make_service(store, frontend) -> AsyncIterator[Callable[..., TableServ
     yield make
     for svc in made:
         await svc.shutdown()
-
-
-@pytest.fixture
-def script(monkeypatch):
-    """script(dealer_hand, second, third, draws="", back="", dealer=0): every hand the service deals uses this
-    wall (in seat order from the dealer, as tests/support/hands.build_wall) and this first dealer."""
-
-    def use(dealer_hand: str, second: str, third: str, draws: str = "", back: str = "", dealer: int = 0) -> None:
-        wall = build_wall(dealer_hand, second, third, draws, back)
-        monkeypatch.setattr("kwx.table.record.wall_from_seed", lambda seed: list(wall))
-        monkeypatch.setattr("kwx.table.succession.first_dealer", lambda seed, players=3: dealer)
-
-    return use

@@ -24,10 +24,12 @@ from kwx.store import DuplicateEvent, Store, StoreBusy, StoreError, StoreUnavail
 from kwx.store.postgres.conn import store_error as pg_store_error
 from kwx.store.sqlite.conn import store_error as sqlite_store_error
 from kwx.table import PlayerRef, TableError, TableService
+from kwx.table.deal import Deal
 from kwx.table.recovery import rebuild
 from kwx.table.retry import RetryPolicy
 from tests.support import backends
 from tests.support.frontends import RecordingFrontEnd
+from tests.support.hands import build_wall
 from tests.support.tables import ANN_DEALS
 
 BACKENDS = backends.BACKENDS  # these run on PostgreSQL too (tests/table/conftest.py)
@@ -37,6 +39,7 @@ ANN = PlayerRef("100", "Ann")
 HOST = PlayerRef("ai:standard:9", "AI 9", "standard")
 # The dealer holds a complete hand: 天胡 on the first action (with 漂 first: the shiyan preset).
 WINNING_DEAL = ("123p456p789p123s55s", "44668899s5566z3p", "1122456789p117s")
+WINNING = Deal.scripted(build_wall(*WINNING_DEAL), dealer=0)  # the deal of play_one_hand's table
 WRITES = ("create_table", "update_table", "append_events_batch", "finish_hand", "close_table")
 LOBBY = ("create_table", "update_table")  # a lobby write is tried once: the person who asked is refused
 NOT_IN_PLAY = (*LOBBY, "event:start", "close_table")  # what fails here pauses no table
@@ -138,7 +141,7 @@ async def play_one_hand(store: Store, fault: Fault | None = None, *, policy: Ret
     flaky = FlakyStore(store, fault)
     fe = TimedFrontEnd()
     svc = TableService(flaky, fe, ai_delay=0, claim_pause=0, between_hands=3600,  # type: ignore[arg-type]
-                       group_commit=group_commit, store_retry=policy)
+                       group_commit=group_commit, store_retry=policy, deal=WINNING)
     played = Played(flaky, fe, 0, svc)
 
     async def ask(call: Any, done: Any = lambda: False) -> Any:
@@ -190,9 +193,8 @@ async def written(store: Store, table: int) -> tuple[Any, ...]:
 
 
 @pytest.fixture
-async def clean(store, script) -> tuple[Any, int]:
+async def clean(store) -> tuple[Any, int]:
     """What a hand played without a fault writes, and how many writes it makes."""
-    script(*WINNING_DEAL, dealer=0)
     played = await play_one_hand(store)
     expected = await written(store, played.table)
     assert expected[1] == [1] and expected[2] and expected[3] == "closed"
@@ -204,7 +206,7 @@ async def closed_by_a_restart(store: Store, played: Played) -> None:
     """The table's stop is in its log; when its row could not be closed, the next start closes it."""
     if (await store.get_table(played.table)).status == "open":
         assert played.flaky.failed[-1] == "close_table"
-        svc = TableService(store, RecordingFrontEnd(), ai_delay=0, claim_pause=0)
+        svc = TableService(store, RecordingFrontEnd(), ai_delay=0, claim_pause=0, deal=WINNING)
         try:
             assert await svc.start() == []  # nothing to resume: it was stopped
         finally:
@@ -290,7 +292,7 @@ async def test_a_long_outage_in_the_middle_of_a_hand_within_the_retry_time(store
                                      group_commit=group_commit)
         assert len(played.flaky.failed) == 12 and played.store_pauses() == []
         assert await written(store, played.table) == expected
-        replayed = rebuild(await store.get_table(played.table), await store.load_events(played.table))
+        replayed = rebuild(await store.get_table(played.table), await store.load_events(played.table), WINNING)
         assert replayed.status == "closed" and replayed.hand_no == 1  # the log replays to the same table
 
 
@@ -372,14 +374,13 @@ async def test_a_press_that_committed_before_the_outage_is_not_asked_again(make_
     assert [e.kind for e in await flaky.load_events(table)].count("action") == 1
 
 
-async def test_a_restart_after_a_failed_deal_deals(store, script):
+async def test_a_restart_after_a_failed_deal_deals(store):
     """The last 漂 was written but the deal was not (the store failed, the service stopped): the next start
     deals, and the hand is played to the end."""
-    script(*WINNING_DEAL, dealer=0)
     flaky = FlakyStore(store)
     fe = RecordingFrontEnd()
     svc = TableService(flaky, fe, ai_delay=0, claim_pause=0, between_hands=3600,  # type: ignore[arg-type]
-                       store_retry=QUICK)
+                       store_retry=QUICK, deal=WINNING)
     try:
         table = await svc.open_table(GUILD, None, HOST, rules=RuleSet.preset("shiyan"), seed="faults")
         await svc.add_ai(table)
@@ -393,7 +394,7 @@ async def test_a_restart_after_a_failed_deal_deals(store, script):
     assert [e.kind for e in await store.load_events(table)][-1] == "piao"
 
     fe = RecordingFrontEnd()
-    again = TableService(store, fe, ai_delay=0, claim_pause=0, between_hands=3600)
+    again = TableService(store, fe, ai_delay=0, claim_pause=0, between_hands=3600, deal=WINNING)
     try:
         assert await again.start() == [table]
         await fe.wait_for(lambda: bool(fe.results(table)), 20)

@@ -28,7 +28,7 @@ def tiles(text: str) -> tuple[Tile, ...]:
 def dealt(script, rules: RuleSet = STANDARD, draws: str = DRAWS) -> TableRecord:
     script(*HANDS, draws=draws, dealer=0)
     t = TableRecord(7, GUILD, "c1", rules, "views-seed", ANN.player_id, [ANN, AI1, AI2], turn_seconds=30,
-                    claim_seconds=12, claim_pause=0)
+                    claim_seconds=12, claim_pause=0, deal=script.deal)
     t.apply(t.start_record(ANN.player_id, AT))
     t.apply(t.next_hand_record(AT))
     return t
@@ -140,7 +140,8 @@ def test_piao_offers_a_choice_until_picked_and_hides_the_picks(script):
 
 def test_a_concealed_kong_is_face_up_in_its_owners_panel_only(script):
     script("1111p456p789p123s7z", "44668899s5566z3p", "2233456789p117s", dealer=0)
-    t = TableRecord(7, GUILD, "c1", STANDARD, "views-seed", ANN.player_id, [ANN, AI1, AI2], claim_pause=0)
+    t = TableRecord(7, GUILD, "c1", STANDARD, "views-seed", ANN.player_id, [ANN, AI1, AI2], claim_pause=0,
+                    deal=script.deal)
     t.apply(t.start_record(ANN.player_id, AT))
     t.apply(t.next_hand_record(AT))
     act(t, 0, "gang", "1p")

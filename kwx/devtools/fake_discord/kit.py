@@ -31,6 +31,7 @@ from cogs.runtime import Runtime
 from kwx.devtools.fake_discord import Component, FakeDiscord, Outcome, StoredMessage, World, make_world
 from kwx.engine.ai import choose, observe
 from kwx.table import TableService
+from kwx.table.deal import Deal
 from tests.support.polling import eventually
 
 ACT = re.compile(r"kwx:act:(\d+):(\d+):(\d+):([a-z]+):([0-9a-z-]+)")
@@ -43,6 +44,11 @@ class Kit:
 
     bot: KwxBot
     world: World
+
+    @property
+    def clock(self) -> Any:
+        """The table clock the bot was given (a test's FakeClock, which it moves)."""
+        return self.bot.clock
 
     @property
     def fake(self) -> FakeDiscord:
@@ -275,12 +281,14 @@ def _is_result(m: StoredMessage) -> bool:
     return bool(re.search(r"第 \d+ 局结果|Result of hand", title))
 
 
-def kit_bot(settings: BotSettings, *, clock: Callable[[], float] | None = None, **changes: Any) -> KwxBot:
+def kit_bot(settings: BotSettings, *, clock: Callable[[], float] | None = None, deal: Deal | None = None,
+            **changes: Any) -> KwxBot:
     """A KwxBot with `settings`, some changed: a pace's fields by name (`claim_pause=0.5`), others as they are
-    named on BotSettings (`rate_limit=42`); `clock` is the table clock (default: the real one)."""
+    named on BotSettings (`rate_limit=42`); `clock` is the table clock (default: the real one), `deal` where
+    the hands come from (default: the table seed; `Deal.scripted(wall, dealer=0)` plays a scripted hand)."""
     pace = {k: changes.pop(k) for k in list(changes) if k in Pace.__dataclass_fields__}
     settings = dataclasses.replace(settings, pace=dataclasses.replace(settings.pace, **pace), **changes)
-    return KwxBot(settings) if clock is None else KwxBot(settings, clock=clock)
+    return KwxBot(settings, deal=deal) if clock is None else KwxBot(settings, clock=clock, deal=deal)
 
 
 async def start_kit(tmp_path: Path, *, names: Iterable[str] = ("alice", "bob", "carol"),
@@ -344,7 +352,7 @@ async def restarted(kit: Kit, **bot_options: Any) -> Kit:
     old, bot = kit.fake, kit.bot
     await bot.shutdown_kwx()
     await old.close()
-    new_bot = kit_bot(bot.settings, **({"clock": bot.clock} | bot_options))
+    new_bot = kit_bot(bot.settings, **({"clock": bot.clock, "deal": bot.deal} | bot_options))
     fake = FakeDiscord(new_bot, model=old.model)
     await fake.start()
     guild = fake.add_guild(kit.world.guild.id, locale=str(kit.world.guild.preferred_locale))
