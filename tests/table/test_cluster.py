@@ -88,11 +88,8 @@ async def test_a_press_is_forwarded_to_the_owner_and_acknowledged_quickly(store,
     try:
         await shard0.start(handle)
         await owner.start(handle)
-        times = []
-        for n in range(20):
-            started = time.perf_counter()
+        for n in range(20):  # how fast a press crosses is benchmarks/cluster.py's (forwarded_press_p99_ms)
             assert await shard0.forward(owner_name, {"table": 7, "custom_id": f"kwx:act:7:1:{n}:hu:-", "token": "t"})
-            times.append(time.perf_counter() - started)
         for _ in range(100):  # acknowledged on arrival; the handler may still be running the last one
             if owner.handled == 20:
                 break
@@ -100,7 +97,6 @@ async def test_a_press_is_forwarded_to_the_owner_and_acknowledged_quickly(store,
         # each exactly once (concurrent presses may run in any order, as Discord's own do)
         assert sorted(p["custom_id"] for p in got) == sorted(f"kwx:act:7:1:{n}:hu:-" for n in range(20))
         assert owner.handled == 20 and shard0.handled == 0  # only the owner ran them
-        assert sorted(times)[-1] < 2.5  # well inside Discord's 3 s even on a busy machine
         assert not await shard0.forward(proc("proc-dead"), {"table": 8}, timeout=0.3)  # nobody there: caller knows
     finally:
         await shard0.close()
