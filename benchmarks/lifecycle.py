@@ -39,28 +39,18 @@ import time
 from pathlib import Path
 from typing import Any
 
+from kwx.devtools.clock import FakeClock
 from kwx.devtools.fake_discord import discord_error
 from kwx.devtools.fake_discord.kit import (
     Kit,
+    bot_kit,
     count_failures,
     dispatch,
     seat_table,
-    start_kit,
-    stop_kit,
 )
 
 
-class Clock:
-    """Unix time that moves only when told (starting now, so Discord timestamps stay sensible)."""
-
-    def __init__(self) -> None:
-        self.now = time.time()
-
-    def __call__(self) -> float:
-        return self.now
-
-
-async def run_clock(kit: Kit, clock: Clock, seconds: float, step: float = 31.0) -> None:
+async def run_clock(kit: Kit, clock: FakeClock, seconds: float, step: float = 31.0) -> None:
     """Let `seconds` of table time pass in steps, firing every deadline due and settling after each."""
     passed = 0.0
     while passed < seconds:
@@ -93,14 +83,10 @@ def lose_channel(kit: Kit, channel_id: int, code: int) -> None:
     kit.fake.inject("*", "*", discord_error(status, code, text), times=10**9, channel_id=channel_id)
 
 
-async def new_kit(tmp: Path, name: str, clock: Clock, **options: Any) -> Kit:
-    return await start_kit(tmp / name, clock=clock, **options)
-
 
 async def abandoned(tmp: Path) -> dict[str, Any]:
-    clock = Clock()
-    kit = await new_kit(tmp, "abandoned", clock)
-    try:
+    clock = FakeClock(time.time())  # starting now, so Discord timestamps stay sensible
+    async with bot_kit(tmp / "abandoned", clock=clock) as kit:
         table = await seat_table(kit, [kit.alice, kit.bob], ais=1)
         dms_before = {m.id: len(kit.fake.log.dms(m.id)) for m in (kit.alice, kit.bob)}  # the deal's DMs count
         await kit.slash(kit.alice, "kwx start")
@@ -129,14 +115,11 @@ async def abandoned(tmp: Path) -> dict[str, Any]:
                 "dms_to_absent_per_hand": round(dms / max(1, hands) / 2, 2),
                 "dms_after_autoplay_began": in_autoplay if dms_at_autoplay is not None else None,
                 "paused": paused_at_hands is not None, "closed_when_idle": not open_}
-    finally:
-        await stop_kit(kit)
 
 
 async def walked_away(tmp: Path) -> dict[str, Any]:
-    clock = Clock()
-    kit = await new_kit(tmp, "walked_away", clock, names=[f"m{i}" for i in range(8)])
-    try:
+    clock = FakeClock(time.time())  # starting now, so Discord timestamps stay sensible
+    async with bot_kit(tmp / "walked_away", clock=clock, names=[f"m{i}" for i in range(8)]) as kit:
         guild = kit.world.guild
         channels = [kit.channel] + [kit.fake.add_text_channel(guild) for _ in range(13)]
         calls = count_calls(kit)
@@ -173,14 +156,11 @@ async def walked_away(tmp: Path) -> dict[str, Any]:
         return {"tables_opened": opened, "hands_in_75s": hands_75, "hands_in_1h": hands,
                 "rest_calls_75s": calls_75, "rest_calls_1h": calls[0], "open_after_1h": len(tables),
                 "refused_over_cap": {"third_hosted": refused_hosted >= 1, "eleventh_in_server": server_refused}}
-    finally:
-        await stop_kit(kit)
 
 
 async def channel_loss(tmp: Path, name: str) -> dict[str, Any]:
-    clock = Clock()
-    kit = await new_kit(tmp, name, clock)
-    try:
+    clock = FakeClock(time.time())  # starting now, so Discord timestamps stay sensible
+    async with bot_kit(tmp / name, clock=clock) as kit:
         table = await seat_table(kit, [kit.alice, kit.bob], ais=1)
         await kit.slash(kit.alice, "kwx start")
         await kit.settle()
@@ -205,14 +185,11 @@ async def channel_loss(tmp: Path, name: str) -> dict[str, Any]:
         return {"failed_requests_after_loss": failed[0], "tables_open_after_loss": len(kit.service.tables()),
                 "ledger_hands_after_loss": len(await kit.rt.store.hand_numbers(table)) - ledger_before,
                 "host_dms": host_dms}
-    finally:
-        await stop_kit(kit)
 
 
 async def restart_mid_claim(tmp: Path) -> dict[str, Any]:
-    clock = Clock()
-    kit = await new_kit(tmp, "restart", clock)
-    try:
+    clock = FakeClock(time.time())  # starting now, so Discord timestamps stay sensible
+    async with bot_kit(tmp / "restart", clock=clock) as kit:
         table = await seat_table(kit, [kit.alice, kit.bob], ais=1)
         await kit.slash(kit.alice, "kwx start")
         humans = {str(m.id): m for m in (kit.alice, kit.bob)}
@@ -257,8 +234,6 @@ async def restart_mid_claim(tmp: Path) -> dict[str, Any]:
                              for m in kit.table_messages())
         return {"restart_timeouts": timeouts, "claim_still_open": again.step == view.step and bool(again.choices),
                 "fresh_deadline_s": round((again.deadline or 0) - clock.now, 1), "resumed_notice": resumed_notice}
-    finally:
-        await stop_kit(kit)
 
 
 async def main_async(args: argparse.Namespace) -> dict[str, Any]:

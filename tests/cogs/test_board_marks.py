@@ -9,7 +9,7 @@ import re
 from cogs.board import board_embeds, hand_text
 from cogs.emoji import BACK_KEY, CLAIMED_KEY, TileFormatter
 from cogs.result_post import result_embeds
-from kwx.devtools.fake_discord.kit import seat_table, start_kit, stop_kit
+from kwx.devtools.fake_discord.kit import bot_kit, seat_table
 from kwx.engine.tiles import Tile, parse_tiles
 from kwx.table.deal import Deal
 from kwx.table.views import MeldView, PublicView, ResultView, RevealedHand, SeatView, WinnerView
@@ -96,8 +96,7 @@ def test_the_result_post_sets_melds_apart_and_shows_a_concealed_kong_face_down()
 async def test_a_liangdao_shows_on_the_board_alone(tmp_path) -> None:
     """Seed s4: AI 1 declares 亮倒 in hand 1 and wins it. The channel holds the board, the result and the next
     board, nothing more (no reveal post pushes the board up); the board shows the revealed hand and its waits."""
-    kit = await start_kit(tmp_path, seed="s4")
-    try:
+    async with bot_kit(tmp_path, seed="s4") as kit:
         await seat_table(kit, [kit.alice], ais=2)
         await kit.slash(kit.alice, "kwx start")
         await kit.play_hand([kit.alice])
@@ -105,16 +104,13 @@ async def test_a_liangdao_shows_on_the_board_alone(tmp_path) -> None:
         assert titles == ["第 1 局 · 庄家 alice", "第 1 局结果", "第 2 局 · 庄家 AI 1"]
         board = "\n".join(p for em in kit.board(1).embeds for f in em.fields for p in (f.name, f.value))
         assert "AI 1 [亮倒]" in board and re.search(r"^亮倒 <:kwx_", board, re.M) and re.search(r"^听 <:", board, re.M)
-    finally:
-        await stop_kit(kit)
 
 
 async def test_through_discord_a_claim_pause_is_said_and_the_claimed_tile_stays_faded(tmp_path, monkeypatch) -> None:
     """bob discards 5p and alice pungs it: while the board holds the discard it says claims are weighed and
     points at nobody; then bob's pond keeps the 5p faded, alice's pung stands apart from her other meld."""
-    kit = await start_kit(tmp_path, claim_pause=PAUSE, clock=FakeClock(),
-                          deal=Deal.scripted(build_wall(*HANDS, draws=DRAWS, back=WALL_BACK)))
-    try:
+    async with bot_kit(tmp_path, claim_pause=PAUSE, clock=FakeClock(),
+                          deal=Deal.scripted(build_wall(*HANDS, draws=DRAWS, back=WALL_BACK))) as kit:
         alice, bob, carol = kit.members
         await seat_table(kit, kit.members)
         await kit.slash(alice, "kwx start")
@@ -129,8 +125,6 @@ async def test_through_discord_a_claim_pause_is_said_and_the_claimed_tile_stays_
         assert faded.startswith("<:kwx_5p_dim_") and f"弃牌 ➤{faded}" in fields["bob"]
         assert f"弃牌 ➤{fmt_of(kit).tile(Tile.RED)}" in fields["▶"]  # alice's turn; her 中 is her newest
         assert "副露 " + fmt_of(kit).tiles([Tile.P5] * 3) in fields["▶"]
-    finally:
-        await stop_kit(kit)
 
 
 def fmt_of(kit) -> TileFormatter:
@@ -142,8 +136,7 @@ async def test_through_discord_a_concealed_kong_is_four_backs_on_the_board_and_f
     """alice is dealt four 7s and declares 暗杠: the board shows four backs (no 7s anywhere in the channel),
     while her own panel shows ■77■."""
     wall = build_wall("7777s123456p12s56z", "22335566p889s66z", "1199p1122334s77z")
-    kit = await start_kit(tmp_path, deal=Deal.scripted(wall))
-    try:
+    async with bot_kit(tmp_path, deal=Deal.scripted(wall)) as kit:
         alice, bob, carol = kit.members
         await seat_table(kit, kit.members)
         await kit.slash(alice, "kwx start")
@@ -155,5 +148,3 @@ async def test_through_discord_a_concealed_kong_is_four_backs_on_the_board_and_f
         assert all(seven not in str(m.payload.get("embeds")) for m in kit.table_messages())
         panel = kit.dm_messages(alice)[-1].embeds[0].description
         assert "副露 " + fmt.back() + seven * 2 + fmt.back() in panel
-    finally:
-        await stop_kit(kit)

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from cogs.ratelimit import MAX_BOARD_INTERVAL, Budget, GlobalRateLimiter, Priority
-from kwx.devtools.fake_discord.kit import seat_table, start_kit, stop_kit
+from kwx.devtools.fake_discord.kit import bot_kit, seat_table
 from kwx.present.i18n import tr
 from tests.support.clock import FakeClock
 
@@ -80,8 +80,7 @@ async def test_boards_slow_down_together_as_more_are_busy_and_prompts_take_their
 
 
 async def test_a_full_budget_stretches_the_boards_and_refuses_new_tables(tmp_path: Path, caplog) -> None:
-    kit = await start_kit(tmp_path, rate_limit=40)
-    try:
+    async with bot_kit(tmp_path, rate_limit=40) as kit:
         budget = kit.rt.rest.budget
         table = await seat_table(kit, [kit.alice], ais=2)
         # A budget of two requests a second, with thirty other tables' boards busy on it.
@@ -109,5 +108,3 @@ async def test_a_full_budget_stretches_the_boards_and_refuses_new_tables(tmp_pat
         assert budget.room_for_table()
         assert kit.reply(await kit.slash(kit.alice, "kwx start")) != refused
         await kit.until(lambda: kit.service.public_view_as_shown(table).phase != "lobby")
-    finally:
-        await stop_kit(kit)

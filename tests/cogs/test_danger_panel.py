@@ -7,7 +7,7 @@ from __future__ import annotations
 import discord
 
 from cogs.panels import CONFIRM, panel_buttons, panel_embed
-from kwx.devtools.fake_discord.kit import seat_table, start_kit, stop_kit
+from kwx.devtools.fake_discord.kit import bot_kit, seat_table
 from kwx.engine.tiles import Tile
 from kwx.store.settings import CONFIRM_DANGER
 from kwx.table.advice import FEED_WIN, Gain, MoveWarning
@@ -51,8 +51,7 @@ FEED = ("123p456p789p123s5s7z", "44668899s5566z5s", "1122456789p117s")
 
 async def test_pressing_a_danger_tile_asks_first_with_its_cost_and_dont_ask_again_is_remembered(
         tmp_path, monkeypatch) -> None:
-    kit = await start_kit(tmp_path, deal=Deal.scripted(build_wall(*FEED, draws="9p")))
-    try:
+    async with bot_kit(tmp_path, deal=Deal.scripted(build_wall(*FEED, draws="9p"))) as kit:
         alice, bob, _ = kit.members
         table = await seat_table(kit, kit.members)
         await kit.slash(alice, "kwx start")
@@ -73,8 +72,6 @@ async def test_pressing_a_danger_tile_asks_first_with_its_cost_and_dont_ask_agai
         await kit.press(bob, asked, "dnc")  # discard, and don't ask again
         assert kit.service.context.tables[table].seq == seq + 1
         assert await kit.rt.store.player_setting(str(kit.world.guild.id), str(bob.id), CONFIRM_DANGER) == "off"
-    finally:
-        await stop_kit(kit)
 
 
 def test_a_winning_draw_is_named_with_what_it_wins() -> None:

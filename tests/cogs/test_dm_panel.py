@@ -8,7 +8,7 @@ import pytest
 
 from cogs.buttons import ActButton
 from cogs.panels import CONFIRM, LIANGDAO, hand_over_line, panel_buttons, panel_embed
-from kwx.devtools.fake_discord.kit import Kit, seat_table, start_kit, stop_kit
+from kwx.devtools.fake_discord.kit import Kit, bot_kit, seat_table
 from kwx.engine.tiles import Tile, parse_tiles
 from kwx.store.settings import AUTO_PASS_CLAIMS
 from kwx.table.advice import FEED_KONG, Gain, MoveWarning
@@ -102,9 +102,8 @@ HANDS = ("12355p12345678s7z", "44668877s5566z3p", "113346789p179s5z")
 
 @pytest.fixture
 async def kit(tmp_path, monkeypatch) -> Kit:
-    k = await start_kit(tmp_path, deal=Deal.scripted(build_wall(*HANDS, draws="5p 9p 1p 5p", back="9s")))
-    yield k
-    await stop_kit(k)
+    async with bot_kit(tmp_path, deal=Deal.scripted(build_wall(*HANDS, draws="5p 9p 1p 5p", back="9s"))) as k:
+        yield k
 
 
 async def test_auto_pass_passes_a_claim_at_once_and_mo_qie_discards_the_draw(kit: Kit) -> None:

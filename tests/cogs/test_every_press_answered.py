@@ -5,14 +5,13 @@ without an answer of our own the player reads "This interaction failed"."""
 
 from __future__ import annotations
 
-from kwx.devtools.fake_discord.kit import alice_asked, start_kit, stop_kit
+from kwx.devtools.fake_discord.kit import alice_asked, bot_kit
 
 STALE = "这个按钮已过期，请用最新的消息。"
 
 
 async def test_a_double_tap_after_the_panel_was_edited_is_answered_once_as_stale(tmp_path) -> None:
-    kit = await start_kit(tmp_path, names=("alice",))
-    try:
+    async with bot_kit(tmp_path, names=("alice",)) as kit:
         table, panel, _, _ = await alice_asked(kit)
         verb, arg, button = next((v, a, c) for v, a, c in kit.acts(panel) if v == "discard")
         first = await kit.press(kit.alice, panel, verb, arg)
@@ -25,18 +24,13 @@ async def test_a_double_tap_after_the_panel_was_edited_is_answered_once_as_stale
         assert second.answered and kit.reply(second) == STALE
         assert [r.kind for r in second.records if r.interaction_id == second.interaction.id] == ["response"]
         assert kit.service.live_table(table).step == step  # nothing played twice
-    finally:
-        await stop_kit(kit)
 
 
 async def test_a_tap_on_a_button_of_an_unknown_kwx_id_the_message_lacks_is_answered(tmp_path) -> None:
-    kit = await start_kit(tmp_path, names=("alice",))
-    try:
+    async with bot_kit(tmp_path, names=("alice",)) as kit:
         _, panel, _, _ = await alice_asked(kit)
         out = await kit.press_id(kit.alice, panel, "kwx:pg:hist:1:2:3", check=False)
         assert out.answered and kit.reply(out) == STALE
-    finally:
-        await stop_kit(kit)
 
 
 async def test_a_press_the_service_is_slow_to_answer_is_deferred_in_time_and_then_shown(tmp_path, monkeypatch) -> None:
@@ -47,8 +41,7 @@ async def test_a_press_the_service_is_slow_to_answer_is_deferred_in_time_and_the
 
     from kwx.table.service import TableService
 
-    kit = await start_kit(tmp_path, names=("alice",))
-    try:
+    async with bot_kit(tmp_path, names=("alice",)) as kit:
         _, panel, _, _ = await alice_asked(kit)
         monkeypatch.setattr(sys.modules["cogs.tables"], "ANSWER_WITHIN", 0.05)  # the module the bot loaded
         real = TableService.press
@@ -64,13 +57,10 @@ async def test_a_press_the_service_is_slow_to_answer_is_deferred_in_time_and_the
         assert mine and mine[0].kind == "defer"  # answered before the service was
         await kit.settle()
         assert kit.service.public_view_as_shown(kit.service.tables()[0]).seats[0].discards  # the move was made
-    finally:
-        await stop_kit(kit)
 
 
 async def test_the_auto_pass_toggle_is_answered_when_its_setting_cannot_be_saved(tmp_path, monkeypatch) -> None:
-    kit = await start_kit(tmp_path, names=("alice",))
-    try:
+    async with bot_kit(tmp_path, names=("alice",)) as kit:
         _, panel, _, _ = await alice_asked(kit)
 
         async def broken(*args, **kwargs):
@@ -81,5 +71,3 @@ async def test_the_auto_pass_toggle_is_answered_when_its_setting_cannot_be_saved
         assert out.answered
         await kit.settle()
         assert any(c.label == "自动过：开" for c in kit.fake.message(panel.id).components)  # on, for this session
-    finally:
-        await stop_kit(kit)

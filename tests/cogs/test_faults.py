@@ -9,7 +9,7 @@ import pytest
 import cogs.board_delivery
 import cogs.operations
 from kwx.devtools.fake_discord import discord_error
-from kwx.devtools.fake_discord.kit import Kit, alice_asked, seat_table, start_kit, stop_kit
+from kwx.devtools.fake_discord.kit import Kit, alice_asked, bot_kit, seat_table
 
 MESSAGES = "/channels/{channel_id}/messages"
 
@@ -29,21 +29,17 @@ def closed_notices(kit: Kit) -> list[str]:
 
 
 async def test_a_dm_that_fails_with_5xx_is_tried_again_and_never_called_closed(tmp_path) -> None:
-    kit = await start_kit(tmp_path, names=("alice",))
-    try:
+    async with bot_kit(tmp_path, names=("alice",)) as kit:
         await seat_table(kit, [kit.alice], ais=2)
         kit.fake.inject("POST", "/users/@me/channels", server_error(), times=4)  # beyond the in-call retries
         await kit.slash(kit.alice, "kwx start")
         await kit.until(lambda: kit.dm_messages(kit.alice))
         assert kit.dm_messages(kit.alice)  # the hand reached her once Discord was back
         assert closed_notices(kit) == [] and not kit.rt.frontend.dms_closed(str(kit.alice.id))
-    finally:
-        await stop_kit(kit)
 
 
 async def test_a_board_edit_that_fails_is_retried_in_place_and_not_posted_again(tmp_path) -> None:
-    kit = await start_kit(tmp_path)
-    try:
+    async with bot_kit(tmp_path) as kit:
         await kit.slash(kit.alice, "kwx new")
         (lobby,) = kit.table_messages()
         kit.fake.inject("PATCH", MESSAGES + "/{message_id}", server_error(), times=3)
@@ -56,13 +52,10 @@ async def test_a_board_edit_that_fails_is_retried_in_place_and_not_posted_again(
         await kit.press_id(kit.carol, lobby, "kwx:tbl:1:join", check=False)
         (again,) = kit.table_messages()
         assert again.id != lobby.id
-    finally:
-        await stop_kit(kit)
 
 
 async def test_a_post_that_fails_for_a_passing_reason_goes_out_later(tmp_path) -> None:
-    kit = await start_kit(tmp_path)
-    try:
+    async with bot_kit(tmp_path) as kit:
         table = await seat_table(kit, [kit.alice], ais=2)
         frontend = kit.rt.frontend
         kit.fake.inject("POST", MESSAGES, server_error(), times=5)
@@ -74,13 +67,10 @@ async def test_a_post_that_fails_for_a_passing_reason_goes_out_later(tmp_path) -
         texts = [m.content for m in kit.table_messages()]
         assert not kit.fake.faults  # Discord refused it five times (more than the in-call retries)
         assert "出错了 (a test post)" in texts
-    finally:
-        await stop_kit(kit)
 
 
 async def test_closed_dms_are_said_once_per_table_even_across_a_restart(tmp_path) -> None:
-    kit = await start_kit(tmp_path, closed_dms=("bob",))
-    try:
+    async with bot_kit(tmp_path, closed_dms=("bob",)) as kit:
         await seat_table(kit, [kit.alice, kit.bob], ais=1)
         await kit.slash(kit.alice, "kwx start")
         assert len(closed_notices(kit)) == 1
@@ -89,8 +79,6 @@ async def test_closed_dms_are_said_once_per_table_even_across_a_restart(tmp_path
         await kit.settle()
         assert len(closed_notices(kit)) == 1
         assert kit.rt.frontend.dms_closed(str(kit.bob.id))  # remembered: his panel is the My-hand one
-    finally:
-        await stop_kit(kit)
 
 
 def test_what_each_failure_means() -> None:
@@ -109,8 +97,7 @@ def test_what_each_failure_means() -> None:
 async def test_a_decision_whose_panel_edit_fails_is_sent_as_a_new_prompt(tmp_path) -> None:
     from dataclasses import replace
 
-    kit = await start_kit(tmp_path, names=("alice",))
-    try:
+    async with bot_kit(tmp_path, names=("alice",)) as kit:
         _, old, latest, seat = await alice_asked(kit)
         frontend = kit.rt.frontend
         kit.fake.inject("PATCH", MESSAGES + "/{message_id}", server_error(), times=6)  # beyond every retry
@@ -120,15 +107,12 @@ async def test_a_decision_whose_panel_edit_fails_is_sent_as_a_new_prompt(tmp_pat
         panel = kit.live_panel(kit.alice)
         assert panel is not None and panel.id != old.id  # not left without the buttons she must press
         assert any(f":{asked.step}:" in c for c in kit.fake.log.last("dm").custom_ids)
-    finally:
-        await stop_kit(kit)
 
 
 async def test_a_prompt_whose_token_edit_gets_a_5xx_is_edited_by_the_bot_at_once(tmp_path) -> None:
     """discord.py tries an interaction webhook that answers 5xx five times (about 25 s), past a 12 s claim
     window: the panel falls back to the bot's own edit after the first failure."""
-    kit = await start_kit(tmp_path, names=("alice",))
-    try:
+    async with bot_kit(tmp_path, names=("alice",)) as kit:
         table, panel, latest, _ = await alice_asked(kit)
         panels = kit.rt.frontend.panels.get(table, str(kit.alice.id))
         tries: list[str] = []
@@ -142,15 +126,12 @@ async def test_a_prompt_whose_token_edit_gets_a_5xx_is_edited_by_the_bot_at_once
         assert panels.dm is not None and panels.dm.token is None  # the bot's own edits from now on
         assert any(r.kind == "edit" and r.message_id == panels.dm.message_id for r in kit.fake.log.since(mark))
         assert kit.live_panel(kit.alice) is not None  # she has her buttons
-    finally:
-        await stop_kit(kit)
 
 
 async def test_a_refused_followup_leaves_the_next_hands_panel_its_buttons(tmp_path) -> None:
     """The next hand's panel goes as a followup of her last press; when Discord refuses that followup (a 404
     while the token still looks alive), the panel she gets instead, by DM, still carries the 漂 choice."""
-    kit = await start_kit(tmp_path, names=("alice",))
-    try:
+    async with bot_kit(tmp_path, names=("alice",)) as kit:
         table = await seat_table(kit, [kit.alice], ais=2, rules="shiyan")  # every hand opens with a 漂 choice
         await kit.slash(kit.alice, "kwx start")
         kit.fake.inject("POST", "/webhooks/{application_id}/{interaction_token}",
@@ -162,5 +143,3 @@ async def test_a_refused_followup_leaves_the_next_hands_panel_its_buttons(tmp_pa
         assert second.embeds and second.embeds[0].title.endswith("第 2 局")
         assert kit.live_panel(kit.alice) is second  # her 漂 buttons, not a panel the front end thinks live
         assert [r.kind for r in kit.fake.log.of(("dm", "followup"), user_id=kit.alice.id)] == ["dm", "dm"]
-    finally:
-        await stop_kit(kit)

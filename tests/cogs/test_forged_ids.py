@@ -15,15 +15,14 @@ from cogs.buttons import ActId
 from cogs.forwarding import press_payload, run_forwarded_press
 from cogs.inputs import SNOWFLAKE_MAX, id_number, id_tile
 from kwx.devtools.fake_discord import StoredMessage
-from kwx.devtools.fake_discord.kit import ACT, Kit, alice_asked, start_kit, stop_kit
+from kwx.devtools.fake_discord.kit import ACT, Kit, alice_asked, bot_kit
 from kwx.engine.tiles import Tile
 
 
 @pytest.fixture
 async def kit(tmp_path) -> AsyncIterator[Kit]:
-    k = await start_kit(tmp_path, names=("alice",))
-    yield k
-    await stop_kit(k)
+    async with bot_kit(tmp_path, names=("alice",)) as k:
+        yield k
 
 
 async def message_with(kit: Kit, custom_ids: list[str]) -> StoredMessage:

@@ -10,17 +10,16 @@ from typing import Any
 import pytest
 
 from cogs.forwarding import forward_press, press_payload, rebuilt_interaction, run_forwarded_press
-from kwx.devtools.fake_discord.kit import ACT, Kit, alice_asked, seat_table, start_kit, stop_kit
+from kwx.devtools.fake_discord.kit import ACT, Kit, alice_asked, bot_kit, seat_table
 from kwx.present.i18n import tr
 
 
 @pytest.fixture
 async def kit(tmp_path) -> Kit:
     """A bot not in a cluster until a test gives it a stub one (`kit.bot.cluster`)."""
-    k = await start_kit(tmp_path, names=("alice", "bob"))
-    yield k
-    k.bot.cluster = None
-    await stop_kit(k)
+    async with bot_kit(tmp_path, names=("alice", "bob")) as k:
+        yield k
+        k.bot.cluster = None
 
 
 class StubCluster:

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import asyncio
 
-from kwx.devtools.fake_discord.kit import alice_asked, alice_played_a_hand, seat_table, start_kit, stop_kit
+from kwx.devtools.fake_discord.kit import (
+    alice_asked,
+    alice_played_a_hand,
+    bot_kit,
+    seat_table,
+)
 
 
 async def test_a_burst_of_changes_is_one_edit_and_the_last_state_is_shown(tmp_path) -> None:
-    kit = await start_kit(tmp_path, board_interval=0.2)
-    try:
+    async with bot_kit(tmp_path, board_interval=0.2) as kit:
         table = await seat_table(kit, [kit.alice])
         lobby = kit.table_messages()[0]
         await asyncio.sleep(0.25)
@@ -31,13 +35,10 @@ async def test_a_burst_of_changes_is_one_edit_and_the_last_state_is_shown(tmp_pa
         assert len(times) == 2  # at most one edit per interval, and the second one still comes
         assert asyncio.get_running_loop().time() - started >= 0.1
         assert "later 加入了牌桌" in kit.fake.message(lobby.id).embeds[0].fields[-1].value
-    finally:
-        await stop_kit(kit)
 
 
 async def test_a_deleted_board_is_posted_again(tmp_path) -> None:
-    kit = await start_kit(tmp_path)
-    try:
+    async with bot_kit(tmp_path) as kit:
         await seat_table(kit, [kit.alice], ais=2)
         await kit.slash(kit.alice, "kwx start")
         board = kit.board(1)
@@ -46,14 +47,11 @@ async def test_a_deleted_board_is_posted_again(tmp_path) -> None:
         await kit.play_smart(kit.alice, kit.live_panel(kit.alice))
         again = kit.board(1)
         assert again.id != board.id and again.embeds[0].title.startswith("第 1 局")
-    finally:
-        await stop_kit(kit)
 
 
 async def test_an_edit_that_waits_for_the_global_limit_shows_what_changed_meanwhile_once(tmp_path,
                                                                                        monkeypatch) -> None:
-    kit = await start_kit(tmp_path, board_interval=0.0)
-    try:
+    async with bot_kit(tmp_path, board_interval=0.0) as kit:
         table = await seat_table(kit, [kit.alice])
         lobby = kit.table_messages()[0]
         await kit.settle()
@@ -76,15 +74,12 @@ async def test_an_edit_that_waits_for_the_global_limit_shows_what_changed_meanwh
         edits = [r for r in kit.fake.log.since(mark) if r.kind == "edit" and r.message_id == lobby.id]
         assert len(edits) == 1  # one edit for the three changes, not a stale one and then the rest
         assert "third 加入了牌桌" in kit.fake.message(lobby.id).embeds[0].fields[-1].value
-    finally:
-        await stop_kit(kit)
 
 
 async def test_one_panel_a_hand_edited_through_the_token_of_her_last_press(tmp_path) -> None:
     """Steady play costs the bot's token one DM a hand: her press is answered by updating the panel, and her next
     prompts edit that same panel through the press's interaction token (exempt from the global limit)."""
-    kit = await start_kit(tmp_path, names=("alice",))
-    try:
+    async with bot_kit(tmp_path, names=("alice",)) as kit:
         _, panel, _, _ = await alice_asked(kit)
         mark = kit.fake.log.mark()
         for _ in range(3):  # three of her turns
@@ -97,13 +92,10 @@ async def test_one_panel_a_hand_edited_through_the_token_of_her_last_press(tmp_p
         edits = [r for r in kit.fake.log.since(mark) if r.message_id == panel.id and r.kind == "edit"]
         assert edits and all(r.interaction_id is not None for r in edits)  # each through a press's token
         assert not [r for r in kit.fake.log.since(mark) if r.kind in ("dm", "send") and r.user_id == kit.alice.id]
-    finally:
-        await stop_kit(kit)
 
 
 async def test_an_expired_token_falls_back_to_the_bots_own_edit(tmp_path) -> None:
-    kit = await start_kit(tmp_path, names=("alice",))
-    try:
+    async with bot_kit(tmp_path, names=("alice",)) as kit:
         from dataclasses import replace
 
         table, panel, asked, seat = await alice_asked(kit)
@@ -118,13 +110,10 @@ async def test_an_expired_token_falls_back_to_the_bots_own_edit(tmp_path) -> Non
         edits = [r for r in kit.fake.log.since(mark) if r.message_id == panel.id and r.kind == "edit"]
         assert [r.interaction_id for r in edits] == [None]  # the bot's own edit: the prompt still came
         assert kit.live_panel(kit.alice).id == panel.id
-    finally:
-        await stop_kit(kit)
 
 
 async def test_the_next_hands_panel_follows_up_her_last_press_and_the_last_one_ends_in_one_line(tmp_path) -> None:
-    kit = await start_kit(tmp_path, names=("alice",))
-    try:
+    async with bot_kit(tmp_path, names=("alice",)) as kit:
         table = await alice_played_a_hand(kit)
         while kit.live_panel(kit.alice) is None:
             await kit.settle()
@@ -132,5 +121,3 @@ async def test_the_next_hands_panel_follows_up_her_last_press_and_the_last_one_e
         assert first.content.startswith(f"牌桌 {table} · 第 1 局 · 本局结束：") and not first.components
         assert kit.live_panel(kit.alice).id == second.id and second.embeds[0].title == "你的手牌 · 第 2 局"
         assert [r.kind for r in kit.fake.log.of(("dm", "followup"), user_id=kit.alice.id)] == ["dm", "followup"]
-    finally:
-        await stop_kit(kit)

@@ -16,7 +16,7 @@ from cogs.group import KwxGroupCog
 from kwx.cli.settings import Settings
 from kwx.devtools import fake_discord as fakes
 from kwx.devtools.fake_discord import discord_error
-from kwx.devtools.fake_discord.kit import start_kit, stop_kit
+from kwx.devtools.fake_discord.kit import bot_kit
 from kwx.present.i18n import tr
 
 
@@ -27,8 +27,7 @@ class Extra(KwxGroupCog):  # any further cog file adding to /kwx
 
 
 async def test_another_cog_adds_its_subcommands_to_kwx_and_removes_them_when_unloaded(tmp_path) -> None:
-    kit = await start_kit(tmp_path)
-    try:
+    async with bot_kit(tmp_path) as kit:
         await kit.bot.add_cog(Extra(kit.bot))
         group = kit.bot.tree.get_command("kwx")
         assert {"new", "join", "hand", "balance", "extra"} <= {c.name for c in group.commands}
@@ -40,13 +39,10 @@ async def test_another_cog_adds_its_subcommands_to_kwx_and_removes_them_when_unl
         await kit.bot.remove_cog("Extra")
         assert "extra" not in {c.name for c in group.commands}
         assert "balance" in {c.name for c in group.commands}
-    finally:
-        await stop_kit(kit)
 
 
 async def test_sync_sends_the_commands_with_english_translations(tmp_path) -> None:
-    kit = await start_kit(tmp_path)
-    try:
+    async with bot_kit(tmp_path) as kit:
         here = CommandSync(guild=str(kit.world.guild.id))
         await kit.bot.sync_app_commands(here)
         kwx = synced(kit, "kwx")
@@ -58,8 +54,6 @@ async def test_sync_sends_the_commands_with_english_translations(tmp_path) -> No
         rules = next(o for o in subs["new"]["options"] if o["name"] == "rules")
         assert "standard" in [c["value"] for c in rules["choices"]]
         assert kwx["dm_permission"] is False  # server-only: tables and ledgers belong to a server
-    finally:
-        await stop_kit(kit)
 
 
 def synced(kit, name: str, *, globally: bool = False) -> dict:
@@ -70,8 +64,7 @@ def synced(kit, name: str, *, globally: bool = False) -> dict:
 
 
 async def test_config_export_and_undo_are_shown_only_to_members_with_manage_server(tmp_path) -> None:
-    kit = await start_kit(tmp_path)
-    try:
+    async with bot_kit(tmp_path) as kit:
         here = CommandSync(guild=str(kit.world.guild.id))
         await kit.bot.sync_app_commands(here)
         admin = synced(kit, "kwx-admin")
@@ -86,15 +79,12 @@ async def test_config_export_and_undo_are_shown_only_to_members_with_manage_serv
 
         await kit.bot.sync_app_commands(here)  # syncing again replaces the list: each command once
         assert sorted(c["name"] for c in kit.fake.synced_commands[kit.world.guild.id]) == ["kwx", "kwx-admin"]
-    finally:
-        await stop_kit(kit)
 
 
 async def test_a_sync_replaces_an_older_kwx_that_still_listed_config(tmp_path) -> None:
     """A bot synced before /kwx-admin existed had /kwx config; the next --sync leaves config only under
     /kwx-admin, in the test guild and globally."""
-    kit = await start_kit(tmp_path)
-    try:
+    async with bot_kit(tmp_path) as kit:
         old = {"name": "kwx", "type": 1, "description": "卡五星", "options": [
             {"name": "config", "type": 1, "description": "设置", "options": []}]}
         kit.fake.synced_commands[kit.world.guild.id] = [old]
@@ -108,46 +98,35 @@ async def test_a_sync_replaces_an_older_kwx_that_still_listed_config(tmp_path) -
         assert "config" not in {o["name"] for o in synced(kit, "kwx", globally=True)["options"]}
         assert "config" in {o["name"] for o in synced(kit, "kwx-admin", globally=True)["options"]}
         assert kit.fake.synced_commands[kit.world.guild.id] == []  # the guild copy went: nothing listed twice
-    finally:
-        await stop_kit(kit)
 
 
 async def test_a_member_given_the_admin_command_by_the_server_is_still_refused(tmp_path) -> None:
     """A server can give /kwx-admin to anyone (Integrations); without Manage Server the bot still refuses."""
-    kit = await start_kit(tmp_path)
-    try:
+    async with bot_kit(tmp_path) as kit:
         kit.fake.members_without(manage_guild=False)
         out = await kit.fake.slash(kit.bob, kit.channel, "kwx-admin config", base=50)
         assert out.records[0].ephemeral and len(out.records) == 1
         assert tr("ledger.error.manage_server") in out.text
         assert await kit.bot.kwx.store.guild_setting(str(kit.world.guild.id), "base") is None
-    finally:
-        await stop_kit(kit)
 
 
 async def test_a_guild_sync_while_the_commands_are_global_is_refused_in_one_line(tmp_path) -> None:
     """A guild copy next to the global commands would list each twice in that server."""
-    kit = await start_kit(tmp_path)
-    try:
+    async with bot_kit(tmp_path) as kit:
         await kit.bot.sync_app_commands(CommandSync())  # globally
         with pytest.raises(SyncError) as refused:
             await kit.bot.sync_app_commands(CommandSync(guild=str(kit.world.guild.id)))
         assert "--global" in str(refused.value) and "\n" not in str(refused.value)
         assert kit.world.guild.id not in kit.fake.synced_commands  # nothing was sent to the guild
-    finally:
-        await stop_kit(kit)
 
 
 async def test_a_sync_discord_refuses_is_one_clear_line(tmp_path, monkeypatch, capsys) -> None:
-    kit = await start_kit(tmp_path)
-    try:
+    async with bot_kit(tmp_path) as kit:
         here = CommandSync(guild=str(kit.world.guild.id))
         kit.fake.inject("PUT", "/applications/{application_id}/guilds/{guild_id}/commands",
                         discord_error(403, 50001, "Missing Access"))
         with pytest.raises(SyncError) as refused:
             await kit.bot.sync_app_commands(here)
-    finally:
-        await stop_kit(kit)
 
     async def run(self, token, **_):
         raise refused.value
@@ -164,13 +143,10 @@ async def test_a_sync_discord_refuses_is_one_clear_line(tmp_path, monkeypatch, c
 
 async def test_a_sync_refused_as_an_invalid_form_is_still_one_line(tmp_path) -> None:
     """Discord lists each field it refuses on a line of its own; the operator gets one line."""
-    kit = await start_kit(tmp_path)
-    try:
+    async with bot_kit(tmp_path) as kit:
         kit.fake.inject("PUT", "/applications/{application_id}/commands", fakes.off_spec_error(
             {"0": {"name": {"_errors": [{"code": "APPLICATION_COMMAND_INVALID_NAME", "message": "Bad name"}]}},
              "1": {"description": {"_errors": [{"code": "BASE_TYPE_MAX_LENGTH", "message": "Too long"}]}}}))
         with pytest.raises(SyncError) as refused:
             await kit.bot.sync_app_commands(CommandSync())
         assert "\n" not in str(refused.value) and "50035" in str(refused.value) and "Bad name" in str(refused.value)
-    finally:
-        await stop_kit(kit)

@@ -7,15 +7,20 @@ from __future__ import annotations
 import pytest
 
 from kwx.devtools.fake_discord import discord_error
-from kwx.devtools.fake_discord.kit import Kit, count_failures, dispatch, seat_table, start_kit, stop_kit
+from kwx.devtools.fake_discord.kit import (
+    Kit,
+    bot_kit,
+    count_failures,
+    dispatch,
+    seat_table,
+)
 from tests.support.clock import FakeClock
 
 
 @pytest.fixture
 async def kit(tmp_path) -> Kit:
-    k = await start_kit(tmp_path, clock=FakeClock())  # the table timers run on a clock the test moves
-    yield k
-    await stop_kit(k)
+    async with bot_kit(tmp_path, clock=FakeClock()) as k:  # the table timers run on a clock the test moves
+        yield k
 
 
 async def until_paused(kit: Kit, table: int, rounds: int = 200) -> None:

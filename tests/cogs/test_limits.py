@@ -13,7 +13,7 @@ from discord import app_commands
 from cogs.bot import CommandSync
 from kwx.devtools import limits
 from kwx.devtools.fake_discord import FakeDiscord, make_world
-from kwx.devtools.fake_discord.kit import start_kit, stop_kit
+from kwx.devtools.fake_discord.kit import bot_kit
 from kwx.devtools.loopback.spec import discord_spec
 
 
@@ -117,10 +117,7 @@ async def test_a_command_tree_discord_would_refuse_is_refused_whole(off_spec_exp
 
 async def test_the_bots_real_command_tree_syncs_as_discord_takes_it() -> None:
     with tempfile.TemporaryDirectory() as tmp:
-        kit = await start_kit(Path(tmp))
-        try:
+        async with bot_kit(Path(tmp)) as kit:
             await kit.bot.sync_app_commands(CommandSync())
             assert {c["name"] for c in kit.fake.synced_commands[None]} == {"kwx", "kwx-admin"}
             assert kit.fake.off_spec == []
-        finally:
-            await stop_kit(kit)

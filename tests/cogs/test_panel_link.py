@@ -10,15 +10,14 @@ from pathlib import Path
 import aiohttp
 
 from kwx.cli.settings import Settings
-from kwx.devtools.fake_discord.kit import seat_table, start_kit, stop_kit
+from kwx.devtools.fake_discord.kit import bot_kit, seat_table
 from kwx.present.i18n import tr
 
 PUBLIC = "https://kwx.example/"
 
 
 async def test_the_dm_panel_links_each_player_to_their_own_seat_on_the_table_page(tmp_path: Path) -> None:
-    kit = await start_kit(tmp_path, env=dataclasses.replace(Settings(), web_port=0, web_url=PUBLIC))
-    try:
+    async with bot_kit(tmp_path, env=dataclasses.replace(Settings(), web_port=0, web_url=PUBLIC)) as kit:
         table = await seat_table(kit, [kit.alice, kit.bob], ais=1)
         await kit.slash(kit.alice, "kwx start")
         for member in (kit.alice, kit.bob):
@@ -54,16 +53,11 @@ async def test_the_dm_panel_links_each_player_to_their_own_seat_on_the_table_pag
             async with http.ws_connect(f"http://127.0.0.1:{web.port}/ws") as ws:  # one character changed
                 await ws.send_json({"t": "hello", "link": token[:-1] + ("A" if token[-1] != "A" else "B")})
                 assert json.loads((await ws.receive(timeout=10)).data)["t"] == "refused"
-    finally:
-        await stop_kit(kit)
 
 
 async def test_without_the_table_pages_the_panel_has_no_link(tmp_path: Path) -> None:
-    kit = await start_kit(tmp_path)
-    try:
+    async with bot_kit(tmp_path) as kit:
         await seat_table(kit, [kit.alice], ais=2)
         await kit.slash(kit.alice, "kwx start")
         panel = await kit.until_asked(kit.alice)
         assert kit.acts(panel) and not [c for c in panel.components if c.url is not None]
-    finally:
-        await stop_kit(kit)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from kwx.devtools.fake_discord.kit import Kit, seat_table, start_kit, stop_kit
+from kwx.devtools.fake_discord.kit import Kit, bot_kit, seat_table
 from kwx.table.deal import Deal
 from tests.support.clock import FakeClock
 from tests.support.hands import build_wall
@@ -15,10 +15,9 @@ from tests.support.panels import BACK, DRAWS, HANDS, PAUSE, later, move
 
 @pytest.fixture
 async def kit(tmp_path, monkeypatch) -> Kit:
-    k = await start_kit(tmp_path, claim_pause=PAUSE, deal=Deal.scripted(build_wall(*HANDS, draws=DRAWS, back=BACK)),
-                        clock=FakeClock())  # the pause runs on a clock the test moves
-    yield k
-    await stop_kit(k)
+    async with bot_kit(tmp_path, claim_pause=PAUSE, deal=Deal.scripted(build_wall(*HANDS, draws=DRAWS, back=BACK)),
+                       clock=FakeClock()) as k:  # the pause runs on a clock the test moves
+        yield k
 
 
 async def test_after_a_bugang_the_replacement_draw_is_offered_when_the_pause_ends_and_works(kit: Kit) -> None:

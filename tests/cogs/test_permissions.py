@@ -8,12 +8,11 @@ from pathlib import Path
 import discord
 
 from cogs.permissions import BOT_PERMISSIONS
-from kwx.devtools.fake_discord.kit import start_kit, stop_kit
+from kwx.devtools.fake_discord.kit import bot_kit
 
 
 async def test_new_refuses_naming_the_permissions_the_bot_lacks_and_opens_nothing(tmp_path) -> None:
-    kit = await start_kit(tmp_path)
-    try:
+    async with bot_kit(tmp_path) as kit:
         lacking = discord.Permissions(view_channel=True, send_messages=True, use_external_emojis=True)
         kit.fake.bot_permissions[kit.channel.id] = lacking.value
         out = await kit.slash(kit.alice, "kwx new")
@@ -26,8 +25,6 @@ async def test_new_refuses_naming_the_permissions_the_bot_lacks_and_opens_nothin
         kit.fake.bot_permissions[kit.channel.id] = BOT_PERMISSIONS  # what the README's invite link grants
         await kit.slash(kit.alice, "kwx new")
         assert kit.service.table_in_channel(str(kit.world.guild.id), str(kit.channel.id)) is not None
-    finally:
-        await stop_kit(kit)
 
 
 def test_the_readmes_invite_link_asks_for_exactly_what_new_checks() -> None:

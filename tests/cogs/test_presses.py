@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from kwx.devtools.fake_discord.kit import ACT, Kit, seat_table, start_kit, stop_kit
+from kwx.devtools.fake_discord.kit import ACT, Kit, bot_kit, seat_table
 
 
 def _table_state(kit: Kit, table: int) -> tuple[int, int]:
@@ -19,8 +19,7 @@ async def _started(kit: Kit, humans, ais: int = 0) -> int:
 
 
 async def test_closed_dms_are_said_once_and_my_hand_keeps_the_player_playing(tmp_path) -> None:
-    kit = await start_kit(tmp_path, closed_dms=("bob",))
-    try:
+    async with bot_kit(tmp_path, closed_dms=("bob",)) as kit:
         table = await _started(kit, kit.members)
         notices = [m for m in kit.table_messages() if "私信已关闭" in m.content]
         assert len(notices) == 1 and f"<@{kit.bob.id}>" in notices[0].content and "「我的手牌」" in notices[0].content
@@ -41,13 +40,10 @@ async def test_closed_dms_are_said_once_and_my_hand_keeps_the_player_playing(tmp
         assert len(kit.fake.log.of("edit", message_id=ephemeral_id)) >= 3
         assert len([m for m in kit.table_messages() if "私信已关闭" in m.content]) == 1  # still only once
         assert kit.fake.log.dms(kit.bob.id) == []
-    finally:
-        await stop_kit(kit)
 
 
 async def test_a_double_press_acts_once_and_the_second_is_told_it_is_stale(tmp_path) -> None:
-    kit = await start_kit(tmp_path)
-    try:
+    async with bot_kit(tmp_path) as kit:
         table = await _started(kit, kit.members)
         dealer = next(m for m in kit.members if kit.live_panel(m) is not None)
         prompt = kit.live_panel(dealer)
@@ -60,13 +56,10 @@ async def test_a_double_press_acts_once_and_the_second_is_told_it_is_stale(tmp_p
         assert seq == before[1] + 1  # one action in the event log
         answers = sorted([kit.reply(first), kit.reply(second)])
         assert answers[0] == "" and answers[1] == "这个按钮已过期，请用最新的消息。"
-    finally:
-        await stop_kit(kit)
 
 
 async def test_a_press_on_a_past_step_is_refused_and_changes_nothing(tmp_path) -> None:
-    kit = await start_kit(tmp_path)
-    try:
+    async with bot_kit(tmp_path) as kit:
         table = await _started(kit, kit.members)
         dealer = next(m for m in kit.members if kit.live_panel(m) is not None)
         dm_prompt = kit.live_panel(dealer)
@@ -83,13 +76,10 @@ async def test_a_press_on_a_past_step_is_refused_and_changes_nothing(tmp_path) -
         assert kit.reply(late) == "这个按钮已过期，请用最新的消息。"
         assert late.first("response").ephemeral
         assert _table_state(kit, table) == before
-    finally:
-        await stop_kit(kit)
 
 
 async def test_a_press_by_someone_else_is_refused(tmp_path) -> None:
-    kit = await start_kit(tmp_path, names=("alice", "bob", "carol", "dave"))
-    try:
+    async with bot_kit(tmp_path, names=("alice", "bob", "carol", "dave")) as kit:
         table = await _started(kit, kit.members[:3])
         dealer = next(m for m in kit.members if kit.live_panel(m) is not None)
         other = next(m for m in kit.members[:3] if m is not dealer)
@@ -104,13 +94,10 @@ async def test_a_press_by_someone_else_is_refused(tmp_path) -> None:
         assert kit.reply(hand) == "你不在这张牌桌上。"
         assert _table_state(kit, table) == before
         assert kit.live_panel(dealer).id == prompt.id  # the real owner's prompt is untouched and still live
-    finally:
-        await stop_kit(kit)
 
 
 async def test_a_press_after_the_hand_ended_is_refused(tmp_path) -> None:
-    kit = await start_kit(tmp_path, between_hands=60.0)
-    try:
+    async with bot_kit(tmp_path, between_hands=60.0) as kit:
         table = await _started(kit, [kit.alice], ais=2)
         await kit.until_asked(kit.alice)
         opened = await kit.slash(kit.alice, "kwx hand")  # an ephemeral panel with this prompt's buttons
@@ -124,5 +111,3 @@ async def test_a_press_after_the_hand_ended_is_refused(tmp_path) -> None:
         late = await kit.press_id(kit.alice, old, greyed[0].custom_id, check=False)
         assert kit.reply(late) == "这一局已经结束了。"
         assert _table_state(kit, table) == before
-    finally:
-        await stop_kit(kit)

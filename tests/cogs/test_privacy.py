@@ -30,7 +30,7 @@ from typing import Any
 
 from cogs import board as boards
 from kwx.devtools.fake_discord import Recorder, Sent
-from kwx.devtools.fake_discord.kit import Kit, seat_table, start_kit, stop_kit
+from kwx.devtools.fake_discord.kit import Kit, bot_kit, seat_table
 from kwx.engine.analysis import waits
 from kwx.engine.tiles import Tile, parse_tile
 from kwx.table.viewbuild import public_concealed
@@ -160,8 +160,7 @@ async def _play(kit: Kit, hands: int, humans: list, ephemeral_for: list) -> None
 
 
 async def test_no_message_shows_a_tile_it_should_not_over_many_hands(tmp_path) -> None:
-    kit = await start_kit(tmp_path, names=("alice", "bob", "carol"), closed_dms=("bob",), seed="privacy")
-    try:
+    async with bot_kit(tmp_path, names=("alice", "bob", "carol"), closed_dms=("bob",), seed="privacy") as kit:
         audit = _audit(kit)
         table = await seat_table(kit, [kit.alice, kit.bob], ais=1)
         await kit.slash(kit.alice, "kwx start")
@@ -172,13 +171,10 @@ async def test_no_message_shows_a_tile_it_should_not_over_many_hands(tmp_path) -
         reveals = [s for s in kit.fake.log.of("edit", channel_id=kit.channel.id)
                    if re.search(r"^亮倒 <:kwx_", s.text, re.M)]
         assert reveals  # 亮倒 happened, so revealed hands (on the board) were part of what was checked
-    finally:
-        await stop_kit(kit)
 
 
 async def test_the_audit_catches_a_leak(tmp_path, monkeypatch) -> None:
-    kit = await start_kit(tmp_path, names=("alice",), seed="privacy")
-    try:
+    async with bot_kit(tmp_path, names=("alice",), seed="privacy") as kit:
         audit = _audit(kit)
         table = await seat_table(kit, [kit.alice], ais=2)
         real = boards.board_embeds
@@ -193,5 +189,3 @@ async def test_the_audit_catches_a_leak(tmp_path, monkeypatch) -> None:
         monkeypatch.setattr(boards, "board_embeds", leaky)
         await kit.slash(kit.alice, "kwx start")
         assert audit.leaks and "public" in audit.leaks[0]
-    finally:
-        await stop_kit(kit)

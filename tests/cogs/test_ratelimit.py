@@ -13,7 +13,7 @@ import pytest
 from cogs import operations as ops
 from cogs.ratelimit import DISCORD_GLOBAL_LIMIT, SEND_MARGIN, Budget, GlobalRateLimiter
 from kwx.devtools.fake_discord import World, make_world
-from kwx.devtools.fake_discord.kit import start_kit, stop_kit
+from kwx.devtools.fake_discord.kit import bot_kit
 from tests.support.clock import FakeClock
 
 
@@ -194,19 +194,13 @@ async def test_with_a_limiter_board_edits_wait_but_prompts_and_interactions_do_n
 
 
 async def test_the_bot_installs_the_limiter_it_is_given(tmp_path: Path) -> None:
-    kit = await start_kit(tmp_path, rate_limit=42)
-    try:
+    async with bot_kit(tmp_path, rate_limit=42) as kit:
         limiter = kit.rt.rest.budget.limiter
         assert isinstance(limiter, GlobalRateLimiter) and limiter.rate == 42
         assert limiter.burst + limiter.rate <= DISCORD_GLOBAL_LIMIT - SEND_MARGIN
         assert kit.rt.frontend.board.rest is kit.rt.rest  # one budget for the whole bot
-    finally:
-        await stop_kit(kit)
-    kit = await start_kit(tmp_path, db_name="other.sqlite3")
-    try:
+    async with bot_kit(tmp_path, db_name="other.sqlite3") as kit:
         assert kit.rt.rest.budget.limiter is None
-    finally:
-        await stop_kit(kit)
 
 
 async def test_a_first_dm_takes_a_token_for_opening_the_dm_channel_too(world: World) -> None:

@@ -5,12 +5,11 @@ from __future__ import annotations
 import asyncio
 import signal
 
-from kwx.devtools.fake_discord.kit import seat_table, start_kit, stop_kit
+from kwx.devtools.fake_discord.kit import bot_kit, seat_table
 
 
 async def test_a_restarted_bot_edits_the_same_board_and_the_old_prompt_still_works(tmp_path) -> None:
-    kit = await start_kit(tmp_path)
-    try:
+    async with bot_kit(tmp_path) as kit:
         table = await seat_table(kit, kit.members)
         await kit.slash(kit.alice, "kwx start")
         for _ in range(6):  # a few moves into hand 1
@@ -34,13 +33,10 @@ async def test_a_restarted_bot_edits_the_same_board_and_the_old_prompt_still_wor
         assert kit.service.context.tables[table].step > step
         await kit.play_hand(kit.members)
         assert kit.results() and kit.board(1).id == board_id
-    finally:
-        await stop_kit(kit)
 
 
 async def test_a_restart_after_a_prompt_changed_while_down_sends_it_again(tmp_path) -> None:
-    kit = await start_kit(tmp_path, names=("alice",))
-    try:
+    async with bot_kit(tmp_path, names=("alice",)) as kit:
         table = await seat_table(kit, kit.members, ais=2)
         await kit.slash(kit.alice, "kwx start")
         await kit.until_asked(kit.alice)
@@ -53,8 +49,6 @@ async def test_a_restart_after_a_prompt_changed_while_down_sends_it_again(tmp_pa
         new_prompt = kit.live_panel(kit.alice)
         assert new_prompt is not None and new_prompt.id != old_prompt.id  # a fresh prompt: alice is notified
         assert kit.service.public_view_as_shown(table).hand_no == 1
-    finally:
-        await stop_kit(kit)
 
 
 async def test_the_bot_leaves_the_terminal_tables_alone(tmp_path) -> None:
@@ -70,18 +64,14 @@ async def test_the_bot_leaves_the_terminal_tables_alone(tmp_path) -> None:
     await service.shutdown()
     await store.close()
 
-    kit = await start_kit(tmp_path)
-    try:
+    async with bot_kit(tmp_path) as kit:
         assert local not in kit.service.tables()
-    finally:
-        await stop_kit(kit)
 
 
 async def test_sigterm_stops_the_bot_cleanly_even_when_a_step_fails_and_the_table_resumes(tmp_path) -> None:
     """SIGTERM (or Ctrl-C) closes the bot: each shutdown step runs though one before it fails, the store is
     closed last, and the table is still open for the next start."""
-    kit = await start_kit(tmp_path)
-    try:
+    async with bot_kit(tmp_path) as kit:
         table = await seat_table(kit, kit.members)
         await kit.slash(kit.alice, "kwx start")
         runtime = kit.bot.kwx
@@ -102,5 +92,3 @@ async def test_sigterm_stops_the_bot_cleanly_even_when_a_step_fails_and_the_tabl
         assert kit.bot.is_closed() and kit.bot.kwx is None and closed == ["store"]
         await kit.restart()
         assert kit.service.table_of(table) is not None  # resumed at the next start
-    finally:
-        await stop_kit(kit)

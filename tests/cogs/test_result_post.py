@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from kwx.devtools.fake_discord.kit import Kit, alice_played_a_hand, seat_table, start_kit, stop_kit
+from kwx.devtools.fake_discord.kit import Kit, alice_played_a_hand, bot_kit, seat_table
 from kwx.engine.seeds import check_reveal
 from kwx.present.i18n import tr
 
@@ -28,9 +28,8 @@ def product(formula: str) -> int:
 
 @pytest.fixture
 async def kit(tmp_path) -> AsyncIterator[Kit]:
-    k = await start_kit(tmp_path)
-    yield k
-    await stop_kit(k)
+    async with bot_kit(tmp_path) as k:
+        yield k
 
 
 async def test_each_payment_shows_its_formula_and_the_hand_net_is_told_from_the_table_total(kit: Kit) -> None:
@@ -74,8 +73,7 @@ async def test_the_seed_is_behind_verify_which_answers_privately(kit: Kit) -> No
 
 @pytest.mark.parametrize("lang", ["zh-CN", "en"])
 async def test_the_lobby_names_no_hand_and_ai_seats_say_ai_once(tmp_path, lang: str) -> None:
-    kit = await start_kit(tmp_path, locale=lang)
-    try:
+    async with bot_kit(tmp_path, locale=lang) as kit:
         await kit.rt.languages.set(kit.world.guild.id, lang)
         table = await seat_table(kit, [kit.alice], ais=2)
         (lobby,) = kit.table_messages()
@@ -85,5 +83,3 @@ async def test_the_lobby_names_no_hand_and_ai_seats_say_ai_once(tmp_path, lang: 
         assert embed.fields[-1].value.splitlines() == [tr("lobby.ai_added", lang, name=f"AI {n}") for n in (1, 2)]
         assert "AI AI" not in embed.fields[-1].value and "电脑 AI" not in embed.fields[-1].value
         assert tr("lobby.rules", lang, preset=tr("choice.standard", lang)) in (embed.description or "")
-    finally:
-        await stop_kit(kit)

@@ -11,16 +11,15 @@ import pytest
 
 from kwx.devtools import fake_discord as fakes
 from kwx.devtools.fake_discord import MEMBER_PERMISSIONS
-from kwx.devtools.fake_discord.kit import Kit, seat_table, start_kit, stop_kit
+from kwx.devtools.fake_discord.kit import Kit, bot_kit, seat_table
 
 REST_ROUTES = ("POST /channels", "PATCH /channels", "DELETE /channels")
 
 
 @pytest.fixture
 async def kit(tmp_path):
-    k = await start_kit(tmp_path)
-    yield k
-    await stop_kit(k)
+    async with bot_kit(tmp_path) as k:
+        yield k
 
 
 async def alice_plays_a_hand(kit: Kit) -> int:

@@ -14,7 +14,7 @@ import pytest
 from cogs.bot import BotSettings, KwxBot, Pace
 from kwx.cli.settings import Settings
 from kwx.devtools.fake_discord import make_world
-from kwx.devtools.fake_discord.kit import Kit, alice_asked, stop_kit
+from kwx.devtools.fake_discord.kit import Kit, alice_asked
 from kwx.store import StoreBusy
 from kwx.store.sqlite.conn import store_error
 
@@ -34,7 +34,7 @@ async def kit(tmp_path) -> Kit:
     bot = KwxBot(BotSettings(env=settings, database=tmp_path / "kwx.sqlite3", pace=Pace.instant(), table_seed="kwx-test"))
     k = Kit(bot, await make_world(bot, run_setup_hook=True))
     yield k
-    await stop_kit(k)
+    await k.stop()
 
 
 def break_the_event_log(kit: Kit, monkeypatch, error: Exception) -> list[int]:

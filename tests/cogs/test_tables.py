@@ -6,16 +6,15 @@ import re
 
 import pytest
 
-from kwx.devtools.fake_discord.kit import Kit, seat_table, start_kit, stop_kit
+from kwx.devtools.fake_discord.kit import Kit, bot_kit, seat_table
 
 EMOJI_TILE = re.compile(r"<:kwx_([1-9][psz])_[0-9a-f]+:\d+>")
 
 
 @pytest.fixture
 async def kit(tmp_path) -> Kit:
-    k = await start_kit(tmp_path)
-    yield k
-    await stop_kit(k)
+    async with bot_kit(tmp_path) as k:
+        yield k
 
 
 async def test_new_opens_a_lobby_whose_buttons_seat_players_and_start_the_game(kit: Kit) -> None:
@@ -66,8 +65,8 @@ async def test_commands_outside_a_table_and_leaving_the_lobby(kit: Kit) -> None:
 
 
 async def test_a_full_hand_between_three_humans_pressing_their_dm_buttons(tmp_path) -> None:
-    kit = await start_kit(tmp_path, between_hands=60.0)  # the finished hand stays on the table to compare
-    try:
+    # the finished hand stays on the table to compare
+    async with bot_kit(tmp_path, between_hands=60.0) as kit:
         table = await seat_table(kit, kit.members)
         lobby = kit.table_messages()[0]
         await kit.press_id(kit.alice, lobby, f"kwx:tbl:{table}:start")
@@ -105,8 +104,6 @@ async def test_a_full_hand_between_three_humans_pressing_their_dm_buttons(tmp_pa
             assert not dm.components and not dm.embeds  # the hand is over: one line, no buttons
             assert dm.content.startswith(f"牌桌 {table} · 第 1 局 · 本局结束：") and result.id and \
                 f"/{result.id})" in dm.content
-    finally:
-        await stop_kit(kit)
 
 
 async def test_a_hand_against_two_ai_seats(kit: Kit) -> None:

@@ -15,7 +15,7 @@ import pytest
 
 from cogs.bot import CommandSync
 from cogs.translator import KwxTranslator
-from kwx.devtools.fake_discord.kit import Kit, start_kit, stop_kit
+from kwx.devtools.fake_discord.kit import Kit, bot_kit
 from kwx.present.i18n import catalog
 
 MINE = ("cogs.ledger", "cogs.tools", "cogs.config")
@@ -28,12 +28,11 @@ LEDGER_COMMANDS = {"balance", "leaderboard", "history", "stats", "settleup", "pa
 
 @pytest.fixture
 async def kit(tmp_path) -> AsyncIterator[Kit]:
-    k = await start_kit(tmp_path)
-    for extension in MINE:
-        if extension not in k.bot.extensions:
-            await k.bot.load_extension(extension)
-    yield k
-    await stop_kit(k)
+    async with bot_kit(tmp_path) as k:
+        for extension in MINE:
+            if extension not in k.bot.extensions:
+                await k.bot.load_extension(extension)
+        yield k
 
 
 async def synced(kit: Kit) -> dict[str, Any]:
