@@ -20,7 +20,53 @@ COMMANDS = ("play", "fan", "waits", "rules", "replay", "simulate", "ledger", "ve
 
 
 class CliError(Exception):
-    """A user mistake: printed as one line, exit status 2."""
+    """A user mistake: printed as one line, exit status 2. With `key` (a catalog key) and its fields it is said in
+    the chosen language (`said`); str() is the English given."""
+
+    def __init__(self, text: str, key: str | None = None, **fmt: object) -> None:
+        super().__init__(text)
+        self.key = key
+        self.fmt = fmt
+
+    def said(self, lang: str) -> str:
+        return str(self) if self.key is None else said(self.key, lang, **self.fmt)
+
+    @property
+    def has_words(self) -> bool:
+        """Whether the catalog says it (else it is English, and so is the line that prints it)."""
+        return self.key is not None
+
+
+class StoreCliError(CliError):
+    """A store's error where a command line tool stops on it (kwx.store.StoreError, said from its code)."""
+
+    def __init__(self, error: BaseException) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+    def said(self, lang: str) -> str:
+        return store_error_text(self.error, lang)
+
+    @property
+    def has_words(self) -> bool:
+        return getattr(self.error, "code", None) is not None
+
+
+def said(key: str, lang: str, **fmt: object) -> str:
+    """A catalog line for the terminal (its `code` marks dropped)."""
+    from kwx.present.i18n import tr
+
+    return tr(key, lang, **fmt).replace("`", "")
+
+
+def store_error_text(exc: BaseException, lang: str) -> str:
+    """A store's error in the operator's language (catalog `store.error.<code>`), else its English."""
+    code = getattr(exc, "code", None)
+    if code is None:
+        return str(exc)
+    fmt = {k: store_error_text(v, lang) if isinstance(v, BaseException) else v
+           for k, v in getattr(exc, "fmt", {}).items()}
+    return said(f"store.error.{code}", lang, **fmt)
 
 
 def bounded_int(lo: int, hi: int) -> Callable[[str], int]:
@@ -72,7 +118,8 @@ def read_text(path: str, what: str = "file") -> str:
             with open(path, "rb") as f:
                 data = f.read()
     except OSError as exc:
-        raise CliError(f"cannot read {path}: {exc.strerror}") from None
+        raise CliError(f"cannot read {path}: {exc.strerror}", "cli.read_failed", path=path,
+                       reason=exc.strerror) from None
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -137,7 +184,8 @@ def main(argv: list[str] | None = None, prog: str = "python -m kwx") -> int:
     try:
         return int(importlib.import_module(f"kwx.cli.{args.command}").run(args) or 0)
     except CliError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        lang = chosen_language(getattr(args, "lang", None)) if exc.has_words else "en"
+        print(said("cli.error", lang, text=exc.said(lang)), file=sys.stderr)
         return 2
     except BrokenPipeError:
         return 0

@@ -6,8 +6,10 @@
 
 The store is `--db`, else `$KWX_DATABASE_URL`, else `$KWX_DB` (environment or `.env`), else data/kwx.sqlite3.
 Backups go to `$KWX_BACKUP_DIR` (default: backups/ beside the store), the newest `$KWX_BACKUP_KEEP` (14) kept.
-A refusal (nothing changed) exits 2 with what to do; `verify` exits 0 on a sound store, 1 with one line per
-problem it finds (a file that cannot be read as a store is one), 2 only when there is no file to check.
+A refusal (nothing changed) exits 2 with what to do; `verify` exits 0 on a sound store and 1 when there is no
+sound store at STORE: one line per problem it finds, where a missing file or one that cannot be read as a store is
+a problem like any other (a script checking its backups wants "is this a good backup?", and a missing one is
+not); 2 is left to a command line that cannot be understood. Errors and refusals are said in $KWX_LANG (--lang).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from kwx.cli import chosen_language, said, store_error_text
 from kwx.present.ledger_text import signed_money, table
 from kwx.store import StoreError
 from kwx.store.backup import back_up, back_up_to, default_backup_dir
@@ -30,12 +33,10 @@ HELPS = {
     "restore": "put a backup in place of the SQLite store (refused while it is open; keeps what it replaces)",
     "verify": "check a live store or a backup: integrity, payments, summaries, append-only triggers",
 }
-PG_BACKUP = ("the store is PostgreSQL: back it up with pg_dump or a base backup, and restore with pg_restore "
-             "(README, Hosting)")
 
 
 class Refused(Exception):
-    """Nothing was done: the message says why (exit 2)."""
+    """Nothing was done: the message (in the operator's language) says why (exit 2)."""
 
 
 def add_arguments(parsers: dict[str, argparse.ArgumentParser]) -> None:
@@ -52,25 +53,26 @@ def add_arguments(parsers: dict[str, argparse.ArgumentParser]) -> None:
 async def run(command: str, args: argparse.Namespace, settings: Any) -> int:
     store: Path | str = getattr(args, "db", None) or database_url() or default_db_path()
     as_json = bool(getattr(args, "json", False))
+    lang = chosen_language(getattr(args, "lang", None))
     if command == "verify":
-        return await _verify(getattr(args, "store", None) or store, as_json)
+        return await _verify(getattr(args, "store", None) or store, as_json, lang)
     if _is_url(store):
-        raise Refused(PG_BACKUP)
+        raise Refused(said("cli.backup.postgres", lang))
     if command == "backup":
         keep = args.keep if args.keep is not None else settings.backup_keep  # --keep 0 is refused, not the default
-        return await _backup(Path(store), args.dest, keep, settings, as_json)
-    return await _restore(Path(args.backup), Path(store), as_json)
+        return await _backup(Path(store), args.dest, keep, settings, as_json, lang)
+    return await _restore(Path(args.backup), Path(store), as_json, lang)
 
 
 def _is_url(target: object) -> bool:
     return str(target).startswith(("postgresql://", "postgres://"))
 
 
-async def _backup(store: Path, dest: str | None, keep: int, settings: Any, as_json: bool) -> int:
+async def _backup(store: Path, dest: str | None, keep: int, settings: Any, as_json: bool, lang: str) -> int:
     if keep < 1:
-        raise Refused(f"--keep {keep}: keep at least 1 backup (the one just made)")
+        raise Refused(said("cli.backup.keep", lang, keep=keep))
     if not store.is_file():
-        raise Refused(f"no store at {store}")
+        raise Refused(said("store.error.no_store", lang, path=str(store)))
     try:
         if dest is not None and Path(dest).suffix and not Path(dest).is_dir():
             result = await back_up_to(store, Path(dest))  # one new file, exactly there: no retention
@@ -78,7 +80,7 @@ async def _backup(store: Path, dest: str | None, keep: int, settings: Any, as_js
             folder = Path(dest) if dest is not None else settings.backup_dir or default_backup_dir(store)
             result = await back_up(store, folder, keep=keep)
     except StoreError as exc:
-        raise Refused(str(exc)) from None
+        raise Refused(store_error_text(exc, lang)) from None
     if as_json:
         print(json.dumps({"backup": str(result.path), "bytes": result.size, "seconds": round(result.seconds, 3),
                           "integrity": "ok", "removed": [str(p) for p in result.removed]}))
@@ -87,16 +89,14 @@ async def _backup(store: Path, dest: str | None, keep: int, settings: Any, as_js
     return 0
 
 
-async def _verify(target: Path | str, as_json: bool) -> int:
-    if not _is_url(target) and not Path(target).is_file():
-        raise Refused(f"no store at {target}")
+async def _verify(target: Path | str, as_json: bool, lang: str) -> int:
     try:
         report = await verify_store(target)
-    except StoreError as exc:  # a file that is not a readable store is a problem found, not a usage error
+    except StoreError as exc:  # no file, or one that is not a readable store: a problem found, not a usage error
         if as_json:
             print(json.dumps({"store": str(target), "ok": False, "problems": [str(exc)]}, ensure_ascii=False))
         else:
-            print(str(exc))
+            print(store_error_text(exc, lang))
         return 1
     if as_json:
         print(json.dumps(report.to_json(), ensure_ascii=False))
@@ -108,11 +108,11 @@ async def _verify(target: Path | str, as_json: bool) -> int:
     return 0 if report.ok else 1
 
 
-async def _restore(backup: Path, target: Path, as_json: bool) -> int:
+async def _restore(backup: Path, target: Path, as_json: bool, lang: str) -> int:
     try:
         report = await restore_store(backup, target)
     except StoreError as exc:
-        raise Refused(str(exc)) from None
+        raise Refused(store_error_text(exc, lang)) from None
     if as_json:
         print(json.dumps({"restored": str(target), "from": str(backup), "kept": [str(p) for p in report.kept],
                           "before": _plain(report.before), "after": _plain(report.after),
@@ -152,6 +152,6 @@ def _restore_text(report: RestoreReport) -> str:
     return "\n".join(lines)
 
 
-def fail(exc: Refused) -> int:
-    print(f"kwx ledger: {exc}; nothing was changed", file=sys.stderr)
+def fail(exc: Refused, lang: str) -> int:
+    print(said("cli.backup.refused", lang, text=str(exc)), file=sys.stderr)
     return 2

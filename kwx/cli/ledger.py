@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 import asyncpg
 
-from kwx.cli import Subcommands, backups, bounded_int, chosen_language, language
+from kwx.cli import Subcommands, backups, bounded_int, chosen_language, language, said, store_error_text
 from kwx.present.i18n import pattern_name, tr
 from kwx.store import PERIODS, Store, StoreError, as_dict, default_db_path
 from kwx.store.db import database_url
@@ -113,9 +113,10 @@ def run(args: argparse.Namespace) -> int:
         _quiet_stdout()
         return 0
     except backups.Refused as exc:
-        return backups.fail(exc)
+        return backups.fail(exc, chosen_language(getattr(args, "lang", None)))
     except (UsageError, StoreError, sqlite3.Error, asyncpg.PostgresError, OSError, ValueError) as exc:
-        print(f"kwx ledger: {exc}", file=sys.stderr)
+        lang = chosen_language(getattr(args, "lang", None))
+        print(said("cli.ledger.error", lang, text=store_error_text(exc, lang)), file=sys.stderr)
         return 2
 
 

@@ -21,7 +21,17 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from kwx.cli import CliError, Subcommands, bounded_int, chosen_language, language, load_json_text, read_text
+from kwx.cli import (
+    CliError,
+    StoreCliError,
+    Subcommands,
+    bounded_int,
+    chosen_language,
+    language,
+    load_json_text,
+    read_text,
+    said,
+)
 from kwx.engine.review import Review
 from kwx.local.text import plain_code
 from kwx.present.review_text import ReviewText
@@ -55,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         done = review_hand(source, seat)
     except ReviewRefused as exc:
-        raise CliError(str(exc)) from None
+        raise refused(exc) from None
     wrote = _write_files(args, done, source, lang)
     if args.json:
         print(json.dumps(review_json(done, source), ensure_ascii=False))
@@ -75,11 +85,17 @@ def load(args: argparse.Namespace) -> ReviewSource:
             return asyncio.run(_from_ledger(args))
         text = read_text(args.hand, "action log")  # first: a mistyped hand id is named as no such file
         if not args.seed:
-            raise CliError("an exported action log needs --seed (the seed its result post revealed)")
+            raise CliError("an exported action log needs --seed (the seed its result post revealed)",
+                           "cli.review.needs_seed")
         log = load_json_text(text, "action log")
         return load_exported_hand(log, args.seed)
     except ReviewRefused as exc:
-        raise CliError(str(exc)) from None
+        raise refused(exc) from None
+
+
+def refused(exc: ReviewRefused) -> CliError:
+    """Why a hand is not reviewed, in the catalog's words (review.refused.<code>, as /kwx review says it)."""
+    return CliError(str(exc), f"review.refused.{exc.code}", **{"hand": "?", "detail": "", "member": "?", **exc.fmt})
 
 
 async def _from_ledger(args: argparse.Namespace) -> ReviewSource:
@@ -90,33 +106,36 @@ async def _from_ledger(args: argparse.Namespace) -> ReviewSource:
         target = ledger_target(args.db)
         async with await Store.open(target) as store:
             return await load_ledger_hand(store, args.server, int(args.hand), sees_all=True)
-    except (UsageError, StoreError, OSError) as exc:
+    except StoreError as exc:
+        raise StoreCliError(exc) from None
+    except (UsageError, OSError) as exc:
         raise CliError(str(exc)) from None
 
 
 def _write_files(args: argparse.Namespace, done: Review, source: ReviewSource, lang: str) -> bool:
     last = len(done.frames)
     if args.step is not None and args.step > last:
-        raise CliError(f"--step must be from 1 to {last} (this hand has {last} steps)")
+        raise CliError(f"--step must be from 1 to {last} (this hand has {last} steps)", "cli.review.step", last=last)
     if args.png:
         from kwx.present.review_art import render_step
 
         step = (args.step or last) - 1
-        _write(args.png, render_step(done, source.names, step, lang, hand_id=source.hand_id))
+        _write(lang, args.png, render_step(done, source.names, step, lang, hand_id=source.hand_id))
     if args.html:
         from kwx.present.review_html import review_page
 
         page = review_page(done, source.names, lang, hand_id=source.hand_id, start=(args.step or 1) - 1)
-        _write(args.html, page.encode("utf-8"))
+        _write(lang, args.html, page.encode("utf-8"))
     return bool(args.png or args.html)
 
 
-def _write(path: str, data: bytes) -> None:
+def _write(lang: str, path: str, data: bytes) -> None:
     try:
         Path(path).write_bytes(data)
     except OSError as exc:
-        raise CliError(f"cannot write {path}: {exc.strerror}") from None
-    print(f"wrote {path}", file=sys.stderr)
+        raise CliError(f"cannot write {path}: {exc.strerror}", "cli.review.cannot_write", path=path,
+                       reason=exc.strerror) from None
+    print(said("cli.review.wrote", lang, path=path), file=sys.stderr)
 
 
 def review_json(done: Review, source: ReviewSource) -> dict[str, Any]:

@@ -22,6 +22,7 @@ from typing import IO, Any
 
 from kwx.local.tables import LOCAL_GUILD, find_local_table, finished_hands, only_channel, seat_players
 from kwx.present.i18n import pattern_name
+from kwx.present.numbers import signed_points
 from kwx.store import Store
 from kwx.table.service import TableService
 from kwx.table.views import PlayerRef, PrivateView, PublicView, ResultView, TableSummary
@@ -48,8 +49,8 @@ def hand_summary(result: ResultView, view: PublicView) -> str:
             patterns = ", ".join(f"{pattern_name(p, 'zh-CN')} {pattern_name(p, 'en')} ×{m}" for p, m in w.patterns)
             parts.append(f"{name(w.seat)} wins {how}, {w.fan} fan ({patterns})")
         what = "; ".join(parts)
-    net = " ".join(f"{n:+d}" for n in result.net)
-    scores = " ".join(f"{n:+d}" for n in result.scores)
+    net = " ".join(signed_points(n) for n in result.net)  # −2 with the minus sign, as everywhere in kwx
+    scores = " ".join(signed_points(n) for n in result.scores)
     return f"hand {result.hand_no}: {what} · net {net} · scores {scores}"
 
 

@@ -131,9 +131,10 @@ def copy_checked(source: Path, dest: Path) -> int:
 
     Blocking: call it in a worker thread. Raises BackupError (nothing is left at `dest` then)."""
     if not source.is_file():
-        raise BackupError(f"no store at {source}")
+        raise BackupError(f"no store at {source}", code="no_store", path=str(source))
     if os.path.lexists(dest):
-        raise BackupError(f"{dest} already exists: a backup never writes over a file")
+        raise BackupError(f"{dest} already exists: a backup never writes over a file", code="dest_exists",
+                          path=str(dest))
     partial = dest.with_name(dest.name + ".partial")
     ours = False  # the .partial is deleted at the end only if this copy created it
     try:
@@ -173,7 +174,7 @@ def _create_new(partial: Path) -> None:
         os.close(os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600))
     except FileExistsError:
         raise BackupError(f"{partial} already exists (another backup under way, or left behind): a backup "
-                          "never writes over a file") from None
+                          "never writes over a file", code="partial_exists", path=str(partial)) from None
 
 
 def _flush(path: Path) -> None:

@@ -18,7 +18,14 @@ from enum import StrEnum
 
 
 class StoreError(Exception):
-    """The store cannot do what was asked (schema newer than this code, bad import file, ...)."""
+    """The store cannot do what was asked (schema newer than this code, bad import file, ...). str() is English,
+    for logs; `code` (when set: catalog key `store.error.<code>`) and its fields let a tool say it in the
+    operator's language."""
+
+    def __init__(self, *args: object, code: str | None = None, **fmt: object) -> None:
+        super().__init__(*args)
+        self.code = code
+        self.fmt = fmt
 
 
 class NotFound(StoreError, LookupError):

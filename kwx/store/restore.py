@@ -56,15 +56,16 @@ class RestoreReport:
 async def restore_store(backup: Path, target: Path, *, at: datetime | None = None) -> RestoreReport:
     """Restore `backup` over the SQLite store at `target` (see the module docstring). Raises RestoreRefused."""
     if not backup.is_file():
-        raise RestoreRefused(f"no backup at {backup}")
+        raise RestoreRefused(f"no backup at {backup}", code="no_backup", path=str(backup))
     if target.exists() and _same_file(backup, target):  # a hard link too: restoring it would wait on its own lock
-        raise RestoreRefused(f"{backup} is the store itself: name a backup")
+        raise RestoreRefused(f"{backup} is the store itself: name a backup", code="backup_is_store", path=str(backup))
     try:
         checked = await verify_store(backup)
     except StoreError as exc:
-        raise RestoreRefused(f"the backup cannot be used: {exc}") from None
+        raise RestoreRefused(f"the backup cannot be used: {exc}", code="backup_unusable", reason=exc) from None
     if not checked.ok:
-        raise RestoreRefused("the backup fails its check:\n  " + "\n  ".join(checked.problems))
+        raise RestoreRefused("the backup fails its check:\n  " + "\n  ".join(checked.problems), code="backup_fails",
+                             problems="\n  ".join(checked.problems))
     report = RestoreReport(backup, target, checked)
     stamp = (at or datetime.now(UTC)).astimezone(UTC).strftime(STAMP)
     if target.exists():
@@ -94,11 +95,13 @@ def _replace(backup: Path, target: Path, stamp: str, report: RestoreReport) -> N
         except sqlite3.OperationalError as exc:
             if "locked" in str(exc) or "busy" in str(exc):
                 raise RestoreRefused(f"{target} is open in another program (a running bot, the terminal table, "
-                                     "a ledger command): stop it, then restore") from None
+                                     "a ledger command): stop it, then restore", code="store_open",
+                                     path=str(target)) from None
             raise RestoreRefused(f"cannot lock {target}: {exc}") from None
         except sqlite3.DatabaseError as exc:
             raise RestoreRefused(f"{target} is not a readable SQLite database ({exc}): move it aside, then "
-                                 "restore into its place") from None
+                                 "restore into its place", code="store_unreadable", path=str(target),
+                                 detail=str(exc)) from None
         try:
             report.before = _balances(conn)
         except sqlite3.Error as exc:  # a damaged store is why one restores: keep going, say so

@@ -87,12 +87,12 @@ async def verify_store(target: str | Path) -> VerifyReport:
 
 async def _verify_sqlite(path: Path) -> VerifyReport:
     if not path.is_file():
-        raise StoreError(f"no store at {path}")
+        raise StoreError(f"no store at {path}", code="no_store", path=str(path))
     report = VerifyReport(str(path), "sqlite")
     try:
         db = await aiosqlite.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, isolation_level=None)
     except aiosqlite.Error as exc:
-        raise StoreError(f"cannot open {path}: {exc}") from exc
+        raise StoreError(f"cannot open {path}: {exc}", code="cannot_open", path=str(path), detail=str(exc)) from exc
     try:
         async def rows(sql: str) -> list[Any]:
             async with db.execute(sql) as cur:
@@ -103,7 +103,8 @@ async def _verify_sqlite(path: Path) -> VerifyReport:
             report.problems += await _sqlite_integrity(rows)
             names = {r[0] for r in await rows("SELECT name FROM sqlite_master WHERE type = 'table'")}
         except aiosqlite.DatabaseError as exc:
-            raise StoreError(f"cannot read {path} as a SQLite database: {exc}") from exc
+            raise StoreError(f"cannot read {path} as a SQLite database: {exc}", code="not_sqlite", path=str(path),
+                             detail=str(exc)) from exc
         _need_tables(path, names)
         try:
             report.schema = int((await rows("PRAGMA user_version"))[0][0])
@@ -125,7 +126,7 @@ async def _verify_postgres(url: str) -> VerifyReport:
     try:
         conn = await asyncpg.connect(url)
     except (OSError, asyncpg.PostgresError) as exc:
-        raise StoreError(f"cannot connect to PostgreSQL: {exc}") from exc
+        raise StoreError(f"cannot connect to PostgreSQL: {exc}", code="pg_connect", detail=str(exc)) from exc
     try:
         async def rows(sql: str) -> list[Any]:
             return list(await conn.fetch(sql))
@@ -149,7 +150,8 @@ async def _verify_postgres(url: str) -> VerifyReport:
 def _need_tables(store: object, names: set[str]) -> None:
     missing = [t for t in KWX_TABLES if t not in names]
     if missing:
-        raise StoreError(f"{store} is not a kwx store (no table {', '.join(missing)})")
+        raise StoreError(f"{store} is not a kwx store (no table {', '.join(missing)})", code="not_kwx", path=str(store),
+                         tables=", ".join(missing))
 
 
 async def _sqlite_integrity(rows: Rows) -> list[str]:

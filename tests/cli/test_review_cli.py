@@ -55,20 +55,20 @@ def test_plain_and_json_of_an_exported_log(exported, capsys):
 
 def test_a_log_that_does_not_check_out_is_reported_not_reviewed(exported, tmp_path, capsys):
     path, log = exported
-    assert main(["review", str(path), "--seed", "f" * 64, "--plain"]) == 2
+    assert main(["review", str(path), "--seed", "f" * 64, "--plain", "--lang", "en"]) == 2
     assert "commitment" in capsys.readouterr().err
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps(dict(log, net=[log["net"][0] + 1, log["net"][1] - 1, log["net"][2]])))
-    assert main(["review", str(bad), "--seed", SEED, "--plain"]) == 2
+    assert main(["review", str(bad), "--seed", SEED, "--plain", "--lang", "en"]) == 2
     assert "ledger recorded" in capsys.readouterr().err
-    assert main(["review", str(path), "--plain"]) == 2
+    assert main(["review", str(path), "--plain", "--lang", "en"]) == 2
     assert "--seed" in capsys.readouterr().err
 
 
 
 def test_a_mistyped_hand_is_named_as_what_it_is_not(tmp_path, capsys):
     """`review 12a` (a typo for a hand id) is neither a hand nor a file: say that, not that a log needs --seed."""
-    assert main(["review", str(tmp_path / "12a"), "--plain"]) == 2
+    assert main(["review", str(tmp_path / "12a"), "--plain", "--lang", "en"]) == 2
     err = capsys.readouterr().err
     assert "cannot read" in err and "12a" in err and "--seed" not in err
 
@@ -80,7 +80,7 @@ def test_a_picture_and_a_page(exported, tmp_path, capsys):
     with Image.open(png) as image:
         assert image.width > 600 and image.height > 400
     assert "<script" in page.read_text(encoding="utf-8")
-    assert main(["review", str(path), "--seed", SEED, "--png", str(png), "--step", "999"]) == 2
+    assert main(["review", str(path), "--seed", SEED, "--png", str(png), "--step", "999", "--lang", "en"]) == 2
     assert "--step" in capsys.readouterr().err
 
 
@@ -97,5 +97,11 @@ def test_a_ledger_hand_by_its_id(tmp_path, capsys):
     assert main(["review", str(hand_id), "--db", str(db), "--plain", "--lang", "en"]) == 0
     out = capsys.readouterr().out
     assert out.startswith(f"Review of hand #{hand_id}: AI 1's decisions")
-    assert main(["review", "999", "--db", str(db), "--plain"]) == 2
+    assert main(["review", "999", "--db", str(db), "--plain", "--lang", "en"]) == 2
     assert "no hand #999" in capsys.readouterr().err
+    assert main(["review", "999", "--db", str(db), "--plain", "--lang", "zh-CN"]) == 2  # said in the language chosen
+    assert capsys.readouterr().err == "错误：本服务器没有在牌桌上打过的第 #999 手牌。\n"
+    junk = tmp_path / "junk.sqlite3"
+    junk.write_text("not a database")
+    assert main(["review", "1", "--db", str(junk), "--plain", "--lang", "zh-CN"]) == 2
+    assert capsys.readouterr().err.startswith(f"错误：{junk} 不是可读的 SQLite 数据库")

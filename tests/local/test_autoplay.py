@@ -135,3 +135,15 @@ def test_settings_from_the_environment() -> None:
         settings_from({"KWX_OWNER_ID": "me"})
     with pytest.raises(ConfigError, match="KWX_LANG"):
         settings_from({"KWX_LANG": "fr"})
+
+
+def test_a_hands_summary_line_writes_a_loss_with_the_minus_sign() -> None:
+    """The autoplay runner's lines said "-4" where every other screen of kwx says "−4" (U+2212)."""
+    from kwx.local.autoplay import hand_summary
+    from kwx.table.views import ResultView
+    from tests.support.terminal import board
+
+    result = ResultView(table_id=1, hand_no=3, outcome="draw", winners=(), payments=(), net=(-4, 2, 2),
+                        scores=(-12, 0, 12), hands=())
+    line = hand_summary(result, board())
+    assert "net −4 +2 +2" in line and "scores −12 0 +12" in line and "-" not in line

@@ -133,7 +133,7 @@ def test_an_error_that_stops_the_game_screen_exits_non_zero_naming_the_log(tmp_p
     out = capsys.readouterr()
     lines = (out.out + out.err).splitlines()
     assert lines == [f"The game stopped on an error; what happened is written in {log}. The table stays open: "
-                     "run make run again to continue."]
+                     "run kwx play again to continue."]
     report = log.read_text(encoding="utf-8")
     expected = "the store is on fire" if how == "exception" else "UnicodeDecodeError"
     assert "Traceback" in report and expected in report
@@ -148,5 +148,5 @@ def test_an_error_in_the_line_mode_exits_non_zero_naming_the_log(tmp_path: Path,
     assert run_terminal(SimpleNamespace(db_path=db, lang="zh-CN")) == CRASHED
     out = capsys.readouterr()
     log = crash_log_path(db)
-    assert (out.out + out.err).splitlines() == [f"程序出错停了；出错经过记在 {log}。牌桌保留着：再次运行 make run 就能接着打。"]
+    assert (out.out + out.err).splitlines() == [f"程序出错停了；出错经过记在 {log}。牌桌保留着：再次运行 kwx play 就能接着打。"]
     assert "the store is on fire" in log.read_text(encoding="utf-8")

@@ -14,11 +14,11 @@ from kwx.local.plain import ConsoleFrontEnd, TerminalTable, play_terminal
 from tests.support.terminal import YOU, FakeService, QuitWhen, Recorder, board, make_console, my_turn, run
 
 
-async def test_a_deal_prints_its_header_once_and_quit_names_make_run(tmp_path) -> None:
+async def test_a_deal_prints_its_header_once_and_quit_names_kwx_play(tmp_path) -> None:
     text = await run(tmp_path / "k.sqlite3", ScriptedLines(["hand", "quit"]), seed="hdr")
     assert text.count("━━ Hand 1 ·") == 1
-    assert "make run" in text and ".venv/bin/python bot.py" in text
-    assert text.rstrip().endswith("again to continue.")  # nothing printed after you left
+    assert "run kwx play again" in text and "`" not in text  # the installed command, as code without backticks
+    assert text.rstrip().endswith("(in a checkout: make run).")  # nothing printed after you left
 
 
 async def test_a_new_terminal_table_has_no_timer_unless_asked(tmp_path) -> None:

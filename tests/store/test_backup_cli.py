@@ -16,9 +16,10 @@ from tests.support.players import GUILD
 
 
 def _run(capsys, *argv: str) -> tuple[int, str, str]:
+    """The command in English, unless it names its language."""
     parser = argparse.ArgumentParser(prog="kwx")
     ledger.add_parser(parser.add_subparsers(dest="command", required=True))
-    code = ledger.run(parser.parse_args(["ledger", *argv]))
+    code = ledger.run(parser.parse_args(["ledger", *argv, *(() if "--lang" in argv else ("--lang", "en"))]))
     out, err = capsys.readouterr()
     return code, out, err
 
@@ -104,10 +105,31 @@ def test_postgresql_is_backed_up_with_its_own_tools(db, tmp_path, capsys):
 
 
 @pytest.mark.sqlite_only
-def test_verify_of_nothing_is_refused_and_creates_nothing(tmp_path, capsys, backend):
-    code, _, err = _run(capsys, "verify", str(tmp_path / "missing.sqlite3"))
-    assert code == 2 and "no store at" in err
+def test_verify_of_nothing_is_a_problem_found_and_creates_nothing(tmp_path, capsys, backend):
+    """Exit 1, as for a file that is not a store: a script asks "is there a sound store here?" (2: a bad command
+    line)."""
+    code, out, err = _run(capsys, "verify", str(tmp_path / "missing.sqlite3"))
+    assert code == 1 and "no store at" in out and err == ""
+    code, out, _ = _run(capsys, "verify", str(tmp_path / "missing.sqlite3"), "--json")
+    assert code == 1 and json.loads(out)["ok"] is False
     assert not (tmp_path / "missing.sqlite3").exists()
+
+
+@pytest.mark.sqlite_only
+def test_errors_and_refusals_are_said_in_the_chosen_language(db, tmp_path, capsys):
+    missing = tmp_path / "missing.sqlite3"
+    code, out, _ = _run(capsys, "verify", str(missing), "--lang", "zh-CN")
+    assert code == 1 and out == f"{missing} 处没有数据库\n"
+    junk = tmp_path / "junk.sqlite3"
+    junk.write_text("not a database")
+    code, out, _ = _run(capsys, "verify", str(junk), "--lang", "zh-CN")
+    assert code == 1 and out.startswith(f"{junk} 不是可读的 SQLite 数据库")
+    code, _, err = _run(capsys, "restore", str(missing), "--db", db, "--lang", "zh-CN")
+    assert code == 2 and err == f"kwx ledger：{missing} 处没有备份；什么都没有改动。\n"
+    code, _, err = _run(capsys, "backup", str(tmp_path / "saved"), "--db", db, "--keep", "0", "--lang", "zh-CN")
+    assert code == 2 and err == "kwx ledger：--keep 0：至少要保留 1 个备份（刚做的这个）；什么都没有改动。\n"
+    code, _, err = _run(capsys, "balances", "--db", str(junk), "--lang", "zh-CN")
+    assert code == 2 and err.startswith(f"kwx ledger：{junk} 不是可读的 SQLite 数据库")
 
 
 @pytest.mark.sqlite_only
@@ -127,3 +149,23 @@ def test_verify_of_a_file_that_is_not_a_store_is_a_problem_found(tmp_path, capsy
     assert code == 1 and err == "" and len(out.splitlines()) == 1 and "junk.sqlite3" in out
     code, out, _ = _run(capsys, "verify", str(junk), "--json")
     assert code == 1 and json.loads(out)["ok"] is False
+
+
+@pytest.mark.sqlite_only
+def test_opening_a_file_that_is_not_a_database_leaves_no_thread_behind(tmp_path, backend):
+    """aiosqlite's connection thread is not a daemon: one left running would keep the process from exiting."""
+    import asyncio
+    import threading
+
+    from kwx.store import Store, StoreError
+
+    junk = tmp_path / "junk.sqlite3"
+    junk.write_text("not a database")
+    before = threading.active_count()
+
+    async def open_it() -> None:
+        with pytest.raises(StoreError):
+            await Store.open(junk)
+
+    asyncio.run(open_it())
+    assert threading.active_count() == before

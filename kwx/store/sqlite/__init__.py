@@ -27,6 +27,7 @@ from kwx.store.checkpoint import Checkpointer
 from kwx.store.clock import utcnow
 from kwx.store.connection import Connection
 from kwx.store.db import default_db_path
+from kwx.store.errors import StoreError
 from kwx.store.migrations import SCHEMA_VERSION, migrate, schema_version
 from kwx.store.sqlite.conn import SqliteConn, translated
 from kwx.store.store import Store, register_backend
@@ -68,8 +69,16 @@ class SqliteStore(Store):
     async def open_file(cls, path: str | None, clock: Callable[[], datetime] | None = None,
                         backup_dir: Path | None = None) -> SqliteStore:
         """`Store.open` for a file path (None: `default_db_path()`) or ":memory:"."""
-        with translated():
-            return await cls._open_file(path, clock, backup_dir)
+        try:
+            with translated():
+                return await cls._open_file(path, clock, backup_dir)
+        except StoreError as exc:
+            cause = exc.__cause__
+            if getattr(cause, "sqlite_errorname", None) == "SQLITE_NOTADB":  # name the file, say it in words
+                target = default_db_path() if path is None else path
+                raise StoreError(f"cannot read {target} as a SQLite database: {exc}", code="not_sqlite",
+                                 path=str(target), detail=str(exc)) from exc
+            raise
 
     @classmethod
     async def _open_file(cls, path: str | None, clock: Callable[[], datetime] | None,
