@@ -13,12 +13,16 @@ tile. Measured, as one JSON line:
   another seat (every message is checked; goal 0);
 - `page_bytes`: what a first load of the page fetches: the page, its script and styles, the Activity's SDK and
   every tile picture (goal ≤ 500 KB).
+- `server_cpu_share` / `players_cpu_share`: CPU seconds a second of the server's process (the service, the store,
+  the web root) and of the players' process, and `load_avg`, the machine's (others' work on its two cores shows
+  in p99). `--profile FILE` writes a cProfile of the server's side there.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import cProfile
 import gc
 import json
 import os
@@ -183,16 +187,18 @@ async def run_players(plan: dict[str, Any]) -> dict[str, Any]:
         gc.collect()
         gc.freeze()
         print("ready", flush=True)
+        started, cpu = time.perf_counter(), time.process_time()
         await asyncio.wait_for(asyncio.gather(*(r.done.wait() for r in runs)), timeout=900)
+        cpu_share = (time.process_time() - cpu) / (time.perf_counter() - started)
         for c in clients:
             c.cancel()
         await asyncio.gather(*clients, return_exceptions=True)
     return {"latencies": tally.latencies, "by_verb": tally.by_verb, "errors": tally.errors, "leaked": tally.leaked,
-            "messages": tally.messages, "presses": tally.presses}
+            "messages": tally.messages, "presses": tally.presses, "cpu_share": cpu_share}
 
 
-async def measure(tables: int, hands: int, think: float, seed: int = 1, store_dir: str | None = None
-                  ) -> dict[str, Any]:
+async def measure(tables: int, hands: int, think: float, seed: int = 1, store_dir: str | None = None,
+                  profile: Path | None = None) -> dict[str, Any]:
     """The server (the service, the store, the web root) here; the players in a child process, as browsers
     would be elsewhere: the two share the machine's two cores, not one event loop."""
     with tempfile.TemporaryDirectory(dir=store_dir) as folder:
@@ -226,11 +232,17 @@ async def measure(tables: int, hands: int, think: float, seed: int = 1, store_di
         gc.collect()
         gc.freeze()  # as the bot does once it has started (KwxBot: freeze_gc): no full passes over the tables
         gc.set_threshold(700, 10, 100)
-        started = time.perf_counter()
+        profiler = cProfile.Profile() if profile is not None else None
+        if profiler is not None:
+            profiler.enable()
+        started, cpu, load = time.perf_counter(), time.process_time(), os.getloadavg()[0]
         for n, t in enumerate(table_ids):
             await service.start_game(t, by=f"{n}-0")
         tally = json.loads(await child.stdout.readline())
-        elapsed = time.perf_counter() - started
+        elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu
+        if profiler is not None:
+            profiler.disable()
+            profiler.dump_stats(str(profile))
         await child.wait()
         await server.stop()
         await service.shutdown()
@@ -243,7 +255,9 @@ async def measure(tables: int, hands: int, think: float, seed: int = 1, store_di
             "p50_ms": round(statistics.median(lat), 1) if lat else None, "p99_ms": round(p99, 1),
             "errors": tally["errors"], "leaked": tally["leaked"], "messages": tally["messages"],
             "page_bytes": size, "seconds": round(elapsed, 1),
+            "server_cpu_share": round(cpu / elapsed, 2), "players_cpu_share": round(tally["cpu_share"], 2),
             "load_avg": round(os.getloadavg()[0], 1),  # the machine's: other work on its two cores shows in p99
+            "load_avg_start": round(load, 1),
             "p99_ms_by_verb": {v: round(sorted(x)[min(len(x) - 1, int(len(x) * 0.99))], 1)
                                for v, x in sorted(tally["by_verb"].items())},
             "ok": bool(lat) and p99 <= GOAL_P99_MS and tally["errors"] == 0 and tally["leaked"] == 0
@@ -258,12 +272,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--store-dir", default=DEFAULT_STORE_DIR,
                         help="where the benchmark's SQLite store lives (default: a RAM disk when there is one)")
     parser.add_argument("--json", action="store_true", help="one JSON line (the default prints it indented)")
+    parser.add_argument("--profile", type=Path, help="profile the server's side (cProfile) and write its stats there")
     parser.add_argument("--players", action="store_true", help=argparse.SUPPRESS)  # the child process
     args = parser.parse_args(argv)
     if args.players:
         print(json.dumps(asyncio.run(run_players(json.loads(sys.stdin.readline())))), flush=True)
         return 0
-    result = asyncio.run(measure(args.tables, args.hands, args.think, store_dir=args.store_dir))
+    result = asyncio.run(measure(args.tables, args.hands, args.think, store_dir=args.store_dir, profile=args.profile))
     print(json.dumps(result) if args.json else json.dumps(result, indent=2))
     return 0 if result["ok"] else 1
 

@@ -41,6 +41,7 @@ class Viewer:
     queue: asyncio.Queue[str | None] = field(default_factory=asyncio.Queue)
     task: asyncio.Task[None] | None = None
     sent: int = 0
+    hand: PrivateView | None = None  # the seat's latest view queued for this page (a player's page)
 
     def put(self, text: str) -> None:
         if self.queue.qsize() >= QUEUE_LIMIT:
@@ -126,6 +127,16 @@ class WebFrontEnd:
     def hand_message(self, view: PrivateView, lang: str) -> str:
         return message("hand", view=wire.private(view, lang, self._boards.get(view.table_id)), now=time.time())
 
+    def put_hand(self, viewer: Viewer, view: PrivateView) -> None:
+        """Queue the seat's view for one of its pages, unless that page has this view or a later one already: a
+        press's answer carries the view the service has usually just pushed, and encoding and sending it twice
+        is what a busy server least needs (the page would draw it again, dropping a tile it had picked)."""
+        last = viewer.hand
+        if last is not None and ((last.hand_no, last.step) > (view.hand_no, view.step) or last == view):
+            return
+        viewer.hand = view
+        viewer.put(self.hand_message(view, viewer.lang))
+
     @staticmethod
     def result_message(result: ResultView, view: PublicView, lang: str) -> str:
         return message("result", result=wire.result(result, view, lang))
@@ -143,8 +154,9 @@ class WebFrontEnd:
         self._each(view.table_id, render)
 
     async def hand_changed(self, player: PlayerRef, view: PrivateView, *, prompt: bool) -> None:
-        pid = player.player_id
-        self._each(view.table_id, lambda v: self.hand_message(view, v.lang) if v.player_id == pid else None)
+        for viewer in tuple(self._viewers.get(view.table_id, ())):
+            if viewer.player_id == player.player_id:
+                self.put_hand(viewer, view)
 
     async def liangdao_revealed(self, view: PublicView, seat: int) -> None:
         await self.board_changed(view)

@@ -179,7 +179,7 @@ class Sessions:
                       amount=amount if isinstance(amount, int) else None, confirmed=data.get("confirmed") is True)
         outcome = await service.press(table_id, pid, press)
         if outcome.view is not None:
-            viewer.put(self.hub.hand_message(outcome.view, lang))
+            self.hub.put_hand(viewer, outcome.view)
         if outcome.refusal is not None:
             return message("answer", id=press_id, ok=False, text=refusal_text(outcome.refusal, lang))
         if outcome.ask is not None:

@@ -4,6 +4,7 @@ a press sent again after a reconnect, the press limit."""
 from __future__ import annotations
 
 import asyncio
+import json
 
 import pytest
 
@@ -152,3 +153,24 @@ async def test_auto_pass_is_a_press_the_service_keeps_and_the_panel_shows(tmp_pa
         assert shown["auto_pass"] is True
         assert (await page.next("answer"))["ok"] is True
         assert await s.service.player_setting(s.table_id, ANN.player_id, "auto_pass") is True
+
+
+async def test_a_press_is_answered_without_sending_the_seat_a_view_it_already_has(tmp_path):
+    """The press's answer carries the seat's view as it stands, which the service has usually just pushed: the
+    page gets each view once (a busy server encodes and sends it once), and never an older one after a newer."""
+    async with served(tmp_path) as s:
+        await three_humans(s)
+        pages = [await s.page({"link": s.link(p.player_id)}) for p in (ANN, BOB, CAT)]
+        for p in pages:
+            await p.next("welcome")
+        page, view = await turn_of(pages)
+        before = len(page.got)
+        discard = next(c for c in view["choices"] if c["verb"] == "discard")
+        await page.act("p1", "discard", discard["tile"], view["step"])
+        assert (await page.next("answer"))["ok"] is True
+        await s.service.flush()
+        await page.drain()
+        views = [m["view"] for m in page.got[before:] if m["t"] == "hand"]
+        steps = [(v["hand"], v["step"]) for v in views]
+        assert views and steps == sorted(steps)
+        assert len({json.dumps(v, sort_keys=True) for v in views}) == len(views), steps
