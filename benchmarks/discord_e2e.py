@@ -8,7 +8,8 @@ Each table (ten to a server, a server's default cap) has three scripted players 
 appears (a win, 漂 0, else a discard; no claims). The loopback enforces Discord's limits (payload limits,
 5 messages / 5 s per channel, 50 requests / s per bot token) and counts everything. Printed keys:
 
-- tables, hands (hands finished in the measured window), seconds (the measured window);
+- tables, started_tables (tables whose players were asked to play: a table refused at /kwx new, or whose
+  start timed out, never is), hands (hands finished in the measured window), seconds (the measured window);
 - hands_played: the hands' worth of play in the window (its presses over an average finished hand's), what the
   per-hand numbers divide by: a hand at human pace takes minutes, so few finish within the window;
 - requests_per_hand: bot-token REST requests per hand (what Discord's global limit counts; start-up excluded);
@@ -70,7 +71,6 @@ class Table:
     last_press_hand: int = -1
     pending_board: list[float] = field(default_factory=list)  # presses not yet shown on the board
     presses: Counter[int] = field(default_factory=Counter)  # presses in each hand
-    started: bool = False
 
 
 class Bench:
@@ -123,8 +123,7 @@ class Bench:
                 await p.command(table.channel, "kwx join", timeout=30)
             await host.command(table.channel, "kwx start", timeout=30)
         except TimeoutError:
-            return  # the bot did not answer in time: counted as a table that never started
-        table.started = bool(self.discord.model.channel_messages(table.channel))  # a refused /kwx new posts nothing
+            return  # the bot did not answer in time: its players are never asked anything
 
     async def run_player(self, table: Table, player: Player, stop: float) -> None:
         rng = random.Random(player.uid)
@@ -260,7 +259,7 @@ async def run(tables: int, seconds: float, think: float, warmup: float,
                       if key.startswith(("kwx_discord_budget", "kwx_discord_oldest", "kwx_discord_board",
                                          "kwx_discord_busy"))}
             return {
-                "tables": tables, "started_tables": sum(t.started for t in bench.tables.values()),
+                "tables": tables, "started_tables": sum(bool(t.presses) for t in bench.tables.values()),
                 "hands": hands, "hands_played": round(played, 1), "seconds": round(window, 1), "think_s": think,
                 "requests_per_hand": round((after["bot_requests"] - before["bot_requests"]) / per_hand, 1),
                 "requests_per_s": round((after["bot_requests"] - before["bot_requests"]) / window, 1),
