@@ -13,6 +13,8 @@ tile. Measured, as one JSON line:
   another seat (every message is checked; goal 0);
 - `page_bytes`: what a first load of the page fetches: the page, its script and styles, the Activity's SDK and
   every tile picture (goal ≤ 500 KB).
+- `messages` / `frames`: what the sockets were sent, and in how many WebSocket frames (a change's messages for one
+  page share one);
 - `server_cpu_share` / `players_cpu_share`: CPU seconds a second of the server's process (the service, the store,
   the web root) and of the players' process, and `load_avg`, the machine's (others' work on its two cores shows
   in p99). `--profile FILE` writes a cProfile of the server's side there.
@@ -69,6 +71,7 @@ class Tally:
     errors: int = 0
     leaked: int = 0
     messages: int = 0
+    frames: int = 0
     presses: int = 0
     by_verb: dict[str, list[float]] = field(default_factory=dict)
 
@@ -118,47 +121,53 @@ async def player(http: aiohttp.ClientSession, base: str, link: str, run: TableRu
         sent[f"{view['hand']}-{view['step']}"] = {"t": "act", "step": view["step"], "hand": view["hand"], **choice}
         await ws.send_json({"id": f"{view['hand']}-{view['step']}", **sent[f"{view['hand']}-{view['step']}"]})
 
+    async def handle(data: dict[str, Any], now: float) -> None:
+        nonlocal seat, pressing
+        tally.messages += 1
+        if data["t"] == "welcome":
+            return
+        if data["t"] == "hand":
+            seat = data["view"]["seat"] if seat < 0 else seat
+        tally.leaked += leaks(data, seat)
+        if data["t"] == "board":
+            # The first board a socket gets after a press is the one it caused: one seat acts at a time,
+            # and a board's step is not the hand's (the public step does not count claim answers).
+            for entry in list(run.pending):
+                _, at, seen, verb = entry
+                if at < now and index not in seen:
+                    seen.add(index)
+                    if len(seen) == 3:
+                        tally.latencies.append((now - at) * 1000)
+                        tally.by_verb.setdefault(verb, []).append((now - at) * 1000)
+                        run.pending.remove(entry)
+        elif data["t"] == "hand":
+            view = data["view"]
+            key = (view["hand"], view["step"])
+            choice = decide(view)
+            if choice is not None and key not in acted and view["hand"] not in run.finished:
+                acted.add(key)
+                pressing = asyncio.ensure_future(press(view, choice))
+        elif data["t"] == "answer" and not data["ok"]:
+            tally.errors += 1
+        elif data["t"] == "answer" and data.get("ask") and data["id"] in sent:
+            # The service asks before a costly discard: the player goes ahead, as most would
+            await ws.send_json({**sent.pop(data["id"]), "id": data["id"] + "-ok", "confirmed": True})
+        elif data["t"] == "result":
+            run.finished.add(data["result"]["hand"])
+            if len(run.finished) >= run.hands:
+                run.done.set()
+
     try:
         while not run.done.is_set():
             msg = await ws.receive()
             if msg.type != aiohttp.WSMsgType.TEXT:
                 tally.errors += 1
                 return
-            data = json.loads(msg.data)
-            tally.messages += 1
+            frame = json.loads(msg.data)  # one message, or an array of those a change brought at once
             now = time.perf_counter()
-            if data["t"] == "welcome":
-                continue
-            if data["t"] == "hand":
-                seat = data["view"]["seat"] if seat < 0 else seat
-            tally.leaked += leaks(data, seat)
-            if data["t"] == "board":
-                # The first board a socket gets after a press is the one it caused: one seat acts at a time,
-                # and a board's step is not the hand's (the public step does not count claim answers).
-                for entry in list(run.pending):
-                    _, at, seen, verb = entry
-                    if at < now and index not in seen:
-                        seen.add(index)
-                        if len(seen) == 3:
-                            tally.latencies.append((now - at) * 1000)
-                            tally.by_verb.setdefault(verb, []).append((now - at) * 1000)
-                            run.pending.remove(entry)
-            elif data["t"] == "hand":
-                view = data["view"]
-                key = (view["hand"], view["step"])
-                choice = decide(view)
-                if choice is not None and key not in acted and view["hand"] not in run.finished:
-                    acted.add(key)
-                    pressing = asyncio.ensure_future(press(view, choice))
-            elif data["t"] == "answer" and not data["ok"]:
-                tally.errors += 1
-            elif data["t"] == "answer" and data.get("ask") and data["id"] in sent:
-                # The service asks before a costly discard: the player goes ahead, as most would
-                await ws.send_json({**sent.pop(data["id"]), "id": data["id"] + "-ok", "confirmed": True})
-            elif data["t"] == "result":
-                run.finished.add(data["result"]["hand"])
-                if len(run.finished) >= run.hands:
-                    run.done.set()
+            tally.frames += 1
+            for data in frame if isinstance(frame, list) else [frame]:
+                await handle(data, now)
     finally:
         if pressing is not None:
             pressing.cancel()
@@ -194,7 +203,8 @@ async def run_players(plan: dict[str, Any]) -> dict[str, Any]:
             c.cancel()
         await asyncio.gather(*clients, return_exceptions=True)
     return {"latencies": tally.latencies, "by_verb": tally.by_verb, "errors": tally.errors, "leaked": tally.leaked,
-            "messages": tally.messages, "presses": tally.presses, "cpu_share": cpu_share}
+            "messages": tally.messages, "frames": tally.frames, "presses": tally.presses,
+            "cpu_share": cpu_share}
 
 
 async def measure(tables: int, hands: int, think: float, seed: int = 1, store_dir: str | None = None,
@@ -254,6 +264,7 @@ async def measure(tables: int, hands: int, think: float, seed: int = 1, store_di
             "presses": tally["presses"], "measured": len(lat),
             "p50_ms": round(statistics.median(lat), 1) if lat else None, "p99_ms": round(p99, 1),
             "errors": tally["errors"], "leaked": tally["leaked"], "messages": tally["messages"],
+            "frames": tally["frames"],
             "page_bytes": size, "seconds": round(elapsed, 1),
             "server_cpu_share": round(cpu / elapsed, 2), "players_cpu_share": round(tally["cpu_share"], 2),
             "load_avg": round(os.getloadavg()[0], 1),  # the machine's: other work on its two cores shows in p99

@@ -3,7 +3,8 @@
 Each open page is a `Viewer`: one table, one language, and the player it is for (None: a spectator). The
 service calls the port in order per table (kwx.table.outbox); the hub turns each call into one message and
 puts it on the queue of every viewer it is for, and each viewer's own task writes its queue to its socket,
-so a slow socket never holds a table or another page.
+so a slow socket never holds a table or another page. Messages queued together (a change's board and the
+seat's view) go in one frame, a JSON array; a frame holding one message is that message.
 
 Who gets what is decided here and only here: a seat's private view goes to the viewers of that player at that
 table and to nobody else; the board, the result and notices go to every viewer of the table.
@@ -27,6 +28,7 @@ from kwx.web import wire
 logger = logging.getLogger(__name__)
 
 QUEUE_LIMIT = 256  # messages waiting for one socket; a page this far behind is closed and reconnects afresh
+BATCH_LIMIT = 32  # messages sent to a socket in one frame at most
 
 
 @dataclass(eq=False)
@@ -91,13 +93,23 @@ class WebFrontEnd:
         return self._boards.get(table_id)
 
     async def _write(self, viewer: Viewer) -> None:
+        """The page's writer: what a change queued for it at once (a board and the seat's view, an answer) goes
+        as one frame, a JSON array of the messages, so a busy table costs each socket one send per change."""
         try:
-            while True:
+            closing = False
+            while not closing:
                 text = await viewer.queue.get()
                 if text is None:
                     break
-                await viewer.send(text)
-                viewer.sent += 1
+                batch = [text]
+                while not viewer.queue.empty() and len(batch) < BATCH_LIMIT:
+                    more = viewer.queue.get_nowait()
+                    if more is None:
+                        closing = True
+                        break
+                    batch.append(more)
+                await viewer.send(text if len(batch) == 1 else f"[{','.join(batch)}]")
+                viewer.sent += len(batch)
         except (TimeoutError, ConnectionError, RuntimeError) as exc:
             logger.debug("table %s: a page's socket went away (%s)", viewer.table_id, exc)
         finally:

@@ -6,7 +6,8 @@ owns the token, the table the one in that channel), with its language. Anything 
 check out or a table not run here, is answered `{"t": "refused", "text": …}` and the socket closes.
 
 Then the page is sent the table as it stands (the board, its own hand if it holds a seat, the last result
-between hands) and every change after it. A press is `{"t": "act", "id": …, "verb": …, "tile": …, "step": …}`
+between hands) and every change after it; a frame is one message, or an array of the messages queued for the
+page at once (kwx.web.hub). A press is `{"t": "act", "id": …, "verb": …, "tile": …, "step": …}`
 and is answered `{"t": "answer", "id": …, "ok": …, "text": …}`. A page that lost its socket sends its unanswered
 press again with the same id when it is back: the answer it missed is sent again and the press is not made
 twice (and a press of a step that has passed is refused by the service as stale, so a stale page cannot act).

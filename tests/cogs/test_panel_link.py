@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from pathlib import Path
+from typing import Any
 
 import aiohttp
 
@@ -14,6 +15,15 @@ from kwx.devtools.fake_discord.kit import bot_kit, seat_table
 from kwx.present.i18n import tr
 
 PUBLIC = "https://kwx.example/"
+
+
+async def first_messages(ws: aiohttp.ClientWebSocketResponse, count: int) -> list[dict[str, Any]]:
+    """The first messages a page is sent (a frame carries one, or an array of several)."""
+    got: list[dict[str, Any]] = []
+    while len(got) < count:
+        frame = json.loads((await ws.receive(timeout=10)).data)
+        got += frame if isinstance(frame, list) else [frame]
+    return got[:count]
 
 
 async def test_the_dm_panel_links_each_player_to_their_own_seat_on_the_table_page(tmp_path: Path) -> None:
@@ -43,9 +53,7 @@ async def test_the_dm_panel_links_each_player_to_their_own_seat_on_the_table_pag
                 token = urls[member.id].split("#link=", 1)[1]
                 async with http.ws_connect(f"http://127.0.0.1:{web.port}/ws") as ws:
                     await ws.send_json({"t": "hello", "link": token, "lang": "en"})
-                    welcome = json.loads((await ws.receive(timeout=10)).data)
-                    board = json.loads((await ws.receive(timeout=10)).data)
-                    hand = json.loads((await ws.receive(timeout=10)).data)
+                    welcome, board, hand = await first_messages(ws, 3)
                 assert (welcome["t"], welcome["table"], welcome["player"]) == ("welcome", table, str(member.id))
                 mine = next(s["seat"] for s in board["view"]["seats"] if s["player"]["id"] == str(member.id))
                 assert hand["t"] == "hand" and hand["view"]["seat"] == mine  # that seat's hand, nobody else's

@@ -49,14 +49,20 @@ class Page:
 
     ws: aiohttp.ClientWebSocketResponse
     got: list[dict[str, Any]] = field(default_factory=list)
+    frames: list[int] = field(default_factory=list)  # how many messages each frame carried
+    unread: list[dict[str, Any]] = field(default_factory=list)  # the rest of the latest frame
 
     async def next(self, kind: str | None = None, timeout: float = 10.0) -> dict[str, Any]:
         async with asyncio.timeout(timeout):
             while True:
-                msg = await self.ws.receive()
-                if msg.type != aiohttp.WSMsgType.TEXT:
-                    raise ConnectionError(f"socket closed ({msg.type}, {self.ws.close_code})")
-                data = json.loads(msg.data)
+                if not self.unread:
+                    msg = await self.ws.receive()
+                    if msg.type != aiohttp.WSMsgType.TEXT:
+                        raise ConnectionError(f"socket closed ({msg.type}, {self.ws.close_code})")
+                    frame = json.loads(msg.data)  # one message, or an array of them (kwx.web.hub)
+                    self.unread = frame if isinstance(frame, list) else [frame]
+                    self.frames.append(len(self.unread))
+                data = self.unread.pop(0)
                 self.got.append(data)
                 if kind is None or data["t"] == kind:
                     return data

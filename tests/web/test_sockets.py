@@ -174,3 +174,30 @@ async def test_a_press_is_answered_without_sending_the_seat_a_view_it_already_ha
         steps = [(v["hand"], v["step"]) for v in views]
         assert views and steps == sorted(steps)
         assert len({json.dumps(v, sort_keys=True) for v in views}) == len(views), steps
+
+
+async def test_what_a_change_brings_a_page_goes_in_one_frame(tmp_path):
+    """A discard changes the board and every seat's view: each page gets them in one send (a JSON array), not
+    one send per message; the page reads the array's messages in order."""
+    async with served(tmp_path) as s:
+        await three_humans(s)
+        pages = [await s.page({"link": s.link(p.player_id)}) for p in (ANN, BOB, CAT)]
+        for p in pages:
+            await p.next("welcome")
+            await p.drain()
+        hands = [[m["view"] for m in p.got if m["t"] == "hand"][-1] for p in pages]
+        page, view = next((p, v) for p, v in zip(pages, hands, strict=True)
+                          if any(c["verb"] == "discard" for c in v["choices"]))
+        others = [p for p in pages if p is not page]
+        before = [(len(p.frames), len(p.got)) for p in others]
+        discard = next(c for c in view["choices"] if c["verb"] == "discard")
+        await page.act("p1", "discard", discard["tile"], view["step"])
+        await s.service.flush()
+        both = 0
+        for p, (frames, got) in zip(others, before, strict=True):
+            await p.drain()
+            kinds = [m["t"] for m in p.got[got:]]
+            if "board" in kinds and "hand" in kinds:  # the next seat's draw (a seat not asked may get the board only)
+                both += 1
+                assert len(p.frames) - frames < len(kinds), (p.frames[frames:], kinds)
+        assert both

@@ -83,7 +83,11 @@
       state.retry = 0;
       ws.send(JSON.stringify({ ...state.hello, lang: state.lang }));
     };
-    ws.onmessage = (e) => receive(JSON.parse(e.data));
+    // One frame is one message, or an array of the messages a change brought at once (drawn once).
+    ws.onmessage = (e) => {
+      const m = JSON.parse(e.data);
+      if ((Array.isArray(m) ? m : [m]).map(receive).some(Boolean)) draw();
+    };
     ws.onclose = () => {
       if (state.ws !== ws || state.closed) return;
       state.ws = null;
@@ -109,6 +113,7 @@
   const newer = (old, view) => !old || old.table !== view.table || view.hand > old.hand ||
     (view.hand === old.hand && view.step >= old.step);
 
+  // One message; true when the table must be drawn again.
   function receive(m) {
     if (m.now) state.skew = m.now - Date.now() / 1000;
     switch (m.t) {
@@ -148,7 +153,7 @@
       case "refused": state.closed = true; veil(m.text); return;
       case "closed": state.closed = true; showClosed(m.summary); return;
     }
-    draw();
+    return true; // the table needs drawing again (once per frame: connect)
   }
 
   // -- drawing -------------------------------------------------------------------------------------------
