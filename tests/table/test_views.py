@@ -25,8 +25,9 @@ def tiles(text: str) -> tuple[Tile, ...]:
     return tuple(parse_tiles(text))
 
 
-def dealt(script, rules: RuleSet = STANDARD, draws: str = DRAWS) -> TableRecord:
-    script(*HANDS, draws=draws, dealer=0)
+def dealt(script, rules: RuleSet = STANDARD, draws: str = DRAWS, hands: tuple[str, str, str] = HANDS,
+          back: str = "") -> TableRecord:
+    script(*hands, draws=draws, back=back, dealer=0)
     t = TableRecord(7, GUILD, "c1", rules, "views-seed", ANN.player_id, [ANN, AI1, AI2], turn_seconds=30,
                     claim_seconds=12, claim_pause=0, deal=script.deal)
     t.apply(t.start_record(ANN.player_id, AT))
@@ -129,6 +130,7 @@ def test_piao_offers_a_choice_until_picked_and_hides_the_picks(script):
     assert mine.drawn is None and mine.melds == () and mine.autoplay is False and mine.deadline == AT + 30
     board = public_view(t)
     assert board.phase == "piao" and board.piao_max == rules.piao and board.wall_remaining == 0
+    assert [s.is_dealer for s in board.seats] == [True, False, False]  # the hand's seats, before its tiles
     t.apply(t.piao_record(0, 2, "player", AT + 1))
     assert private_view(t, 0).choices == () and private_view(t, 1).choices == (PIAO_CHOICE,)
     assert [s.piao for s in public_view(t).seats] == [0, 0, 0]  # picks stay hidden until the deal
@@ -149,3 +151,14 @@ def test_a_concealed_kong_is_face_up_in_its_owners_panel_only(script):
     assert private_view(t, 0).drawn is not None  # the replacement draw
     assert public_view(t).seats[0].melds == (MeldView("ankong", None, None),)  # face down to everyone else
     assert private_view(t, 1).melds == () and private_view(t, 0).piao_max == 0
+
+
+def test_a_concealed_kong_stays_unseen_to_the_others(script):
+    # Ann deals holding four 2p and makes a 暗杠 of them; AI 1 waits on 2p (13p): the face-down kong tells him
+    # nothing, so his count of 2p left stays 4, while Ann's panel shows her kong.
+    t = dealt(script, draws="9p", hands=("2222p456s789s667z5z", "13456789p12355s", "7799p1446688s55z"), back="9s")
+    assert Tile.P2 in private_view(t, 1).waits and private_view(t, 1).unseen[Tile.P2] == 4
+    act(t, 0, "gang", "2p")
+    assert public_view(t).seats[0].melds == (MeldView("ankong", None, None),)
+    assert private_view(t, 0).melds == (MeldView("ankong", Tile.P2, None),)
+    assert private_view(t, 1).unseen[Tile.P2] == 4
