@@ -51,12 +51,11 @@ from kwx.devtools.fake_discord.kit import (
 
 
 async def run_clock(kit: Kit, clock: FakeClock, seconds: float, step: float = 31.0) -> None:
-    """Let `seconds` of table time pass in steps, firing every deadline due and settling after each."""
+    """Let `seconds` of table time pass in steps (each fires the table timers due), settling after each."""
     passed = 0.0
     while passed < seconds:
-        clock.now += step
+        clock.advance(step)
         passed += step
-        await kit.service.tick()
         await kit.settle()
 
 
@@ -95,9 +94,8 @@ async def abandoned(tmp: Path) -> dict[str, Any]:
         dms_at_autoplay = None
         steps = 0
         while steps * 31 < 3600:
-            clock.now += 31
+            clock.advance(31)
             steps += 1
-            await kit.service.tick()
             await kit.settle()
             if table not in kit.service.tables():  # closed when idle
                 break
@@ -215,16 +213,13 @@ async def restart_mid_claim(tmp: Path) -> dict[str, Any]:
                                               **({"amount": int(arg)} if verb == "piao" else {}))
                     break
             else:
-                clock.now += 1
-                await kit.service.tick()
+                clock.advance(1)
         assert claimant is not None, "no claim window came up"
         pid, view = claimant
         events_before = len(await kit.rt.store.load_events(table))
         await kit.bot.shutdown_kwx()  # the bot stops (kit.restart() below finds it stopped)
         clock.now += 60  # down for 60 s: past the claim window
         await kit.restart(clock=clock)
-        await kit.settle()
-        await kit.service.tick()
         await kit.settle()
         events = (await kit.rt.store.load_events(table))[events_before:]
         timeouts = sum(1 for e in events if e.payload.get("by") == "timeout")

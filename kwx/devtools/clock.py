@@ -4,6 +4,7 @@ that wait on it (tests import it from tests/support/clock.py).
     clock = FakeClock()                      # unix seconds (1_750_000_000 by default); FakeClock(0.0) for a stopwatch
     service = TableService(store, frontend, clock=clock)    # its timers wait on this clock, not the loop's
     clock.advance(31)                        # moves time; every timer due by then fires, in order
+    await service.idle()                     # … and the table has done what they set off (a timeout, a deal)
     store = await Store.open(path, clock=clock.utc)         # the store reads datetimes: clock.when = datetime(...)
     limiter = GlobalRateLimiter(clock=clock, sleep=clock.sleep)
     await clock.run(tasks)                   # let tasks run, jumping to the next wake-up while all of them sleep

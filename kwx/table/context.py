@@ -9,10 +9,10 @@ lobby. They hold one `TableContext` between them instead of reaching into each o
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from kwx.store import Store
+from kwx.table.clock import Clock
 from kwx.table.deal import FROM_SEED, Deal
 from kwx.table.errors import TableError
 from kwx.table.journal import Journal
@@ -40,13 +40,14 @@ class ServiceStats:
 
 @dataclass(eq=False)
 class TableContext:
-    """The service's shared state. `clock` gives unix times (injected: tests move a fake one); `deal` where each
-    table's walls and first dealer come from (the seed; a test scripts them)."""
+    """The service's shared state. `clock` gives unix times and the timers that wait on them (kwx/table/clock.py;
+    injected: tests move a fake one); `deal` where each table's walls and first dealer come from (the seed; a test
+    scripts them)."""
 
     store: Store
     frontend: FrontEnd
     journal: Journal
-    clock: Callable[[], float]
+    clock: Clock
     stats: ServiceStats
     deal: Deal = FROM_SEED
     tables: dict[int, LiveTable] = field(default_factory=dict)  # the open tables run here

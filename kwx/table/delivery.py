@@ -21,12 +21,12 @@ is held back and what each front end was told is kept by the table's `ClaimPause
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass, replace
 from typing import Any
 
 from kwx.engine.actions import Action, Event, Liangdao
 from kwx.table.claim_pause import BOARD, Queued, moment
+from kwx.table.clock import timer_at
 from kwx.table.context import TableContext
 from kwx.table.live import LiveTable
 from kwx.table.log_records import RecordKind
@@ -207,8 +207,7 @@ class Delivery:
     def _arm_flush(self, t: LiveTable) -> None:
         due = t.hold.next_due()
         if t.flush_timer is None and due is not None:
-            delay = max(0.0, due - self._ctx.clock())
-            t.flush_timer = asyncio.get_running_loop().call_later(delay, self.flush_held, t)
+            t.flush_timer = timer_at(self._ctx.clock, due, self.flush_held, t)
 
     def flush_held(self, t: LiveTable, *, everything: bool = False) -> None:
         """Send the front-end calls that are due (all of them with everything=True)."""

@@ -13,6 +13,7 @@ import asyncio
 from collections.abc import Iterable
 
 from kwx.engine.rules import RuleSet
+from kwx.table.clock import Timer
 from kwx.table.deal import FROM_SEED, Deal
 from kwx.table.outbox import Outbox
 from kwx.table.record import TableRecord
@@ -28,8 +29,7 @@ class LiveTable(TableRecord):
         super().__init__(table_id, guild, channel, rules, seed, host, lobby, spectators, turn_seconds=turn_seconds,
                          claim_seconds=claim_seconds, claim_pause=claim_pause, seed_salt=seed_salt, deal=deal)
         self.lock = asyncio.Lock()
-        self.timer: asyncio.TimerHandle | None = None  # the deadline, the next hand or the idle close
-        self.ai_timer: asyncio.TimerHandle | None = None
-        self.ai_at: float | None = None  # when the AI timer is due, by the service's clock
+        self.timer: Timer | None = None  # the deadline, the next hand or the idle close
+        self.ai_timer: Timer | None = None
         self.outbox: Outbox | None = None
-        self.flush_timer: asyncio.TimerHandle | None = None  # sends the calls the claim pause holds back when due
+        self.flush_timer: Timer | None = None  # sends the calls the claim pause holds back when due

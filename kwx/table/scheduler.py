@@ -2,7 +2,8 @@
 the one AI worker.
 
 Timers: one deadline per decision — turn_seconds for a turn and for the 漂 choice, claim_seconds for a claim
-window — as unix times of the injected clock.
+window — as unix times of the injected clock, each armed on that clock's timers (kwx/table/clock.py: the event
+loop's in play; a test's fake clock fires them when it is moved).
 
 Nobody loses a turn to the bot's lag. A front end that can tell when a prompt reached its player (Discord: the
 panel's edit or DM went through; `confirms_prompts`) says so through `TableService.prompt_delivered`, and the
@@ -30,6 +31,7 @@ from typing import Any
 
 from kwx.engine.actions import Action
 from kwx.engine.hand import CLAIM, ROB
+from kwx.table.clock import timer_at
 from kwx.table.context import TableContext
 from kwx.table.errors import SavingFailed
 from kwx.table.live import LiveTable
@@ -126,8 +128,15 @@ class Scheduler:
             return  # the same prompt shown again (an edit, the ephemeral panel): its time runs from the first
         seats[seat] = self._ctx.clock()
         self._reached[t.id] = (t.window, seats)
-        if not t.lock.locked():  # else the move under way re-arms the table when it is done
+        if t.lock.locked():  # a move under way (it may have armed the table already): once it is done
+            self.spawn(self._arm_when_free(t))
+        else:
             self.arm(t)
+
+    async def _arm_when_free(self, t: LiveTable) -> None:
+        async with t.lock:
+            if self._ctx.tables.get(t.id) is t:  # still run here
+                self.arm(t)
 
     def _waiting_humans(self, t: LiveTable) -> list[int]:
         return [s for s in t.to_act() if not t.is_ai_seat(s) and not t.machine_plays(s)]
@@ -168,27 +177,22 @@ class Scheduler:
         if not self._ctx.running or t.status in (LOBBY, CLOSED):
             return
         clock, targets = self._ctx.clock, self.targets
-        loop = asyncio.get_running_loop()
         if t.paused is not None:  # no move while paused: only the idle close
-            t.timer = loop.call_later(max(0.0, self.idle_due(t) - clock()), self._spawn_later,
-                                      targets.idle_close, t.id, t.paused_at)
+            t.timer = timer_at(clock, self.idle_due(t), self._spawn_later, targets.idle_close, t.id, t.paused_at)
             return
         if t.status == BETWEEN:
-            delay = self.next_due(t) - clock()
-            t.timer = loop.call_later(max(0.0, delay), self._spawn_later, targets.next_hand, t.id, t.step)
+            t.timer = timer_at(clock, self.next_due(t), self._spawn_later, targets.next_hand, t.id, t.step)
             return
         to_act = t.to_act()
         if any(t.machine_plays(s) for s in to_act):
-            t.ai_at = self.ai_due(t)
-            delay = t.ai_at - clock()
-            if delay > 0:
-                t.ai_timer = loop.call_later(delay, self.queue_ai, t.id, t.step)
+            due = self.ai_due(t)
+            if due > clock():
+                t.ai_timer = clock.call_at(due, self.queue_ai, t.id, t.step)
             else:
                 self.queue_ai(t.id, t.step)
         deadline = self.deadline(t)
         if deadline is not None and any(not t.is_ai_seat(s) for s in to_act):
-            t.timer = loop.call_later(max(0.0, deadline - clock()), self._spawn_later, targets.deadline,
-                                      t.id, t.window)
+            t.timer = timer_at(clock, deadline, self._spawn_later, targets.deadline, t.id, t.window)
 
     @staticmethod
     def cancel(t: LiveTable) -> None:
@@ -196,13 +200,6 @@ class Scheduler:
             if handle is not None:
                 handle.cancel()
         t.timer = t.ai_timer = None
-
-    def ai_overdue(self, t: LiveTable) -> None:
-        """Queue the AI's decision now when its timer is due by the injected clock (a test moved it)."""
-        if t.ai_timer is not None and t.ai_at is not None and self._ctx.clock() >= t.ai_at:
-            t.ai_timer.cancel()
-            t.ai_timer = None
-            self.queue_ai(t.id, t.step)
 
     # == tasks ===========================================================================================
     def _spawn_later(self, fn: Callable[..., Coroutine[Any, Any, Any]], *args: Any) -> None:
@@ -222,6 +219,15 @@ class Scheduler:
             return  # logged where the write failed; the table is paused
         self._ctx.stats.errors += 1
         logger.error("table task failed", exc_info=exc)
+
+    async def idle(self) -> None:
+        """Wait until no timer's task runs and no AI decision is queued (the timers due now included)."""
+        await asyncio.sleep(0)  # a timer due already runs soon on the loop: let it start its task
+        while self.busy or self._in_flight:
+            if self._tasks:
+                await asyncio.wait(list(self._tasks))
+            else:
+                await asyncio.sleep(0.001)  # an action in flight waits on the store
 
     def enter(self) -> None:
         """An action arrived: it is in flight until `leave`."""

@@ -26,6 +26,8 @@ seconds apart until the table is stopped; dealer, 上楼 and rotation come from 
 (kwx.table.succession), each hand's wall from the secret table seed (both through the service's `deal`,
 kwx/table/deal.py: a test scripts them).
 
+- Time is the injected `clock` (kwx/table/clock.py): every deadline, AI move, next hand and held-back call
+  waits on its timers (the event loop's in play; a test moves a fake clock and they fire).
 - A restart costs nobody anything: every open turn, claim and 漂 window gets a full fresh deadline on
   `start()`, and the board is told the table resumed.
 - stop() abandons a hand in play: it never reaches the ledger, its kong money neither.
@@ -36,7 +38,7 @@ kwx/table/deal.py: a test scripts them).
 
 from __future__ import annotations
 
-import contextlib
+import asyncio
 import logging
 import time
 from collections.abc import Callable, Collection, Iterable
@@ -46,6 +48,7 @@ from kwx.engine.event_json import EventJson
 from kwx.engine.rules import STANDARD, RuleSet
 from kwx.engine.tiles import Tile
 from kwx.store import Store, TableRow
+from kwx.table.clock import Clock, table_clock
 from kwx.table.context import ServiceStats, TableContext
 from kwx.table.deal import FROM_SEED, Deal
 from kwx.table.delivery import Delivery
@@ -80,14 +83,14 @@ DEMO_HANDS = 100  # a table with no human seat closes after this many hands
 
 class TableService:
     def __init__(self, store: Store, frontend: FrontEnd, *, ai_delay: float = 0.8, between_hands: float = 4.0,
-                 clock: Callable[[], float] = time.time, group_commit: bool = True,
+                 clock: Callable[[], float] | Clock = time.time, group_commit: bool = True,
                  record_latency: bool = False, max_in_flight: int = 1,
                  idle_close_minutes: float = IDLE_CLOSE_MINUTES, demo_hands: int | None = DEMO_HANDS,
                  claim_pause: float = CLAIM_PAUSE, store_retry: RetryPolicy = STORE_RETRY,
                  confirms_prompts: bool = False, deal: Deal = FROM_SEED) -> None:
         if claim_pause < 0:
             raise ValueError("claim_pause must be ≥ 0")
-        ctx = self.context = TableContext(store, frontend, Journal(store, group=group_commit), clock,
+        ctx = self.context = TableContext(store, frontend, Journal(store, group=group_commit), table_clock(clock),
                                           ServiceStats(latencies=[] if record_latency else None), deal)
         self._settings = PlayerSettings(store)
         self._delivery = Delivery(ctx, self._settings)
@@ -234,21 +237,16 @@ class TableService:
         await self.context.journal.idle()
         await self._delivery.drain()
 
-    async def tick(self) -> None:
-        """Fire every deadline (and start every next hand) that is due by the injected clock now.
-        The timers do this by themselves; tests with a fake clock call it after moving the clock."""
-        ctx, scheduler = self.context, self._scheduler
-        for t in list(ctx.tables.values()):
-            self._delivery.flush_held(t)
-            scheduler.ai_overdue(t)
-            with contextlib.suppress(SavingFailed):  # logged; that table is paused, the others go on
-                if t.paused is not None:
-                    if ctx.clock() >= scheduler.idle_due(t):
-                        await self._presence.idle_close(t.id, t.paused_at)
-                elif t.status in (PIAO, PLAYING) and t.deadline is not None and ctx.clock() >= t.deadline:
-                    await self._play.on_deadline(t.id, t.window)
-                elif t.status == BETWEEN and ctx.clock() >= scheduler.next_due(t):
-                    await self._play.next_hand(t.id, t.step)
+    async def idle(self) -> None:
+        """Wait until what is due has happened: the timers due by the clock now have fired, the AI has made the
+        moves due, the event log is written and every queued front-end call delivered (tests, tools; with a
+        fake clock, after moving it)."""
+        while True:
+            await self._scheduler.idle()
+            await self.flush()
+            await asyncio.sleep(0)
+            if not self._scheduler.busy:
+                return
 
     # == the lobby =======================================================================================
     async def open_table(self, guild: str, channel: str | None, host: PlayerRef, *, rules: RuleSet = STANDARD,

@@ -32,7 +32,7 @@ async def until_paused(kit: Kit, table: int, rounds: int = 200) -> None:
             await kit.settle()  # the pause is written before the hand's result is sent: let that go out too
             return
         kit.clock.advance(31)
-        await kit.service.tick()
+        await kit.service.idle()
     raise AssertionError("the table never paused")
 
 
@@ -48,7 +48,7 @@ async def test_an_abandoned_table_pauses_after_one_hand_and_resumes_by_its_butto
                                                                    if board.embeds[0].fields else "")
     resume = next(c for c in board.components if c.custom_id == f"kwx:tbl:{table}:resume")
     kit.clock.advance(3600 * 0.2)
-    await kit.service.tick()
+    await kit.service.idle()
     await kit.settle()
     assert len(kit.results()) == 1  # paused: nothing moves
     refused = await kit.press_id(kit.bob, board, resume.custom_id)  # not a player of this table
@@ -72,7 +72,7 @@ async def test_a_player_who_lets_her_turn_time_out_keeps_one_panel_for_the_hand(
         if live.timeouts[alice] and kit.live_panel(kit.alice) is not None:
             break
         kit.clock.advance(31)
-        await kit.service.tick()
+        await kit.service.idle()
         await kit.settle()
     assert live.timeouts[alice] == 1 and alice not in live.autoplay
     assert len(kit.fake.log.dms(kit.alice.id)) == 1  # the deal's DM only: her new prompt edited it
@@ -84,7 +84,7 @@ async def test_a_player_who_lets_her_turn_time_out_keeps_one_panel_for_the_hand(
         if kit.live_panel(kit.alice) is not None or kit.results():
             break
         kit.clock.advance(31)
-        await kit.service.tick()
+        await kit.service.idle()
         await kit.settle()
     assert not kit.results()
     dms = kit.fake.log.dms(kit.alice.id)
@@ -186,14 +186,14 @@ async def test_revoked_permissions_pause_the_table_and_tell_the_host_once(kit: K
     dms = len(kit.fake.log.dms(kit.alice.id))
     for _ in range(40):  # the table goes on (timeouts, AI) until a board update fails
         kit.clock.advance(31)
-        await kit.service.tick()
+        await kit.service.idle()
         await kit.settle()
         if kit.service.public_view_as_shown(table).paused is not None:
             break
     assert kit.service.public_view_as_shown(table).paused == "channel_lost"
     for _ in range(10):
         kit.clock.advance(31)
-        await kit.service.tick()
+        await kit.service.idle()
         await kit.settle()
     assert 1 <= failed[0] <= 3
     told = [m for m in kit.fake.log.dms(kit.alice.id)[dms:] if "已暂停" in (m.text or "")]

@@ -43,7 +43,7 @@ BACK = "9s"
 
 async def later(kit: Kit, seconds: float) -> None:
     kit.clock.advance(seconds)
-    await kit.service.tick()
+    await kit.service.idle()
     await kit.settle()
 
 

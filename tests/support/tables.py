@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import pytest
@@ -12,6 +12,7 @@ import pytest
 from kwx.engine.tiles import Tile
 from kwx.table import PlayerRef, TableError, TableService
 from kwx.table.deal import FROM_SEED, Deal
+from tests.support.clock import FakeClock
 from tests.support.frontends import RecordingFrontEnd
 from tests.support.hands import build_wall
 from tests.support.players import GUILD
@@ -49,6 +50,18 @@ async def wait_prompt(fe: RecordingFrontEnd, svc: TableService, table: int, play
 
     await fe.wait_for(ready, timeout)
     return svc.private_view_as_shown(table, player_id)
+
+
+async def advance_until(svc: TableService, clock: FakeClock, condition: Callable[[], object], *, step: float,
+                        rounds: int = 400) -> None:
+    """Let the table play what is due, then move the fake clock `step` seconds (its timers fire: the AI's moves,
+    deadlines, the next hand), until `condition()` holds."""
+    for _ in range(rounds):
+        await svc.idle()
+        if condition():
+            return
+        clock.advance(step)
+    raise AssertionError(f"the condition never held in {rounds} moves of {step:g} s")
 
 
 async def finished_hands(fe: RecordingFrontEnd, table: int, n: int, timeout: float = 20.0,

@@ -11,22 +11,7 @@ from kwx.store import Store
 from kwx.table import PlayerRef, TableError, TableService
 from tests.support.frontends import RecordingFrontEnd
 from tests.support.players import ANN, BOB, CY, GUILD
-from tests.support.tables import finished_hands, refused, table_with, wait_prompt
-
-
-async def until(svc: TableService, clock, condition, *, step: float = 31.0, rounds: int = 400) -> None:
-    """Move the fake clock (firing deadlines) until `condition()` holds."""
-    for _ in range(rounds):
-        for _ in range(50):  # let the AI play out what it can
-            await svc.flush()
-            await asyncio.sleep(0.002)
-            if not svc.busy:
-                break
-        if condition():
-            return
-        clock.advance(step)
-        await svc.tick()
-    raise AssertionError("the condition never held")
+from tests.support.tables import advance_until, finished_hands, refused, table_with, wait_prompt
 
 
 async def abandoned(make_service, frontend, clock, **kwargs) -> tuple[TableService, int]:
@@ -34,7 +19,7 @@ async def abandoned(make_service, frontend, clock, **kwargs) -> tuple[TableServi
     svc = make_service(clock=clock, between_hands=5, **kwargs)
     table = await table_with(svc, ANN, seed="abandon-seed")
     await svc.start_game(table, by=ANN.player_id)
-    await until(svc, clock, lambda: svc.public_view_as_shown(table).paused is not None)
+    await advance_until(svc, clock, lambda: svc.public_view_as_shown(table).paused is not None, step=31)
     return svc, table
 
 
@@ -49,8 +34,7 @@ async def test_a_hand_nobody_played_is_the_last_one(make_service, frontend, cloc
     events = len(await store.load_events(table))
     for _ in range(20):
         clock.advance(60)
-        await svc.tick()
-    await svc.flush()
+        await svc.idle()
     assert svc.public_view_as_shown(table).hand_no == 1 and await store.hand_numbers(table) == [1]
     assert len(await store.load_events(table)) == events
     await refused("paused", svc.act(table, ANN.player_id, "discard", "5p"))
@@ -66,7 +50,7 @@ async def test_resume_plays_on_and_the_resumer_is_back(make_service, frontend, c
     assert svc.public_view_as_shown(table).paused is None and not svc.public_view_as_shown(table).seats[0].autoplay
     assert frontend.notices("table.resumed")
     clock.advance(5)
-    await svc.tick()
+    await svc.idle()
     view = await wait_prompt(frontend, svc, table, ANN.player_id)
     assert view.hand_no == 2 and view.deadline is not None
     await refused("not_paused", svc.resume(table, ANN.player_id))
@@ -87,8 +71,7 @@ async def test_restart_keeps_a_paused_table_paused(make_service, frontend, clock
         second = TableService(store2, fe2, ai_delay=0, claim_pause=0, between_hands=5, clock=clock)
         assert await second.start() == [table]
         clock.advance(600)
-        await second.tick()
-        await second.flush()
+        await second.idle()
         assert second.public_view_as_shown(table).paused == "nobody" and second.public_view_as_shown(table).hand_no == 1
         assert await store2.hand_numbers(table) == [1]
         await second.shutdown()
@@ -97,11 +80,10 @@ async def test_restart_keeps_a_paused_table_paused(make_service, frontend, clock
 async def test_idle_close_posts_the_summary(make_service, frontend, clock, store):
     svc, table = await abandoned(make_service, frontend, clock, idle_close_minutes=30)
     clock.advance(29 * 60)
-    await svc.tick()
+    await svc.idle()
     assert table in svc.tables()
     clock.advance(61)
-    await svc.tick()
-    await svc.flush()
+    await svc.idle()
     assert table not in svc.tables() and (await store.get_table(table)).status == "closed"
     (summary,) = [c.args[0] for c in frontend.of("table_closed")]
     assert summary.reason == "idle" and summary.hands == 1 and summary.table_id == table
@@ -163,8 +145,7 @@ async def test_leave_takes_effect_at_the_end_of_the_hand(make_service, frontend,
     assert seat_player not in live.state.reads.by_player  # Cy is not taken for a player who feeds
     assert svc.public_view_as_shown(table).paused is None
     clock.advance(5)
-    await svc.tick()
-    await svc.flush()
+    await svc.idle()
     assert CY.player_id in [s.player.player_id for s in svc.public_view_as_shown(table).seats]
     assert BOB.player_id not in [s.player.player_id for s in svc.public_view_as_shown(table).seats]
     names = {p.player_id for p, _ in svc.table_of(table).summary.net}
@@ -212,8 +193,7 @@ async def test_a_channel_lost_pause_stops_the_clock(make_service, frontend, cloc
     assert await svc.pause(table, "channel_lost")
     assert not await svc.pause(table, "channel_lost")
     clock.advance(3600 * 0.4)
-    await svc.tick()
-    await svc.flush()
+    await svc.idle()
     assert svc.private_view_as_shown(table, ANN.player_id).step == view.step  # no timeout while paused
     await svc.resume(table, ANN.player_id)
     fresh = svc.private_view_as_shown(table, ANN.player_id)

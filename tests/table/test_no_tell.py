@@ -44,8 +44,9 @@ async def play_discard(make_service, script, ann_hand: str) -> tuple[ChannelFron
     svc = make_service(frontend=fe, clock=clock, ai_delay=0.3, claim_pause=PAUSE)
     table = await table_with(svc, ANN, level="simple")
     await svc.start_game(table, by=ANN.player_id)
-    await fe.wait_for(lambda: any(v.phase == "claim" for v in fe.boards(table)))
-    await svc.flush()
+    clock.advance(0.3)  # the AI dealer throws 7z (its ai_delay)
+    await svc.idle()
+    assert any(v.phase == "claim" for v in fe.boards(table))
     start = clock.now
     prompt = svc.private_view_as_shown(table, ANN.player_id)
     for step in (0.5, 0.5, 0.49, 0.01):
@@ -53,8 +54,7 @@ async def play_discard(make_service, script, ann_hand: str) -> tuple[ChannelFron
         if prompt.choices and clock.now - start == 0.5:  # Ann answers within the pause
             assert prompt.claim_tile == Tile.RED
             await svc.act(table, ANN.player_id, "pass", step=prompt.step)
-        await svc.tick()
-        await svc.flush()
+        await svc.idle()
     return fe, start
 
 

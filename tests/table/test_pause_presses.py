@@ -42,8 +42,7 @@ async def three_humans(make_service, script, hands: tuple[str, str, str], draws:
 
 async def later(svc: TableService, clock: FakeClock, seconds: float) -> None:
     clock.advance(seconds)
-    await svc.tick()
-    await svc.flush()
+    await svc.idle()
 
 
 async def play(svc: TableService, clock: FakeClock, table: int, player: PlayerRef, verb: str,

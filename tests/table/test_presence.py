@@ -72,8 +72,7 @@ async def test_leaving_between_hands_pauses_until_someone_takes_the_seat(make_se
     await refused("not_seated", svc.leave(table, BOB.player_id))  # his seat is empty already
     await refused("seat_empty", svc.resume(table, ANN.player_id))
     clock.advance(600)
-    await svc.tick()
-    await svc.flush()
+    await svc.idle()
     assert svc.public_view_as_shown(table).paused == "seat_empty" and svc.public_view_as_shown(table).hand_no == 1
 
     await refused("already_seated", svc.join(table, ANN))  # Ann has her seat
@@ -87,8 +86,7 @@ async def test_leaving_between_hands_pauses_until_someone_takes_the_seat(make_se
     assert resumed.kwargs == {"player": "Cy", "player_id": CY.player_id}  # who played on is named
     await refused("already_seated", svc.join(table, CY))
     clock.advance(5)
-    await svc.tick()
-    await svc.flush()
+    await svc.idle()
     assert svc.public_view_as_shown(table).hand_no == 2 and CY in [s.player for s in svc.public_view_as_shown(table).seats]
 
 
@@ -110,8 +108,7 @@ async def test_a_leaver_who_comes_back_takes_their_own_seat_and_the_last_seat_re
     assert svc.public_view_as_shown(table).paused is None and svc.table_of(table).players == (ANN, ai, CY)
     assert ai.ai_level == "standard" and ai.is_ai  # an AI seat, played by the AI
     clock.advance(5)
-    await svc.tick()
-    await svc.flush()
+    await svc.idle()
     assert [s.player for s in svc.public_view_as_shown(table).seats] == [ANN, ai, CY]  # hand 2: ai plays Bob's seat
     assert [c.kwargs["player_id"] for c in frontend.notices("table.resumed")] == [ai.player_id]
 
@@ -140,11 +137,10 @@ async def test_a_paused_table_closes_when_idle_to_the_second(make_service, front
     await svc.start_game(table, by=ANN.player_id)
     await svc.pause(table, "channel_lost")
     clock.advance(30 * 60 - 1)
-    await svc.tick()
+    await svc.idle()
     assert table in svc.tables()
     clock.advance(1)
-    await svc.tick()
-    await svc.flush()
+    await svc.idle()
     assert table not in svc.tables() and (await store.get_table(table)).status == "closed"
     assert frontend.notices("table.closed.idle")
     assert [c.args[0].reason for c in frontend.of("table_closed")] == ["idle"]

@@ -68,8 +68,7 @@ async def test_a_restart_gives_the_open_decision_a_fresh_deadline(store, fronten
     async with await Store.open(db_path) as store2:
         second = TableService(store2, fe2, ai_delay=0, claim_pause=0, between_hands=60, clock=clock)
         await second.start()
-        await second.tick()
-        await second.flush()
+        await second.idle()
         assert not any(c.args[1] == "event.timeout" for c in fe2.notices())
         assert [c.args[1] for c in fe2.notices("table.restarted")] == ["table.restarted"]
         again = second.private_view_as_shown(table, ANN.player_id)
@@ -77,7 +76,7 @@ async def test_a_restart_gives_the_open_decision_a_fresh_deadline(store, fronten
         fresh = clock.now + (10 if view.claim_tile is not None else 30)
         assert again.deadline == fresh and second.public_view_as_shown(table).deadline == fresh
         clock.advance(fresh - clock.now + 1)  # her fresh time runs out: now it is a timeout
-        await second.tick()
+        await second.idle()
         await fe2.wait_for(lambda: second.public_view_as_shown(table).step > view.step)
         assert second.public_view_as_shown(table).step > view.step
         await second.shutdown()
