@@ -20,7 +20,7 @@ _FINALS = ("iang", "iong", "uang", "ang", "eng", "ing", "ong", "ian", "iao", "ua
 SYLLABLES = frozenset({i + f for i in _INITIALS for f in _FINALS} | {"an", "ang", "ai", "ao", "er", "ou"})
 _ENGLISH_ENDING = frozenset(i + "e" for i in _INITIALS)  # -te, -me, -se …: English, never a game word's end
 # English words made of pinyin syllables that kwx uses in names.
-ENGLISH = frozenset({"begin", "chosen", "coro", "danger", "data", "demo", "fileno", "human", "lean", "login", "mean", "meta", "mixin",
+ENGLISH = frozenset({"begin", "chosen", "coro", "danger", "data", "demo", "fileno", "human", "lean", "lineno", "login", "mean", "meta", "mixin",
                      "taken", "token", "zero"})
 GAME_WORDS = ("hu", "peng", "gang", "piao", "fan", "zimo")  # one syllable (or too short to tell): listed by hand
 

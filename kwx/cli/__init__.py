@@ -10,7 +10,7 @@ import importlib
 import json
 import sys
 from collections.abc import Callable
-from typing import Any, NoReturn, TypeAlias
+from typing import Any, NamedTuple, NoReturn, Protocol, TypeAlias, runtime_checkable
 
 # What each command's `add_parser` adds its parser to (argparse's own type, generic only in typeshed).
 Subcommands: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
@@ -21,7 +21,8 @@ COMMANDS = ("play", "fan", "waits", "rules", "replay", "simulate", "ledger", "ve
 
 class CliError(Exception):
     """A user mistake: printed as one line, exit status 2. With `key` (a catalog key) and its fields it is said in
-    the chosen language (`said`); str() is the English given."""
+    the chosen language (`said`); a field that can say itself (Sayable: Words …) is said in that language too.
+    str() is the English given."""
 
     def __init__(self, text: str, key: str | None = None, **fmt: object) -> None:
         super().__init__(text)
@@ -29,7 +30,9 @@ class CliError(Exception):
         self.fmt = fmt
 
     def said(self, lang: str) -> str:
-        return str(self) if self.key is None else said(self.key, lang, **self.fmt)
+        if self.key is None:
+            return str(self)
+        return said(self.key, lang, **{k: v.said(lang) if isinstance(v, Sayable) else v for k, v in self.fmt.items()})
 
     @property
     def has_words(self) -> bool:
@@ -52,6 +55,22 @@ class StoreCliError(CliError):
         return getattr(self.error, "code", None) is not None
 
 
+@runtime_checkable
+class Sayable(Protocol):
+    """A value a message holds that is words itself: said in the message's language when it is printed."""
+
+    def said(self, lang: str) -> str: ...
+
+
+class Words(NamedTuple):
+    """A catalog word said later, in the language of the message it is a field of (a CliError's)."""
+
+    key: str
+
+    def said(self, lang: str) -> str:
+        return said(self.key, lang)
+
+
 def said(key: str, lang: str, **fmt: object) -> str:
     """A catalog line for the terminal (its `code` marks dropped)."""
     from kwx.present.i18n import tr
@@ -60,13 +79,35 @@ def said(key: str, lang: str, **fmt: object) -> str:
 
 
 def store_error_text(exc: BaseException, lang: str) -> str:
-    """A store's error in the operator's language (catalog `store.error.<code>`), else its English."""
+    """A store's error in the operator's language (catalog `store.error.<code>`), else its English. The problems
+    `verify` found, when it carries them, are said one a line."""
     code = getattr(exc, "code", None)
     if code is None:
         return str(exc)
-    fmt = {k: store_error_text(v, lang) if isinstance(v, BaseException) else v
+    fmt = {k: store_error_text(v, lang) if isinstance(v, BaseException)
+           else "\n  ".join(problem_text(p, lang) for p in v) if isinstance(v, tuple) else v
            for k, v in getattr(exc, "fmt", {}).items()}
     return said(f"store.error.{code}", lang, **fmt)
+
+
+def problem_text(problem: str, lang: str) -> str:
+    """A problem `ledger verify` found (kwx.store.verify.Problem) in the operator's language (catalog
+    `store.verify.<code>`; a summary column's word from `store.verify.field.<field>`), a loss written with a minus
+    sign; a line without a code as it is."""
+    code = getattr(problem, "code", None)
+    if code is None:
+        return problem
+    fmt = {k: _minus(v) if isinstance(v, int) else v for k, v in getattr(problem, "fmt", {}).items()}
+    if "field" in fmt:
+        fmt["field"] = said(f"store.verify.field.{fmt['field']}", lang)
+    return said(f"store.verify.{code}", lang, **fmt)
+
+
+def _minus(number: int) -> str:
+    """A whole number as it is, but a negative one with a minus sign (−2, U+2212, as wide as the plus)."""
+    from kwx.present.numbers import MINUS
+
+    return f"{MINUS}{-number}" if number < 0 else str(number)
 
 
 def bounded_int(lo: int, hi: int) -> Callable[[str], int]:
@@ -110,20 +151,23 @@ def chosen_language(given: str | None) -> str:
 
 def read_text(path: str, what: str = "file") -> str:
     """A text file (or standard input for '-') as UTF-8; a UTF-8 byte order mark is fine. Anything else is a
-    CliError naming the file."""
+    CliError naming the file as `what` ('file', 'action log', 'replay file': the catalog's cli.what.*)."""
     try:
         if path == "-":
             data = sys.stdin.buffer.read()
         else:
             with open(path, "rb") as f:
                 data = f.read()
+    except FileNotFoundError:
+        raise CliError(f"cannot read {path}: no such file", "cli.no_file", path=path) from None
     except OSError as exc:
         raise CliError(f"cannot read {path}: {exc.strerror}", "cli.read_failed", path=path,
                        reason=exc.strerror) from None
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise CliError(f"the {what} {path} is not UTF-8 text (byte {exc.start}): save it as UTF-8") from None
+        raise CliError(f"the {what} {path} is not UTF-8 text (byte {exc.start}): save it as UTF-8", "cli.not_utf8",
+                       what=_what(what), path=path, byte=exc.start) from None
 
 
 MAX_JSON_DEPTH = 32
@@ -148,13 +192,24 @@ def load_json_text(text: str, what: str = "file") -> Any:
             if depth > deepest:
                 deepest = depth
                 if deepest > MAX_JSON_DEPTH:
-                    raise CliError(f"the {what} nests deeper than {MAX_JSON_DEPTH} levels")
+                    raise CliError(f"the {what} nests deeper than {MAX_JSON_DEPTH} levels", "cli.json_deep",
+                                   what=_what(what), depth=MAX_JSON_DEPTH)
         elif ch in "]}":
             depth -= 1
     try:
         return json.loads(text)
-    except (json.JSONDecodeError, RecursionError) as exc:
-        raise CliError(f"the {what} is not valid JSON: {exc}") from None
+    except json.JSONDecodeError as exc:
+        raise CliError(f"the {what} is not valid JSON: {exc}", "cli.json_invalid", what=_what(what), line=exc.lineno,
+                       column=exc.colno) from None
+    except RecursionError:
+        raise CliError(f"the {what} nests deeper than {MAX_JSON_DEPTH} levels", "cli.json_deep", what=_what(what),
+                       depth=MAX_JSON_DEPTH) from None
+
+
+def _what(what: str) -> Words:
+    """What read_text or load_json_text read ('file', 'action log', 'replay file'), in the catalog's words
+    (cli.what.action_log …)."""
+    return Words(f"cli.what.{what.replace(' ', '_')}")
 
 
 class _Parser(argparse.ArgumentParser):

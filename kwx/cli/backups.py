@@ -20,13 +20,15 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from kwx.cli import chosen_language, said, store_error_text
+from kwx.cli import chosen_language, problem_text, said, store_error_text
+from kwx.present.i18n import tr
 from kwx.present.ledger_text import signed_money, table
+from kwx.present.numbers import MINUS
 from kwx.store import StoreError
-from kwx.store.backup import back_up, back_up_to, default_backup_dir
+from kwx.store.backup import BackupResult, back_up, back_up_to, default_backup_dir
 from kwx.store.db import database_url, default_db_path
 from kwx.store.restore import Balances, RestoreReport, restore_store
-from kwx.store.verify import verify_store
+from kwx.store.verify import VerifyReport, verify_store
 
 HELPS = {
     "backup": "a checked online backup of the SQLite store (into $KWX_BACKUP_DIR, the newest 14 kept)",
@@ -85,8 +87,17 @@ async def _backup(store: Path, dest: str | None, keep: int, settings: Any, as_js
         print(json.dumps({"backup": str(result.path), "bytes": result.size, "seconds": round(result.seconds, 3),
                           "integrity": "ok", "removed": [str(p) for p in result.removed]}))
     else:
-        print(f"Backed up {store}: {result.describe()}.")
+        print(_backup_text(store, result, lang))
     return 0
+
+
+def _backup_text(store: Path, result: BackupResult, lang: str) -> str:
+    fields: dict[str, object] = {"store": store, "path": result.path, "size": f"{result.size / 1e6:.1f}",
+                                 "seconds": f"{result.seconds:.2f}"}
+    if not result.removed:
+        return said("cli.backup.done", lang, **fields)
+    names = tr("common.list_sep", lang).join(p.name for p in result.removed)
+    return said("cli.backup.done_removed", lang, **fields, count=len(result.removed), names=names)
 
 
 async def _verify(target: Path | str, as_json: bool, lang: str) -> int:
@@ -101,11 +112,25 @@ async def _verify(target: Path | str, as_json: bool, lang: str) -> int:
     if as_json:
         print(json.dumps(report.to_json(), ensure_ascii=False))
     elif report.ok:
-        print(f"ok: {report.summary()}: integrity, payments, summaries and append-only triggers check out")
+        print(said("cli.verify_store.ok", lang, summary=_summary(report, lang)))
     else:
-        print("\n".join(report.problems))
-        print(f"{len(report.problems)} problem(s) in {report.summary()}")
+        print("\n".join(problem_text(p, lang) for p in report.problems))
+        count = len(report.problems)
+        print(said(f"cli.verify_store.found.{_plural(count)}", lang, count=count, summary=_summary(report, lang)))
     return 0 if report.ok else 1
+
+
+def _summary(report: VerifyReport, lang: str) -> str:
+    """What was checked: 'data/kwx.sqlite3 (SQLite, schema v7; 1 server, 3 hands, 7 ledger entries)'."""
+    counts = tr("common.list_sep", lang).join(
+        said(f"cli.verify_store.{what}.{_plural(n)}", lang, count=f"{n:,}")
+        for what, n in (("servers", report.servers), ("hands", report.hands), ("entries", report.entries)))
+    return said("cli.verify_store.summary", lang, store=report.store, schema=report.schema, counts=counts,
+                backend=said(f"cli.verify_store.backend.{report.backend}", lang))
+
+
+def _plural(n: int) -> str:
+    return "one" if n == 1 else "other"
 
 
 async def _restore(backup: Path, target: Path, as_json: bool, lang: str) -> int:
@@ -118,7 +143,7 @@ async def _restore(backup: Path, target: Path, as_json: bool, lang: str) -> int:
                           "before": _plain(report.before), "after": _plain(report.after),
                           "problems_after": report.problems_after}, ensure_ascii=False))
     else:
-        print(_restore_text(report))
+        print(_restore_text(report, lang))
     return 0 if not report.problems_after else 1
 
 
@@ -128,15 +153,15 @@ def _plain(balances: Balances | None) -> dict[str, dict[str, int]] | None:
     return {guild: {player: amount for player, (_, amount) in rows.items()} for guild, rows in balances.items()}
 
 
-def _restore_text(report: RestoreReport) -> str:
-    lines = [f"Checked the backup: ok ({report.checked.summary()})."]
+def _restore_text(report: RestoreReport, lang: str) -> str:
+    lines = [said("cli.restore.checked", lang, summary=_summary(report.checked, lang))]
     if report.kept:
-        lines.append(f"Kept the store it replaces as {' and '.join(map(str, report.kept))}.")
+        lines.append(said("cli.restore.kept", lang, files=tr("common.list_sep", lang).join(map(str, report.kept))))
     elif report.before is None and report.before_error is None:
-        lines.append(f"There was no store at {report.target}: created it.")
-    lines.append(f"Restored {report.target} from {report.backup}.")
+        lines.append(said("cli.restore.created", lang, path=report.target))
+    lines.append(said("cli.restore.done", lang, path=report.target, backup=report.backup))
     if report.before_error is not None:
-        lines.append(f"(The replaced store's balances could not be read: {report.before_error}.)")
+        lines.append(said("cli.restore.before_unreadable", lang, detail=report.before_error))
     before = report.before or {}
     for guild in sorted(set(before) | set(report.after)):
         old, new = before.get(guild, {}), report.after.get(guild, {})
@@ -144,14 +169,19 @@ def _restore_text(report: RestoreReport) -> str:
         for player in [*new, *(p for p in old if p not in new)]:
             name = (new.get(player) or old[player])[0]
             was, now = old.get(player, (name, 0))[1], new.get(player, (name, 0))[1]
-            rows.append([name, player, signed_money(was), signed_money(now), signed_money(now - was) if now != was else ""])
-        lines += ["", f"Server {guild}:", table(rows, "llrrr", ["name", "player", "before", "after", "change"],
-                                                sep="  ")]
+            rows.append([name, player, _signed(was), _signed(now), _signed(now - was) if now != was else ""])
+        headers = [said(f"cli.restore.{h}", lang) for h in ("name", "player", "before", "after", "change")]
+        lines += ["", said("cli.restore.server", lang, server=guild), table(rows, "llrrr", headers, sep="  ")]
     if report.problems_after:
-        lines += ["", "The restored store fails its check:", *report.problems_after]
+        lines += ["", said("cli.restore.fails", lang), *(problem_text(p, lang) for p in report.problems_after)]
     return "\n".join(lines)
 
 
 def fail(exc: Refused, lang: str) -> int:
     print(said("cli.backup.refused", lang, text=str(exc)), file=sys.stderr)
     return 2
+
+
+def _signed(amount: int) -> str:
+    """+1,200 / −300 (a minus sign, U+2212) / 0."""
+    return signed_money(amount).replace("-", MINUS)

@@ -31,7 +31,7 @@ from pathlib import Path
 
 from kwx.store.backup import STAMP, copy_checked
 from kwx.store.models import StoreError
-from kwx.store.verify import VerifyReport, verify_store
+from kwx.store.verify import Problem, VerifyReport, verify_store
 
 # server -> player -> (name, balance)
 Balances = dict[str, dict[str, tuple[str, int]]]
@@ -50,7 +50,7 @@ class RestoreReport:
     before: Balances | None = None  # None: there was no store, or it could not be read
     before_error: str | None = None
     after: Balances = field(default_factory=dict)
-    problems_after: list[str] = field(default_factory=list)
+    problems_after: list[Problem] = field(default_factory=list)
 
 
 async def restore_store(backup: Path, target: Path, *, at: datetime | None = None) -> RestoreReport:
@@ -65,7 +65,7 @@ async def restore_store(backup: Path, target: Path, *, at: datetime | None = Non
         raise RestoreRefused(f"the backup cannot be used: {exc}", code="backup_unusable", reason=exc) from None
     if not checked.ok:
         raise RestoreRefused("the backup fails its check:\n  " + "\n  ".join(checked.problems), code="backup_fails",
-                             problems="\n  ".join(checked.problems))
+                             problems=tuple(checked.problems))
     report = RestoreReport(backup, target, checked)
     stamp = (at or datetime.now(UTC)).astimezone(UTC).strftime(STAMP)
     if target.exists():
@@ -97,7 +97,8 @@ def _replace(backup: Path, target: Path, stamp: str, report: RestoreReport) -> N
                 raise RestoreRefused(f"{target} is open in another program (a running bot, the terminal table, "
                                      "a ledger command): stop it, then restore", code="store_open",
                                      path=str(target)) from None
-            raise RestoreRefused(f"cannot lock {target}: {exc}") from None
+            raise RestoreRefused(f"cannot lock {target}: {exc}", code="cannot_lock", path=str(target),
+                                 detail=str(exc)) from None
         except sqlite3.DatabaseError as exc:
             raise RestoreRefused(f"{target} is not a readable SQLite database ({exc}): move it aside, then "
                                  "restore into its place", code="store_unreadable", path=str(target),
@@ -116,8 +117,12 @@ def _replace(backup: Path, target: Path, stamp: str, report: RestoreReport) -> N
             source.close()
         report.after = _balances(conn)
     except sqlite3.Error as exc:
-        raise StoreError(f"restoring {target} failed ({exc}); the store as it was is kept as "
-                         f"{', '.join(map(str, report.kept)) or 'nothing (it failed before)'}") from exc
+        kept = ", ".join(map(str, report.kept))
+        if not kept:
+            raise StoreError(f"restoring {target} failed ({exc}); the store as it was is kept as nothing (it failed"
+                             " before)", code="restore_failed_early", path=str(target), detail=str(exc)) from exc
+        raise StoreError(f"restoring {target} failed ({exc}); the store as it was is kept as {kept}",
+                         code="restore_failed", path=str(target), detail=str(exc), kept=kept) from exc
     finally:
         conn.close()
 
@@ -132,7 +137,8 @@ def _keep(target: Path, stamp: str) -> tuple[Path, ...]:
             continue
         dest = Path(f"{base}{suffix}")
         if dest.exists():
-            raise RestoreRefused(f"{dest} already exists: restore again in a second")
+            raise RestoreRefused(f"{dest} already exists: restore again in a second", code="kept_exists",
+                                 path=str(dest))
         shutil.copy2(source, dest)
         kept.append(dest)
     return tuple(kept)

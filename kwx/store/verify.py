@@ -1,7 +1,7 @@
 """Is this store sound? `python -m kwx ledger verify [STORE]`: a live store or a backup, SQLite or PostgreSQL.
 
     report = await verify_store(Path("data/backups/kwx-20250305T120000Z.sqlite3"))   # or a postgresql:// URL
-    report.ok, report.problems       # one line per problem
+    report.ok, report.problems       # one line per problem (a Problem: English, with a code for the catalog)
 
 What it checks, all inside one read transaction (a store the bot is writing to is checked as of one commit):
 - integrity: SQLite's `PRAGMA integrity_check` and `foreign_key_check` (PostgreSQL checks its own pages: data
@@ -44,6 +44,44 @@ LIVE_SEATS = ("SELECT hs.guild, hs.player_id, hs.hand_id, h.created_at FROM hand
               " JOIN hands h ON h.id = hs.hand_id WHERE h.reversed_at IS NULL")
 
 
+# What a problem can be (Problem.code); a tool says each from the catalog: `store.verify.<code>`.
+PROBLEMS = frozenset({
+    "integrity",          # SQLite's integrity_check reports damage (detail: its words)
+    "foreign_key",        # a row names a row missing from another table
+    "stopped",            # the file is too damaged to check further
+    "schema_newer",       # a schema this program does not know
+    "trigger_missing",    # an append-only trigger a migration made is gone
+    "trigger_unknown",    # a trigger no migration made
+    "hand_twice",         # a table's hand recorded twice
+    "manual_twice",       # a server's manual hand number recorded twice
+    "reversed_twice",     # a ledger entry reversed more than once
+    "nets_sum",           # a hand's seats' nets do not sum to 0
+    "entries_differ",     # a hand's ledger entries do not pay what its seats record
+    "reversal_open",      # a reversed hand whose money does not cancel out
+    "reversal_unmarked",  # reversing entries of a hand not marked reversed
+    "balances_differ",    # a summary disagrees with the ledger: balances,
+    "daily_differs",      # the per-day table,
+    "guild_differs",      # a server's counts
+    "more",               # … and N more lines like the ones before
+})
+
+
+class Problem(str):
+    """One problem found: its English line (what `--json` lists and logs keep), with `code` (see PROBLEMS) and
+    `fmt` so a tool says it in the operator's language (catalog `store.verify.<code>`; a `field` value is the
+    summary column's word, `store.verify.field.<field>`)."""
+
+    code: str
+    fmt: dict[str, object]
+
+    def __new__(cls, text: str, code: str, **fmt: object) -> Problem:
+        assert code in PROBLEMS, code
+        problem = super().__new__(cls, text)
+        problem.code = code
+        problem.fmt = fmt
+        return problem
+
+
 @dataclass
 class VerifyReport:
     store: str
@@ -52,28 +90,19 @@ class VerifyReport:
     hands: int = 0
     entries: int = 0
     servers: int = 0
-    problems: list[str] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
         return not self.problems
 
-    def summary(self) -> str:
-        counts = ", ".join(_count(n, word) for n, word in ((self.servers, "server"), (self.hands, "hand"),
-                                                            (self.entries, "ledger entry")))
-        return f"{self.store} ({self.backend}, schema v{self.schema}; {counts})"
-
     def to_json(self) -> dict[str, Any]:
         return {"store": self.store, "backend": self.backend, "schema": self.schema, "servers": self.servers,
-                "hands": self.hands, "entries": self.entries, "ok": self.ok, "problems": self.problems}
+                "hands": self.hands, "entries": self.entries, "ok": self.ok,
+                "problems": [str(p) for p in self.problems]}
 
 
 Rows = Callable[[str], Awaitable[list[Any]]]
-
-
-def _count(n: int, word: str) -> str:
-    plural = word[:-1] + "ies" if word.endswith("y") else word + "s"
-    return f"{n:,} {word if n == 1 else plural}"
 
 
 async def verify_store(target: str | Path) -> VerifyReport:
@@ -111,7 +140,7 @@ async def _verify_sqlite(path: Path) -> VerifyReport:
             present = {r[0] for r in await rows("SELECT name FROM sqlite_master WHERE type = 'trigger'")}
             await _check(report, rows, SQLITE_MIGRATIONS, present)
         except aiosqlite.DatabaseError as exc:  # a damaged file: what was found so far, and where it stopped
-            report.problems.append(f"cannot check further: {exc}")
+            report.problems.append(Problem(f"cannot check further: {exc}", "stopped", detail=str(exc)))
     finally:
         await db.close()
     return report
@@ -154,19 +183,20 @@ def _need_tables(store: object, names: set[str]) -> None:
                          tables=", ".join(missing))
 
 
-async def _sqlite_integrity(rows: Rows) -> list[str]:
+async def _sqlite_integrity(rows: Rows) -> list[Problem]:
     """What SQLite's own checks find; a check that cannot even run on a damaged file is a problem too (a file
     that is not a SQLite database at all raises)."""
     problems = []
     try:
-        problems += [f"integrity: {r[0]}" for r in await rows(f"PRAGMA integrity_check({SHOWN})")
-                     if tuple(r) != ("ok",)]
-        problems += [f"foreign key: a row of {r[0]} (rowid {r[1]}) names a missing {r[2]} row"
+        problems += [Problem(f"integrity: {r[0]}", "integrity", detail=str(r[0]))
+                     for r in await rows(f"PRAGMA integrity_check({SHOWN})") if tuple(r) != ("ok",)]
+        problems += [Problem(f"foreign key: a row of {r[0]} (rowid {r[1]}) names a missing {r[2]} row", "foreign_key",
+                             table=r[0], rowid=r[1], parent=r[2])
                      for r in (await rows("PRAGMA foreign_key_check"))[:SHOWN]]
     except aiosqlite.DatabaseError as exc:
         if "not a database" in str(exc):
             raise
-        problems.append(f"integrity: {exc}")
+        problems.append(Problem(f"integrity: {exc}", "integrity", detail=str(exc)))
     return problems
 
 
@@ -174,12 +204,14 @@ async def _check(report: VerifyReport, rows: Rows, migrations: list[str], trigge
     """The checks both backends share (the shared SQL dialect), appended to `report`."""
     known = len(migrations)
     if report.schema > known:
-        report.problems.append(f"schema v{report.schema} is newer than this program's (v{known}): upgrade kwx")
+        report.problems.append(Problem(f"schema v{report.schema} is newer than this program's (v{known}): upgrade kwx",
+                                       "schema_newer", schema=report.schema, known=known))
     expected = [name for script in migrations[:report.schema] for name in _TRIGGER.findall(script)]
-    report.problems += [f"append-only: trigger {name} is missing" for name in expected if name not in triggers]
+    report.problems += [Problem(f"append-only: trigger {name} is missing", "trigger_missing", name=name)
+                        for name in expected if name not in triggers]
     # a trigger no migration made can change or delete what the ledger appends: name it
-    report.problems += [f"unknown trigger {name}: no kwx migration creates it" for name in sorted(triggers)
-                        if name not in expected]
+    report.problems += [Problem(f"unknown trigger {name}: no kwx migration creates it", "trigger_unknown", name=name)
+                        for name in sorted(triggers) if name not in expected]
     counts = (await rows("SELECT (SELECT COUNT(*) FROM hands), (SELECT COUNT(*) FROM ledger_entries),"
                          " (SELECT COUNT(*) FROM (SELECT guild FROM hands UNION SELECT guild FROM ledger_entries)"
                          " AS g)"))[0]
@@ -188,51 +220,68 @@ async def _check(report: VerifyReport, rows: Rows, migrations: list[str], trigge
         report.problems += await check(rows)
 
 
-def _limit(lines: list[str]) -> list[str]:
-    return lines if len(lines) <= SHOWN else [*lines[:SHOWN], f"… and {len(lines) - SHOWN} more like these"]
+def _limit(lines: list[Problem]) -> list[Problem]:
+    more = len(lines) - SHOWN
+    return lines if more <= 0 else [*lines[:SHOWN], Problem(f"… and {more} more like these", "more", count=more)]
 
 
-async def _recorded_once(rows: Rows) -> list[str]:
-    twice = [f"table {r[0]} hand {r[1]} is recorded {r[2]} times" for r in await rows(
+async def _recorded_once(rows: Rows) -> list[Problem]:
+    twice = [Problem(f"table {r[0]} hand {r[1]} is recorded {r[2]} times", "hand_twice", table=r[0], hand=r[1],
+                     times=r[2]) for r in await rows(
         "SELECT table_id, hand_no, COUNT(*) FROM hands WHERE table_id IS NOT NULL GROUP BY table_id, hand_no"
         " HAVING COUNT(*) > 1 ORDER BY table_id, hand_no")]
-    twice += [f"server {r[0]}: manual hand {r[1]} is recorded {r[2]} times" for r in await rows(
+    twice += [Problem(f"server {r[0]}: manual hand {r[1]} is recorded {r[2]} times", "manual_twice", server=r[0],
+                      hand=r[1], times=r[2]) for r in await rows(
         "SELECT guild, hand_no, COUNT(*) FROM hands WHERE table_id IS NULL GROUP BY guild, hand_no"
         " HAVING COUNT(*) > 1 ORDER BY guild, hand_no")]
-    twice += [f"ledger entry {r[0]} is reversed {r[1]} times" for r in await rows(
+    twice += [Problem(f"ledger entry {r[0]} is reversed {r[1]} times", "reversed_twice", entry=r[0], times=r[1])
+              for r in await rows(
         "SELECT reverses_id, COUNT(*) FROM ledger_entries WHERE reverses_id IS NOT NULL GROUP BY reverses_id"
         " HAVING COUNT(*) > 1 ORDER BY reverses_id")]
     return _limit(twice)
 
 
-async def _hands_sum_to_zero(rows: Rows) -> list[str]:
-    lines = [f"hand {r[0]}: its seats' nets sum to {int(r[1]):+d}, not 0" for r in await rows(
+async def _hands_sum_to_zero(rows: Rows) -> list[Problem]:
+    lines = [Problem(f"hand {r[0]}: its seats' nets sum to {int(r[1]):+d}, not 0", "nets_sum", hand=r[0], sum=int(r[1]))
+             for r in await rows(
         "SELECT hand_id, SUM(net) FROM hand_seats GROUP BY hand_id HAVING SUM(net) <> 0 ORDER BY hand_id")]
     paid = (f"SELECT hand_id, player, SUM(delta) AS amount FROM ({MOVES}) AS m WHERE hand_id IS NOT NULL"
             " AND reverses_id IS NULL GROUP BY hand_id, player HAVING SUM(delta) <> 0")
     seats = "SELECT hand_id, player_id, net FROM hand_seats WHERE net <> 0"
-    lines += [f"hand {r[0]}: its ledger entries do not pay each player the net its seat records"
+    lines += [Problem(f"hand {r[0]}: its ledger entries do not pay each player the net its seat records",
+                      "entries_differ", hand=r[0])
               for r in await rows(f"SELECT hand_id FROM ({paid} EXCEPT {seats}) AS a UNION"
                                   f" SELECT hand_id FROM ({seats} EXCEPT {paid}) AS b ORDER BY 1")]
-    lines += [f"hand {r[0]} is marked reversed but its money does not cancel out" for r in await rows(
+    lines += [Problem(f"hand {r[0]} is marked reversed but its money does not cancel out", "reversal_open",
+                      hand=r[0]) for r in await rows(
         f"SELECT DISTINCT m.hand_id FROM ({MOVES}) AS m JOIN hands h ON h.id = m.hand_id"
         " WHERE h.reversed_at IS NOT NULL GROUP BY m.hand_id, m.player HAVING SUM(m.delta) <> 0 ORDER BY 1")]
-    lines += [f"hand {r[0]} has reversing entries but is not marked reversed" for r in await rows(
+    lines += [Problem(f"hand {r[0]} has reversing entries but is not marked reversed", "reversal_unmarked",
+                      hand=r[0]) for r in await rows(
         "SELECT DISTINCT e.hand_id FROM ledger_entries e JOIN hands h ON h.id = e.hand_id"
         " WHERE e.reverses_id IS NOT NULL AND h.reversed_at IS NULL ORDER BY 1")]
     return _limit(lines)
 
 
-def _differences(what: str, fields: tuple[str, ...], stored: Iterable[Any], expected: dict[tuple[Any, ...], list[int]],
-                 key_size: int, describe: Callable[[tuple[Any, ...]], str]) -> list[str]:
+# Each summary table: the code of a difference found in it, and what its key's columns are.
+_SUMMARIES = {"balances": ("balances_differ", ("server", "player")),
+              "daily_net": ("daily_differs", ("server", "day", "player")),
+              "guilds": ("guild_differs", ("server",))}
+
+
+def _differences(what: str, fields: tuple[str, ...], stored: Iterable[Any],
+                 expected: dict[tuple[Any, ...], list[int]]) -> list[Problem]:
     """Lines for every key whose stored values differ from the expected ones (all-zero rows count as absent)."""
-    have = {tuple(r)[:key_size]: [int(v) for v in tuple(r)[key_size:]] for r in stored}
+    code, parts = _SUMMARIES[what]
+    have = {tuple(r)[:len(parts)]: [int(v) for v in tuple(r)[len(parts):]] for r in stored}
     lines = []
     for key in sorted(set(have) | set(expected), key=lambda k: tuple(map(str, k))):
         got, want = have.get(key, [0] * len(fields)), expected.get(key, [0] * len(fields))
+        where = ", ".join(str(v) if part == "day" else f"{part} {v}" for part, v in zip(parts, key))
         for name, g, w in zip(fields, got, want):
             if g != w:
-                lines.append(f"{describe(key)}: the {what} table says {name} {g}, the ledger gives {w}")
+                lines.append(Problem(f"{where}: the {what} table says {name} {g}, the ledger gives {w}", code,
+                                     **dict(zip(parts, key)), field=name, stored=g, ledger=w))
     return _limit(lines)
 
 
@@ -243,7 +292,7 @@ def _expect(found: Iterable[Any], key_size: int, width: int, column: int,
         into.setdefault(tuple(r)[:key_size], [0] * width)[column] = int(r[key_size])
 
 
-async def _balances(rows: Rows) -> list[str]:
+async def _balances(rows: Rows) -> list[Problem]:
     expected: dict[tuple[Any, ...], list[int]] = {}
     for r in await rows(f"SELECT guild, player, SUM(delta), SUM(CASE WHEN {_WINNING} THEN delta ELSE 0 END)"
                         f" FROM ({MOVES}) AS m GROUP BY guild, player"):
@@ -251,11 +300,10 @@ async def _balances(rows: Rows) -> list[str]:
     _expect(await rows(f"SELECT guild, player_id, COUNT(*) FROM ({LIVE_SEATS}) AS s GROUP BY guild, player_id"),
             2, 3, 2, expected)
     stored = await rows("SELECT guild, player_id, balance, net, hands FROM balances")
-    return _differences("balances", ("balance", "winnings", "hands"), stored, expected, 2,
-                        lambda k: f"server {k[0]}, player {k[1]}")
+    return _differences("balances", ("balance", "winnings", "hands"), stored, expected)
 
 
-async def _daily(rows: Rows) -> list[str]:
+async def _daily(rows: Rows) -> list[Problem]:
     expected: dict[tuple[Any, ...], list[int]] = {}
     _expect(await rows(f"SELECT guild, period_day, player, SUM(delta) FROM ({MOVES}) AS m WHERE {_WINNING}"
                        " GROUP BY 1, 2, 3"), 3, 3, 0, expected)
@@ -264,14 +312,13 @@ async def _daily(rows: Rows) -> list[str]:
     _expect(await rows(f"SELECT guild, substr(created_at, 1, 10), player_id, COUNT(*) FROM ({LIVE_SEATS}) AS s"
                        " GROUP BY 1, 2, 3"), 3, 3, 2, expected)
     stored = await rows("SELECT guild, day, player_id, net, flow, hands FROM daily_net")
-    return _differences("daily_net", ("winnings", "flow", "hands"), stored, expected, 3,
-                        lambda k: f"server {k[0]}, {k[1]}, player {k[2]}")
+    return _differences("daily_net", ("winnings", "flow", "hands"), stored, expected)
 
 
-async def _guilds(rows: Rows) -> list[str]:
+async def _guilds(rows: Rows) -> list[Problem]:
     expected: dict[tuple[Any, ...], list[int]] = {}
     _expect(await rows("SELECT guild, COUNT(*) FROM hands WHERE reversed_at IS NULL GROUP BY guild"), 1, 2, 0,
             expected)
     _expect(await rows("SELECT guild, COUNT(*) FROM ledger_entries GROUP BY guild"), 1, 2, 1, expected)
     stored = await rows("SELECT guild, hands, entries FROM guilds")
-    return _differences("guilds", ("hands", "entries"), stored, expected, 1, lambda k: f"server {k[0]}")
+    return _differences("guilds", ("hands", "entries"), stored, expected)

@@ -89,7 +89,8 @@ def test_standard_input_through_the_module(tmp_path: Path) -> None:
 
 
 def test_a_utf8_bom_is_fine_but_other_encodings_and_absurd_nesting_are_one_line_exit_2(
-        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+        capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("KWX_LANG", "en")
     spec = json.dumps({"rules": "standard", "dealer": 0, "wall": WALL, "actions": []})
     bom = tmp_path / "bom.json"
     bom.write_bytes(b"\xef\xbb\xbf" + spec.encode("utf-8"))

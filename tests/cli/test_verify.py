@@ -12,7 +12,7 @@ import pytest
 
 from kwx.cli import main
 from kwx.engine.seeds import commitment, hand_seed
-from kwx.engine.wall import format_sequence, wall_from_seed
+from kwx.engine.wall import dice_from_seed, format_sequence, wall_from_seed
 from kwx.store import Store
 from kwx.table import PlayerRef, TableService
 from tests.support.frontends import RecordingFrontEnd
@@ -43,8 +43,9 @@ def played(tmp_path_factory):
     return path, fe, table, hands
 
 
-def _cli(capsys, *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
+def _cli(capsys, *argv: str, lang: str | None = "en") -> tuple[int, str, str]:
+    """`verify` in `lang` (None: as $KWX_LANG says)."""
+    code = main([*argv, *(("--lang", lang) if lang and argv[0] == "verify" else ())])
     out, err = capsys.readouterr()
     return code, out, err
 
@@ -92,3 +93,66 @@ def test_a_seed_a_person_chose_is_salted(tmp_path):
     assert salt and seed == hand_seed("my-seed", 1)
     assert result.seed_ref != commitment(seed)  # guessing "my-seed" does not confirm against the commitment
     assert result.seed_ref == commitment(seed, salt)
+
+
+WORDS = {  # what each language says, with the catalog's punctuation
+    "zh-CN": {"ok": "承诺：相符（{ref}）\n牌墙：{wall}\n骰子：{a} 和 {b}\n"
+                    "重放：这副牌墙上的 {n} 个动作打完，结局与账本记录的一致（{outcome}，各座输赢 {net}）\n",
+              "outcome": {"win": "胡牌", "draw": "荒庄"}, "sep": "、",
+              "mismatch": "错误：种子与承诺不符：这不是这一局的种子\n",
+              "forged": "错误：重放的结局是各座输赢 {net}，账本记的是 {forged}\n",
+              "illegal": "错误：第 1 个动作 {action} 在这副牌墙上不合规则：「",
+              "not_json": "错误：出牌记录不是有效的 JSON（第 1 行第 2 列）\n",
+              "missing": "错误：读不了 {path}：没有这个文件\n"},
+    "en": {"ok": "commitment: ok ({ref})\nwall: {wall}\ndice: {a} {b}\n"
+                 "replay: {n} actions on this wall end as the ledger recorded ({outcome}, net [{net}])\n",
+           "outcome": {"win": "win", "draw": "draw"}, "sep": ", ",
+           "mismatch": "error: the seed does not match the commitment: this is not the hand's seed\n",
+           "forged": "error: the replay ends with net [{net}], the ledger recorded [{forged}]\n",
+           "illegal": "error: action 1 ({action}) is not legal on this wall: ",
+           "not_json": "error: the action log is not valid JSON (line 1, column 2)\n",
+           "missing": "error: cannot read {path}: no such file\n"},
+}
+
+
+def _signed(net: list[int], sep: str) -> str:
+    return sep.join(f"+{n}" if n > 0 else f"\u2212{-n}" if n < 0 else "0" for n in net)
+
+
+@pytest.mark.parametrize("lang", ["zh-CN", "en"])
+def test_verify_says_what_it_checked_and_what_does_not_match_in_the_chosen_language(played, capsys, tmp_path,
+                                                                                    monkeypatch, lang):
+    """$KWX_LANG (Chinese when unset) or --lang: every line, a loss with a minus sign."""
+    path, fe, table, hands = played
+    result, (hand_id, _, ref) = fe.results(table)[0], hands[0]
+    _, text, _ = _cli(capsys, "ledger", "hand", str(hand_id), "--actions", "--db", str(path))
+    log = json.loads(text)
+    (tmp_path / "hand.json").write_text(text)
+    words = WORDS[lang]
+    monkeypatch.delenv("KWX_LANG", raising=False)
+    choose = None if lang == "zh-CN" else lang  # Chinese is the default
+
+    code, out, _ = _cli(capsys, "verify", result.seed, "--ref", ref, "--actions", str(tmp_path / "hand.json"), lang=choose)
+    a, b = dice_from_seed(result.seed)
+    assert code == 0 and out == words["ok"].format(
+        ref=ref, wall=format_sequence(wall_from_seed(result.seed)), a=a, b=b, n=len(log["actions"]),
+        outcome=words["outcome"][log["outcome"]], net=_signed(log["net"], words["sep"]))
+
+    code, _, err = _cli(capsys, "verify", fe.results(table)[1].seed, "--ref", ref, lang=choose)
+    assert code == 2 and err == words["mismatch"]
+    forged = [log["net"][0] + 1, log["net"][1] - 1, log["net"][2]]
+    (tmp_path / "forged.json").write_text(json.dumps(log | {"net": forged}))
+    code, _, err = _cli(capsys, "verify", result.seed, "--ref", ref, "--actions", str(tmp_path / "forged.json"), lang=choose)
+    assert code == 2 and err == words["forged"].format(net=_signed(log["net"], words["sep"]),
+                                                        forged=_signed(forged, words["sep"]))
+    out_of_turn = [(log["dealer"] + 1) % 3, "discard", "5p"]
+    (tmp_path / "illegal.json").write_text(json.dumps(log | {"actions": [out_of_turn, *log["actions"][1:]]}))
+    code, _, err = _cli(capsys, "verify", result.seed, "--ref", ref, "--actions", str(tmp_path / "illegal.json"),
+                        lang=choose)
+    assert code == 2 and err.startswith(words["illegal"].format(action=json.dumps(out_of_turn)))
+    (tmp_path / "broken.json").write_text("{")
+    code, _, err = _cli(capsys, "verify", result.seed, "--ref", ref, "--actions", str(tmp_path / "broken.json"), lang=choose)
+    assert code == 2 and err == words["not_json"]
+    missing = tmp_path / "missing.json"
+    code, _, err = _cli(capsys, "verify", result.seed, "--ref", ref, "--actions", str(missing), lang=choose)
+    assert code == 2 and err == words["missing"].format(path=missing)

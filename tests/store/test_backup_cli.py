@@ -57,7 +57,7 @@ def test_verify_says_ok_or_lists_each_problem(db, capsys):
     assert code == 1 and json.loads(out)["problems"] == [
         "server g1, player a: the balances table says balance 0, the ledger gives 16"]
     code, out, _ = _run(capsys, "verify", "--db", db)
-    assert code == 1 and out.splitlines()[-1].startswith("1 problem(s) in ")
+    assert code == 1 and out.splitlines()[-1].startswith("1 problem in ")
 
 
 @pytest.mark.sqlite_only
@@ -75,8 +75,71 @@ def test_backup_then_restore_prints_each_servers_balances_before_and_after(db, t
     assert f"Server {GUILD}:" in lines
     assert lines[-4:] == ["name  player  before  after  change",
                           "Ann   a           +6    +16     +10",
-                          "Bob   b           +2     -8     -10",
-                          "Cy    c           -8     -8"]
+                          "Bob   b           +2     \u22128     \u221210",
+                          "Cy    c           \u22128     \u22128"]  # a loss with a minus sign
+
+
+async def _misstate_balances(store: Store) -> None:
+    async with store._write() as conn:
+        await conn.execute("UPDATE balances SET balance = 0 WHERE player_id = 'a'")
+        await conn.execute("UPDATE balances SET balance = -3 WHERE player_id = 'b'")
+
+
+def test_verify_says_each_problem_in_the_chosen_language(db, capsys):
+    """Each line `ledger verify` prints is in $KWX_LANG (--lang), a loss with a minus sign; --json stays the same
+    English whatever the language, for scripts."""
+    code, out, _ = _run(capsys, "verify", "--db", db, "--lang", "zh-CN")
+    assert code == 0 and out.startswith("检查通过：") and "1 个服务器、1 局、2 条账目" in out
+    assert out.rstrip().endswith("：完整性、付款、汇总和只追加触发器都没有问题")
+    _with_store(db, _misstate_balances)
+    code, out, _ = _run(capsys, "verify", "--db", db, "--lang", "zh-CN")
+    *problems, last = out.splitlines()
+    assert code == 1 and problems == ["服务器 g1，玩家 a：余额表记的余额是 0，账目算出来是 16",
+                                      "服务器 g1，玩家 b：余额表记的余额是 \u22123，账目算出来是 \u22128"]
+    assert last.startswith("有 2 个问题：") and last.endswith("1 个服务器、1 局、2 条账目）")
+    code, out, _ = _run(capsys, "verify", "--db", db, "--lang", "en")
+    *problems, last = out.splitlines()
+    assert code == 1 and problems == ["server g1, player a: the balances table says balance 0, the ledger gives 16",
+                                      "server g1, player b: the balances table says balance \u22123, the ledger gives \u22128"]
+    assert last.startswith("2 problems in ") and last.endswith("1 server, 1 hand, 2 ledger entries)")
+    english = ["server g1, player a: the balances table says balance 0, the ledger gives 16",
+               "server g1, player b: the balances table says balance -3, the ledger gives -8"]
+    for lang in ("zh-CN", "en"):
+        code, out, _ = _run(capsys, "verify", "--db", db, "--json", "--lang", lang)
+        assert code == 1 and json.loads(out)["problems"] == english
+
+
+@pytest.mark.sqlite_only
+def test_backup_and_restore_say_what_they_did_in_the_chosen_language(db, tmp_path, capsys):
+    code, out, _ = _run(capsys, "backup", str(tmp_path / "saved"), "--db", db, "--keep", "1", "--lang", "zh-CN")
+    (first,) = (tmp_path / "saved").glob("kwx-*.sqlite3")
+    assert code == 0 and out.startswith(f"已备份 {db}：{first} 已写好并检查过（") and out.endswith("完整性正常）。\n")
+    code, out, _ = _run(capsys, "backup", str(tmp_path / "saved"), "--db", db, "--keep", "1", "--lang", "zh-CN")
+    (backup,) = (tmp_path / "saved").glob("kwx-*.sqlite3")
+    assert code == 0 and out.endswith(f"完整性正常）；删除了 1 个较早的备份：{first.name}。\n")
+    code, out, _ = _run(capsys, "backup", str(tmp_path / "also"), "--db", db, "--lang", "en")
+    assert code == 0 and out.startswith(f"Backed up {db}: ") and out.endswith(" integrity ok).\n")
+    _with_store(db, lambda store: store.transfer(GUILD, "a", "b", 10, by="a"))
+    code, out, err = _run(capsys, "restore", str(backup), "--db", db, "--lang", "zh-CN")
+    assert code == 0, err
+    lines = out.splitlines()
+    assert lines[0].startswith(f"备份检查通过：{backup}（SQLite，结构 v") and lines[0].endswith("2 条账目）。")
+    assert lines[1].startswith(f"被替换的数据库保留为 {db}.replaced-")
+    assert lines[2] == f"已用 {backup} 恢复了 {db}。"
+    assert lines[-5:] == [f"服务器 {GUILD}：",
+                          "名字  玩家 ID  恢复前  恢复后  变化",
+                          "Ann   a            +6     +16   +10",
+                          "Bob   b            +2      \u22128   \u221210",
+                          "Cy    c            \u22128      \u22128"]
+    damaged = tmp_path / "damaged.sqlite3"
+    damaged.write_bytes(backup.read_bytes())
+    conn = sqlite3.connect(damaged)
+    conn.execute("UPDATE balances SET balance = 0 WHERE player_id = 'a'")
+    conn.commit()
+    conn.close()
+    code, _, err = _run(capsys, "restore", str(damaged), "--db", db, "--lang", "zh-CN")
+    assert code == 2 and err == ("kwx ledger：这个备份没通过检查：\n  服务器 g1，玩家 a：余额表记的余额是 0，账目算出来是 16"
+                                 "；什么都没有改动。\n")
 
 
 @pytest.mark.sqlite_only
@@ -161,11 +224,14 @@ def test_opening_a_file_that_is_not_a_database_leaves_no_thread_behind(tmp_path,
 
     junk = tmp_path / "junk.sqlite3"
     junk.write_text("not a database")
-    before = threading.active_count()
+    before = set(threading.enumerate())
 
     async def open_it() -> None:
         with pytest.raises(StoreError):
             await Store.open(junk)
 
     asyncio.run(open_it())
-    assert threading.active_count() == before
+    started = set(threading.enumerate()) - before
+    for thread in started:  # a closed connection's thread ends a moment after close() returns
+        thread.join(timeout=5)
+    assert not [t for t in started if t.is_alive()]

@@ -3,11 +3,23 @@ that disagree with the ledger, a hand or a reversal recorded twice, an append-on
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
-from kwx.store.verify import verify_store
+from kwx.cli import problem_text
+from kwx.present.i18n import LANGUAGES, catalog
+from kwx.store.verify import PROBLEMS, verify_store
+from tests.support import backends
 from tests.support.ledger import NAMES, make_hand
 from tests.support.players import GUILD
+
+
+@pytest.fixture
+def database(backend, tmp_path):
+    """Tests here damage the schema (a trigger, an index dropped): on PostgreSQL each has a schema of its own, not
+    the run's shared one, where the next test would find them still missing."""
+    return tmp_path / "kwx.sqlite3" if backend == "sqlite" else backends.fresh_postgres_url()
 
 
 @pytest.fixture
@@ -72,3 +84,28 @@ async def test_a_missing_append_only_trigger_and_a_second_reversal_are_named(sto
     problems = (await verify_store(store.path)).problems
     assert "append-only: trigger ledger_no_update is missing" in problems
     assert f"ledger entry {entry} is reversed 2 times" in problems
+
+
+def test_every_kind_of_problem_has_words_in_both_languages():
+    for code in PROBLEMS:
+        for lang in LANGUAGES:
+            assert catalog().template(f"store.verify.{code}", lang) is not None, (code, lang)
+
+
+async def test_each_problem_is_said_as_its_english_line_says_it(store, played, backend):
+    """What `ledger verify` prints in English is the line --json lists (a loss with a minus sign, no plus), and
+    the Chinese says it in Chinese; the line keeps its code and fields for that."""
+    hand = played["hand"]
+    drop = "DROP TRIGGER ledger_no_update" + ("" if backend == "sqlite" else " ON ledger_entries")
+    await _tamper(store, drop, "UPDATE balances SET balance = -7 WHERE player_id = 'c'",
+                  "UPDATE daily_net SET flow = flow - 2 WHERE player_id = 'a'", "UPDATE guilds SET entries = 0",
+                  "INSERT INTO hand_seats(hand_id, seat, guild, player_id, net, won, self_draw, dealt_in, fan,"
+                  f" liangdao) VALUES ({hand}, 3, '{GUILD}', 'd', -5, 0, 0, 0, 0, 0)")
+    problems = (await verify_store(store.path)).problems
+    assert {p.code for p in problems} >= {"trigger_missing", "nets_sum", "entries_differ", "balances_differ",
+                                          "daily_differs", "guild_differs"}, problems
+    for problem in problems:
+        assert problem_text(problem, "en").replace("\u2212", "-") == problem.replace("+", "")
+        chinese = problem_text(problem, "zh-CN")
+        assert re.search("[\u4e00-\u9fff]", chinese) and not re.search(r"\b(the|is|table|says)\b", chinese), chinese
+    assert f"牌局 {hand}：各座位的输赢合计 \u22125，不是 0" in [problem_text(p, "zh-CN") for p in problems]

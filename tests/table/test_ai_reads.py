@@ -2,20 +2,22 @@
 
 from __future__ import annotations
 
-from kwx.engine.ai import decide
+import kwx.table.machine as live
 from kwx.table import PlayerRef
 from tests.support.players import GUILD
 from tests.support.tables import finished_hands
 
 
-async def test_ai_decisions_carry_the_tables_feeding_records(make_service, frontend):
+async def test_ai_decisions_carry_the_tables_feeding_records(make_service, frontend, monkeypatch):
     seen: list[tuple[str, dict]] = []
+    decide = live.decide
 
-    def recording(hand, seat, level, feed_records):
+    def recording(hand, seat, level="standard", feed_records=None):
         seen.append((level, dict(feed_records or {})))
         return decide(hand, seat, level, feed_records)
 
-    svc = make_service(ai_delay=0, between_hands=0, ai_policy=recording)
+    monkeypatch.setattr(live, "decide", recording)
+    svc = make_service(ai_delay=0, between_hands=0)
     human = PlayerRef("h", "Human")
     table = await svc.open_table(GUILD, "c1", human, seed="reads-1")
     for _ in range(2):
