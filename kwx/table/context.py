@@ -17,6 +17,7 @@ from kwx.table.deal import FROM_SEED, Deal
 from kwx.table.errors import TableError
 from kwx.table.journal import Journal
 from kwx.table.live import LiveTable
+from kwx.table.machine import ENGINE_AI, AiPolicy
 from kwx.table.phases import CLOSED
 from kwx.table.ports import FrontEnd
 
@@ -42,7 +43,7 @@ class ServiceStats:
 class TableContext:
     """The service's shared state. `clock` gives unix times and the timers that wait on them (kwx/table/clock.py;
     injected: tests move a fake one); `deal` where each table's walls and first dealer come from (the seed; a test
-    scripts them)."""
+    scripts them); `ai_policy` how the AI picks its seats' moves (kwx/table/machine.py; a test may script it)."""
 
     store: Store
     frontend: FrontEnd
@@ -50,6 +51,7 @@ class TableContext:
     clock: Clock
     stats: ServiceStats
     deal: Deal = FROM_SEED
+    ai_policy: AiPolicy = ENGINE_AI
     tables: dict[int, LiveTable] = field(default_factory=dict)  # the open tables run here
     closed: set[int] = field(default_factory=set)  # tables closed while this service ran
     running: bool = True  # False once shutdown has begun: no timer, AI move or retry starts

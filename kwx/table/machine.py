@@ -1,14 +1,18 @@
 """What the AI decides at a table: for its AI seats, for a human in 托管, and for a seat whose time ran out.
 
 Pure reads of a table's record (kwx/table/record.py); the service writes what these return as the seat's
-move (`by` says who decided: kwx.table.log_records.By).
+move (`by` says who decided: kwx.table.log_records.By). How the AI picks a move in a hand is the service's
+`ai_policy` (`TableService(..., ai_policy=...)`: the engine's `decide` in play; a test scripts the AI seats with
+its own); a 漂 amount and a timed-out seat's move are the engine's and this module's.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
+
 from kwx.engine.actions import Action, Verb
 from kwx.engine.ai import choose, decide, observe
-from kwx.engine.hand import CLAIM, ROB
+from kwx.engine.hand import CLAIM, ROB, HandState
 from kwx.engine.piao import seat_piao
 from kwx.engine.reads import FeedRecord
 from kwx.table.log_records import By
@@ -17,9 +21,15 @@ from kwx.table.record_state import RecordState
 
 AUTOPLAY_LEVEL = "strong"  # the AI that plays for a human in 托管
 
+# How the AI picks a seat's move in a hand: (hand, seat, AI level, what the table has seen of its players
+# feeding declared hands) -> one of hand.legal_actions(seat)
+AiPolicy = Callable[[HandState, int, str, Mapping[int, FeedRecord] | None], Action]
+ENGINE_AI: AiPolicy = decide  # what every table plays with
 
-def machine_moves(t: RecordState) -> list[tuple[int, Action | int, By]]:
-    """(seat, action or 漂 amount, by) for every seat the AI decides for that must act now."""
+
+def machine_moves(t: RecordState, policy: AiPolicy = ENGINE_AI) -> list[tuple[int, Action | int, By]]:
+    """(seat, action or 漂 amount, by) for every seat the AI decides for that must act now (a move in a hand
+    as `policy` picks it)."""
     out: list[tuple[int, Action | int, By]] = []
     known = None
     for seat in t.to_act():
@@ -39,7 +49,7 @@ def machine_moves(t: RecordState) -> list[tuple[int, Action | int, By]]:
             assert t.hand is not None
             if known is None:
                 known = _feed_records(t)
-            out.append((seat, decide(t.hand, seat, level, known), by))
+            out.append((seat, policy(t.hand, seat, level, known), by))
     return out
 
 

@@ -254,7 +254,7 @@ class Scheduler:
             if t is None or t.step != step or t.status not in (PIAO, PLAYING) or t.paused is not None:
                 continue
             try:
-                moves = [MachineMove(*m) for m in machine_moves(t)]
+                moves = [MachineMove(*m) for m in machine_moves(t, self._ctx.ai_policy)]
             except Exception:
                 logger.exception("table %s: the AI failed to choose", table_id)
                 self._ctx.stats.errors += 1

@@ -57,6 +57,7 @@ from kwx.table.journal import Journal
 from kwx.table.live import LiveTable
 from kwx.table.lobby import Lobby
 from kwx.table.log_records import PauseReason, RecordKind
+from kwx.table.machine import ENGINE_AI, AiPolicy
 from kwx.table.phases import BETWEEN, CLOSED, LOBBY, PIAO, PLAYING
 from kwx.table.play import Play
 from kwx.table.player_settings import PlayerSettings
@@ -87,11 +88,11 @@ class TableService:
                  record_latency: bool = False, max_in_flight: int = 1,
                  idle_close_minutes: float = IDLE_CLOSE_MINUTES, demo_hands: int | None = DEMO_HANDS,
                  claim_pause: float = CLAIM_PAUSE, store_retry: RetryPolicy = STORE_RETRY,
-                 confirms_prompts: bool = False, deal: Deal = FROM_SEED) -> None:
+                 confirms_prompts: bool = False, deal: Deal = FROM_SEED, ai_policy: AiPolicy = ENGINE_AI) -> None:
         if claim_pause < 0:
             raise ValueError("claim_pause must be ≥ 0")
         ctx = self.context = TableContext(store, frontend, Journal(store, group=group_commit), table_clock(clock),
-                                          ServiceStats(latencies=[] if record_latency else None), deal)
+                                          ServiceStats(latencies=[] if record_latency else None), deal, ai_policy)
         self._settings = PlayerSettings(store)
         self._delivery = Delivery(ctx, self._settings)
         self._scheduler = Scheduler(ctx, ai_delay=ai_delay, between_hands=between_hands,

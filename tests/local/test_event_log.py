@@ -23,16 +23,17 @@ PAUSE = 0.05  # the board's hold after each discard (1.5 s at a real table)
 
 
 class Held:
-    """A service factory with a short hold after each discard, dealing the scripted hand; remembers the front
-    end it was given."""
+    """A service factory with a short hold after each discard, dealing the scripted hand and playing its AI seats;
+    remembers the front end it was given."""
 
     def __init__(self, hand: ScriptedHand) -> None:
         self.fe: Any = None
-        self.deal = hand.deal
+        self.hand = hand
 
     def __call__(self, store: Any, frontend: Any, **kw: Any) -> TableService:
         self.fe = frontend
-        return TableService(store, frontend, **(kw | {"claim_pause": PAUSE, "deal": self.deal}))
+        return TableService(store, frontend, **(kw | {"claim_pause": PAUSE, "deal": self.hand.deal,
+                                                      "ai_policy": self.hand.decide}))
 
 
 class YouType:
@@ -58,8 +59,8 @@ class YouType:
         return None
 
 
-async def test_the_line_mode_logs_every_claim_the_declared_hand_and_the_win(tmp_path: Path, monkeypatch) -> None:
-    hand = ScriptedHand(monkeypatch)
+async def test_the_line_mode_logs_every_claim_the_declared_hand_and_the_win(tmp_path: Path) -> None:
+    hand = ScriptedHand()
     factory = Held(hand)
     console = Console(file=io.StringIO(), record=True, width=160, color_system=None, highlight=False)
     await asyncio.wait_for(play_terminal(tmp_path / "kwx.sqlite3", lang="zh-CN", ai_delay=0, between_hands=30,
@@ -70,8 +71,8 @@ async def test_the_line_mode_logs_every_claim_the_declared_hand_and_the_win(tmp_
     assert text.index("★ AI 1 胡了") < text.index("第 1 局结果")  # the win is logged before its result block
 
 
-async def test_the_game_screen_logs_every_claim_the_declared_hand_and_the_win(tmp_path: Path, monkeypatch) -> None:
-    hand = ScriptedHand(monkeypatch)
+async def test_the_game_screen_logs_every_claim_the_declared_hand_and_the_win(tmp_path: Path) -> None:
+    hand = ScriptedHand()
     app = KwxApp(tmp_path / "kwx.sqlite3", lang="en", ai_delay=0, service_factory=Held(hand))
     async with app.run_test(size=(100, 40)) as pilot:  # the log spans the screen: its lines are not wrapped
         answered = None

@@ -1,8 +1,8 @@
 """A scripted hand at the terminal table: the wall, the dealer and every AI decision are fixed, so a test knows
 each public event the log must show.
 
-    hand = ScriptedHand(monkeypatch)     # the AI seats follow CLAIMS_PLAN; a service given hand.deal deals
-                                          # CLAIMS_WALL
+    hand = ScriptedHand()                # a service given deal=hand.deal deals CLAIMS_WALL, and its AI seats
+                                          # follow CLAIMS_PLAN with ai_policy=hand.decide
     move = hand.your_move(view)           # what you type at your decision ("7z", "pass", ...)
 
 You (seat 0, the dealer) throw 中; AI 1 pungs it (碰) and throws 9p; AI 2 kongs that 9p from the discard
@@ -12,12 +12,11 @@ thrown for it; AI 2 draws and throws 5p, and AI 1 wins on it (a win on a discard
 
 from __future__ import annotations
 
-from typing import Any
-
-import pytest
+from collections.abc import Mapping
 
 from kwx.engine.actions import Action
 from kwx.engine.hand import HandState
+from kwx.engine.reads import FeedRecord
 from kwx.table.deal import Deal
 from kwx.table.views import PrivateView
 from tests.support.hands import act, build_wall, passive
@@ -61,12 +60,11 @@ class ScriptedHand:
     """Deals CLAIMS_WALL with you as the dealer, and decides for the AI seats by CLAIMS_PLAN (each planned
     action is taken as soon as it is legal for its seat; otherwise a seat passes a claim or throws its draw)."""
 
-    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+    def __init__(self) -> None:
         self.plan = [act(step) for step in CLAIMS_PLAN]
         wall = build_wall(CLAIMS_WALL["dealer"], CLAIMS_WALL["second"], CLAIMS_WALL["third"],
                           CLAIMS_WALL["draws"], CLAIMS_WALL["back"])
-        self.deal = Deal.scripted(wall, dealer=YOU_SEAT)  # what the terminal's service takes
-        monkeypatch.setattr("kwx.table.machine.decide", self.decide)
+        self.deal = Deal.scripted(wall, dealer=YOU_SEAT)  # what the terminal's service takes, with decide
 
     def _planned(self, seat: int, legal: list[Action]) -> Action | None:
         step = next((a for a in self.plan if a.seat == seat), None)
@@ -75,7 +73,8 @@ class ScriptedHand:
             return step
         return None
 
-    def decide(self, hand: HandState, seat: int, level: str, known: Any = None) -> Action:
+    def decide(self, hand: HandState, seat: int, level: str, known: Mapping[int, FeedRecord] | None) -> Action:
+        """The AI seats' policy (`TableService(..., ai_policy=hand.decide)`)."""
         return self._planned(seat, hand.legal_actions(seat)) or passive(hand, seat)
 
     def your_move(self, view: PrivateView) -> str:

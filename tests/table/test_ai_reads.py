@@ -2,22 +2,20 @@
 
 from __future__ import annotations
 
-import kwx.table.machine as live
+from kwx.engine.ai import decide
 from kwx.table import PlayerRef
 from tests.support.players import GUILD
 from tests.support.tables import finished_hands
 
 
-async def test_ai_decisions_carry_the_tables_feeding_records(make_service, frontend, monkeypatch):
+async def test_ai_decisions_carry_the_tables_feeding_records(make_service, frontend):
     seen: list[tuple[str, dict]] = []
-    decide = live.decide
 
-    def recording(hand, seat, level="standard", feed_records=None):
+    def recording(hand, seat, level, feed_records):
         seen.append((level, dict(feed_records or {})))
         return decide(hand, seat, level, feed_records)
 
-    monkeypatch.setattr(live, "decide", recording)
-    svc = make_service(ai_delay=0, between_hands=0)
+    svc = make_service(ai_delay=0, between_hands=0, ai_policy=recording)
     human = PlayerRef("h", "Human")
     table = await svc.open_table(GUILD, "c1", human, seed="reads-1")
     for _ in range(2):

@@ -347,20 +347,20 @@ def test_which_failures_may_pass() -> None:
 
 
 async def test_a_press_that_committed_before_the_outage_is_not_asked_again(make_service, frontend, script, clock,
-                                                                          backend):
+                                                                          store, backend):
     """Ann's discard reached the log, but the store reported it failed and then stayed down: the table
     paused. Resumed, it reads the log: her discard stands (she is not asked to discard again, perhaps another
     tile, which the log could not take)."""
     script(*ANN_DEALS, dealer=0)
-    svc = make_service(clock=clock, ai_delay=60, store_retry=QUICK)
+    flaky = FlakyStore(store)
+    svc = make_service(store=flaky, clock=clock, ai_delay=60, store_retry=QUICK)
     table = await svc.open_table(GUILD, "c1", ANN)
     await svc.add_ai(table, by=ANN.player_id)
     await svc.add_ai(table, by=ANN.player_id)
     await svc.start_game(table, by=ANN.player_id)
     view = svc.private_view_as_shown(table, ANN.player_id)
     tile = next(c.tile for c in view.choices if c.verb == "discard")
-    flaky = FlakyStore(svc.context.store, Fault(1, transient_error(backend), landed=True))
-    svc.context.store = svc.journal._store = flaky  # type: ignore[assignment]  # from now on, the store fails
+    flaky.fault = Fault(flaky.writes + 1, transient_error(backend), landed=True)  # from now on, the store fails
 
     with pytest.raises(TableError) as refused:
         await svc.act(table, ANN.player_id, "discard", tile, step=view.step)
@@ -404,14 +404,13 @@ async def test_a_restart_after_a_failed_deal_deals(store):
 
 
 async def test_the_result_of_a_hand_is_told_when_the_pause_after_it_cannot_be_written(make_service, frontend,
-                                                                                      script, backend):
+                                                                                      script, store, backend):
     """Nobody played the hand (Ann let the AI play for her), so it ends in a pause for want of players; that
     record cannot be written. The hand is in the ledger: its result is told all the same, and the table pauses
     for the store instead. Ann resumes it, so nobody is missing: the next hand is dealt."""
     script(*WINNING_DEAL, dealer=0)
-    svc = make_service(store_retry=QUICK, between_hands=0)
-    flaky = FlakyStore(svc.context.store, Fault(0, transient_error(backend), first="event:pause"))
-    svc.context.store = svc.journal._store = flaky  # type: ignore[assignment]
+    flaky = FlakyStore(store, Fault(0, transient_error(backend), first="event:pause"))
+    svc = make_service(store=flaky, store_retry=QUICK, between_hands=0)
     table = await svc.open_table(GUILD, "c1", ANN)
     await svc.add_ai(table, by=ANN.player_id)
     await svc.add_ai(table, by=ANN.player_id)
@@ -434,9 +433,8 @@ async def test_a_table_stopped_while_its_hand_is_not_in_the_ledger_writes_the_ha
     resumes it, the table puts the hand in the ledger first, then closes: no hand played is lost. While the
     store still fails, the stop is refused and the table stays open."""
     script(*WINNING_DEAL, dealer=0)
-    svc = make_service(store_retry=QUICK, between_hands=3600)
-    flaky = FlakyStore(svc.context.store, Fault(0, locked(), first="finish_hand"))
-    svc.context.store = svc.journal._store = flaky  # type: ignore[assignment]
+    flaky = FlakyStore(store, Fault(0, locked(), first="finish_hand"))
+    svc = make_service(store=flaky, store_retry=QUICK, between_hands=3600)
     table = await svc.open_table(GUILD, None, HOST)
     await svc.add_ai(table)
     await svc.add_ai(table)
@@ -459,9 +457,8 @@ async def test_a_close_that_landed_though_the_store_said_no_closes_the_table_on_
     """The server's channel went away; the stop record was written but the store reported a failure until the
     table paused. Resuming reads the record from the log: the table closes, for the reason it was closing."""
     script(*WINNING_DEAL, dealer=0)
-    svc = make_service(store_retry=QUICK, between_hands=3600)
-    flaky = FlakyStore(svc.context.store)
-    svc.context.store = svc.journal._store = flaky  # type: ignore[assignment]
+    flaky = FlakyStore(store)
+    svc = make_service(store=flaky, store_retry=QUICK, between_hands=3600)
     table = await svc.open_table(GUILD, "c1", HOST)
     await svc.add_ai(table)
     await svc.add_ai(table)
@@ -482,9 +479,8 @@ async def test_a_close_that_landed_though_the_store_said_no_closes_the_table_on_
 async def test_a_server_gone_closes_its_other_tables_when_one_cannot_be_closed(make_service, frontend, store):
     """The bot left a server with two tables; the first one's stop meets a store bug and that table pauses. The
     other one still closes: one table the store refused keeps no other table open."""
-    svc = make_service(store_retry=QUICK)
-    flaky = FlakyStore(svc.context.store)
-    svc.context.store = svc.journal._store = flaky  # type: ignore[assignment]
+    flaky = FlakyStore(store)
+    svc = make_service(store=flaky, store_retry=QUICK)
     stuck = await svc.open_table(GUILD, "c1", HOST)
     other = await svc.open_table(GUILD, "c2", HOST)
     flaky.fault = Fault(0, RuntimeError("a bug"), times=1, first="event:stop")
