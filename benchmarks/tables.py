@@ -148,14 +148,14 @@ async def run_under_reads(path: Path | str, tables: int, hands: int, *, level: s
     async with await Store.open(path) as store:
         players = [r.player for r in (await store.balances(ledger_bench.GUILD)).rows][:chart_players]
 
-        charts = ChartDrawer()
+        drawer = ChartDrawer()
 
         async def chart_loop() -> None:
             while not stop.is_set():
                 started = time.perf_counter()
                 series = [Series(p, [(hands, balance) for hands, _, balance in
                                      await store.chart_series(ledger_bench.GUILD, p)]) for p in players]
-                await charts.draw(series, title="bench")  # as /kwx chart draws it
+                await drawer.draw(series, title="bench")  # as /kwx chart draws it
                 chart_ms.append((time.perf_counter() - started) * 1000)
 
         async def export_loop() -> None:
@@ -173,6 +173,7 @@ async def run_under_reads(path: Path | str, tables: int, hands: int, *, level: s
         finally:
             stop.set()
             await asyncio.gather(*readers)
+            drawer.close()
     return {"p99_ms_under_reads": played["p99_ms"], "p50_ms_under_reads": played["p50_ms"],
             "max_ms_under_reads": played["max_ms"], "charts_done": len(chart_ms),
             "chart_ms_p50": round(statistics.median(chart_ms), 1) if chart_ms else None,
