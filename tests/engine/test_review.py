@@ -8,6 +8,7 @@ import pytest
 from kwx.engine.actions import Action
 from kwx.engine.ai import decide, observe
 from kwx.engine.ai_strong import choose_strong, evaluate
+from kwx.engine.analysis import shanten_after_discards
 from kwx.engine.hand import HandState
 from kwx.engine.review import TIE, HandLog, ReplayMismatch, review
 from kwx.engine.rules import STANDARD
@@ -199,3 +200,29 @@ def test_a_discard_strong_values_the_same_as_its_own_agrees_with_it():
     assert tie.agrees and tie.loss == 0.0 and not tie.big
     mistake = Decision(frame=1, seat=0, taken=worse, by="player", options=options, taken_value=1.2)
     assert not mistake.agrees and mistake.loss == pytest.approx(0.77) and mistake.big
+
+
+def test_every_discard_as_fast_to_ready_as_the_fastest_is_listed_at_its_full_value():
+    """The player's own discard is always valued in full; the discards it is ranked against that are as fast to
+    ready must be too (in play strong values only its few most promising in full, the rest by a cheaper
+    estimate), or a player's choice could outrank a better discard that was only estimated and be told the AI
+    agrees."""
+    checked = 0
+    for i in range(4):
+        log = play(f"full{i}", MIXED)
+        by_frame = {d.frame: d for d in review(log, 0).decisions}  # seat 0 plays standard
+        hand = HandState(STANDARD, 0, log.wall)
+        for k, action in enumerate(log.actions):
+            decision = by_frame.get(k)
+            if decision is not None and decision.taken.verb == "discard":
+                obs = observe(hand, 0)
+                discards = [a for a in obs.legal if a.verb == "discard"]
+                after = shanten_after_discards(obs.counts, len(obs.melds))
+                fastest = min(after[int(a.tile)] for a in discards if a.tile is not None)
+                full = {v.action: v.value for v in evaluate(obs, discards)}  # every discard in full
+                for option in decision.options:
+                    if option.action.verb == "discard" and after[int(option.action.tile)] == fastest:
+                        assert option.value == full[option.action], (k, option)
+                        checked += 1
+            hand.apply(action)
+    assert checked > 40
