@@ -37,7 +37,6 @@ FIELD_MAX = 1024
 DESCRIPTION_MAX = 4096
 MESSAGE_MAX = 6000
 RECENT_LINES = 4  # how many of the latest actions the board lists
-MELD_SEP = " ｜ "  # between melds, and between concealed tiles and melds
 NEWEST_MARK = "➤{tile}"  # a pond's newest discard, set apart from the older ones by a space
 
 COLOR_LOBBY = discord.Colour.blurple()
@@ -101,16 +100,17 @@ def meld_row(meld: MeldView) -> list[int | None]:
     return [None, tile, tile, None] if meld.kind == "ankong" else [tile] * 4
 
 
-def meld_text(melds: Iterable[MeldView], fmt: TileFormatter) -> str:
-    """Each meld apart from the next (MELD_SEP): tile emojis sit edge to edge, so a gap alone is lost."""
-    return MELD_SEP.join(fmt.row(meld_row(m)) for m in melds)
+def meld_text(melds: Iterable[MeldView], fmt: TileFormatter, lang: str) -> str:
+    """Each meld apart from the next (board.meld_sep: ｜ in Chinese, | in English): tile emojis sit edge to edge,
+    so a gap alone is lost."""
+    return tr("board.meld_sep", lang).join(fmt.row(meld_row(m)) for m in melds)
 
 
 def hand_text(tiles: Sequence[int], melds: Iterable[MeldView], fmt: TileFormatter, lang: str) -> str:
-    """Concealed tiles, then each meld, set apart by MELD_SEP."""
-    melds_part = meld_text(melds, fmt)
+    """Concealed tiles, then each meld, set apart by board.meld_sep."""
+    melds_part = meld_text(melds, fmt, lang)
     hand_part = fmt.tiles(tiles) if tiles else ""
-    return MELD_SEP.join(p for p in (hand_part, melds_part) if p) or tr("common.none", lang)
+    return tr("board.meld_sep", lang).join(p for p in (hand_part, melds_part) if p) or tr("common.none", lang)
 
 
 def pond_text(seat: SeatView, fmt: TileFormatter, lang: str) -> str:
@@ -325,7 +325,7 @@ def seat_field(view: PublicView, seat: int, lang: str, fmt: TileFormatter) -> tu
     name += "  " + tr("board.seat_total", lang, score=signed_points(s.score))
     lines = []
     if s.melds:
-        lines.append(f"{tr('board.melds', lang)} {meld_text(s.melds, fmt)}")
+        lines.append(f"{tr('board.melds', lang)} {meld_text(s.melds, fmt, lang)}")
     lines.append(f"{tr('board.discards', lang)} {pond_text(s, fmt, lang)}")
     if s.liangdao:
         lines.append(f"{tr('term.liangdao', lang)} {fmt.tiles(s.revealed) if s.revealed else ''}")

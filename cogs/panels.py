@@ -136,7 +136,7 @@ def panel_embed(view: PrivateView, lang: str, fmt: TileFormatter, *, mode: str =
     if hand:
         lines.append(hand)
     if view.melds:
-        lines.append(f"{tr('board.melds', lang)} {meld_text(view.melds, fmt)}")
+        lines.append(f"{tr('board.melds', lang)} {meld_text(view.melds, fmt, lang)}")
     if view.liangdao:
         lines.append(f"{tr('term.liangdao', lang)} · {tr('board.waits', lang, tiles=waits_text(view.waits, view, fmt))}")
     elif view.waits:

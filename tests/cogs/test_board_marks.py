@@ -57,7 +57,7 @@ def test_melds_stand_apart_and_a_concealed_kong_lies_face_down() -> None:
     # a 亮倒 seat's 暗杠 shows its tile between two backs (■中中■), apart from the exposed kong
     assert f"副露 {e('8888p')} ｜ {BACK}{e('77z')}{BACK}" in bob
     # the concealed tiles stand apart from the melds wherever a whole hand is written (result, panel)
-    text = hand_text(parse_tiles("123p"), (MeldView("pung", Tile.S3, 1),), TileFormatter(), "en")
+    text = hand_text(parse_tiles("123p"), (MeldView("pung", Tile.S3, 1),), TileFormatter(), "zh-CN")
     assert text == "1筒 2筒 3筒 ｜ 3条 3条 3条"
 
 

@@ -3,6 +3,7 @@ no stray spaces in Chinese, every number labelled, the prompt's context as it no
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from pathlib import Path
@@ -56,12 +57,17 @@ def test_the_english_catalog_has_no_full_width_punctuation() -> None:
 
 
 def test_english_messages_carry_no_full_width_punctuation_or_ideographic_space() -> None:
-    board = _board()
-    (result,) = result_embeds(_result(0, 1), board, "en", EMOJIS, [])
+    melds = (MeldView("pung", Tile.S5, 1), MeldView("kong", Tile.P9, 2))  # set apart from the tiles and each other
+    seats = tuple(dataclasses.replace(s, melds=melds) for s in _board().seats)
+    board = _board(seats=seats)
+    won = _result(0, 1)
+    won = dataclasses.replace(won, hands=tuple(dataclasses.replace(h, melds=melds) for h in won.hands))
+    (result,) = result_embeds(won, board, "en", EMOJIS, [])
     view = PrivateView(table_id=7, hand_no=3, step=40, seat=0, player_id="1",
-                       concealed=tuple(parse_tiles("1123456789p45s")), drawn=Tile.S9, melds=(), choices=())
+                       concealed=tuple(parse_tiles("1123456789p45s")[:8]), drawn=Tile.S9, melds=melds, choices=())
     panel = panel_embed(view, "en", EMOJIS, board=board)
-    for embed in (result, panel):
+    (shown,) = board_embeds(board, "en", EMOJIS, [])[:1]
+    for embed in (result, panel, shown):
         text = "\n".join([embed.description or "", *(f"{f.name}\n{f.value}" for f in embed.fields)])
         assert not FULL_WIDTH.search(text), FULL_WIDTH.findall(text)
 
