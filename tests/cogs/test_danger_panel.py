@@ -78,3 +78,32 @@ def test_a_winning_draw_is_named_with_what_it_wins() -> None:
     view = panel_view(choices=(*TURN, ActionChoice("hu")), drawn=Tile.S9, zimo_gain=8)
     text = panel_embed(view, "zh-CN", EMOJIS).description
     assert "你摸到 <:kwx_9s:" in text and "可以自摸：赢 8。" in text and "轮到你出牌" not in text
+
+
+# alice deals and discards 7p; bob lays down on 3s waiting on 5p; carol draws 5p and may lay down discarding it
+LAY_DOWN_FEEDS = ("57899p23s555z666z7z", "12346p789s111s77z", "123p678p234s567s9s")
+
+
+async def test_a_liangdao_discard_that_feeds_a_declared_hand_is_asked_as_an_ordinary_win_at_its_price(
+        tmp_path) -> None:
+    """A 亮倒 discard counts as declared: the declared hand it feeds wins an ordinary win on a discard (no 包胡),
+    and the question says so, with what the result then charges."""
+    async with bot_kit(tmp_path, deal=Deal.scripted(build_wall(*LAY_DOWN_FEEDS, draws="3s 5p"))) as kit:
+        alice, bob, carol = kit.members
+        await seat_table(kit, kit.members)
+        await kit.slash(alice, "kwx start")
+        await kit.settle()
+        await kit.press(alice, kit.live_panel(alice), "discard", "7p")
+        await kit.press(bob, kit.live_panel(bob), "ld")
+        await kit.press(bob, kit.live_panel(bob), "liangdao", "3s")
+        await kit.press(bob, kit.live_panel(bob), "lok", "3s")
+        panel = await kit.until_asked(carol)
+        await kit.press(carol, panel, "ld")
+        await kit.press(carol, kit.fake.message(panel.id), "liangdao", "5p")
+        asked = kit.fake.message(panel.id).embeds[0].description or ""
+        assert "打出 <:kwx_5p" in asked and "会让亮倒的 bob 胡牌：你付 4。" in asked and "包胡" not in asked
+        await kit.press(carol, kit.fake.message(panel.id), "lok", "5p")
+        await kit.press(bob, await kit.until_asked(bob), "hu")
+        await kit.until(lambda: kit.results())
+        payments = next(f.value for f in kit.results()[-1].embeds[0].fields if f.name == "结算")
+        assert payments == "carol → bob：底 1 × 4 番 = **4**"  # what the question said, and no 包胡
