@@ -31,6 +31,7 @@ from kwx.local.text import (
     tiles_text,
 )
 from kwx.local.warnings import danger_lines, hint_suffix, marked_tiles
+from kwx.present.formula import payment_formula
 from kwx.present.i18n import pattern_name, resolve_lang, tr
 from kwx.present.numbers import signed_points
 from kwx.table.views import PlayerRef, PrivateView, PublicView, ResultView
@@ -293,8 +294,9 @@ class Renderer:
 
     def result_lines(self, result: ResultView, view: PublicView, ledger: Mapping[str, int],
                      check: str | None = None) -> list[Any]:
-        """The fan breakdown (pattern names in Chinese and English, with multipliers), payments and balances;
-        `check` (check_line) in place of the bare seed when the ledger's id of the hand is known."""
+        """The fan breakdown (each pattern with its multiplier), every payment with how its amount was reached
+        (kwx.present.formula, as the Discord result shows it) and the balances; `check` (check_line) in place of
+        the bare seed when the ledger's id of the hand is known."""
         lang = self.lang
         names = [self.player_name(s.player) for s in view.seats]
 
@@ -314,7 +316,7 @@ class Renderer:
             out.append(f"[bold yellow]★ {head}[/]  {say('win_tile', lang, tile=tile_markup(w.win_tile, lang))}  "
                        f"[bold]{tr('result.fan', lang, fan=w.fan)}[/]")
             for pid, mult in w.patterns:
-                out.append(f"    {pattern_name(pid, 'zh-CN')} [dim]{pattern_name(pid, 'en')}[/]  ×{mult}")
+                out.append(f"    {pattern_name(pid, lang)}  ×{mult}")
         if result.hands:
             out.append(f"[dim]{say('result_hands', lang)}[/]")
             for h in result.hands:
@@ -326,10 +328,21 @@ class Renderer:
                 out.append(line)
         if result.payments:
             out.append(f"[bold]{tr('result.payments', lang)}[/]")
+            fans = {w.player.player_id: w.fan for w in result.winners}
+            piao = {s.player.player_id: s.piao for s in view.seats}
             for p in result.payments:
-                reason = catalog_text(f"payment.{p.reason}", lang) or p.reason
-                out.append("  " + tr("result.payment_line", lang, payer=self.player_name(p.from_player),
-                                    payee=self.player_name(p.to_player), amount=p.amount, reason=reason))
+                payer, payee = p.from_player.player_id, p.to_player.player_id
+                formula = payment_formula(p.reason, p.amount, view.base, lang, fan=fans.get(payee),
+                                          piao=(piao[payer], piao[payee]) if payer in piao and payee in piao else None)
+                who = {"payer": self.player_name(p.from_player), "payee": self.player_name(p.to_player)}
+                if formula is None:
+                    reason = catalog_text(f"payment.{p.reason}", lang) or p.reason
+                    paid = tr("result.payment_line", lang, **who, amount=p.amount, reason=reason)
+                else:
+                    bold = f"[bold]{p.amount}[/]"  # the catalog's markdown ** around the amount, as the terminal bolds
+                    paid = tr("result.formula_line", lang, **who, formula=formula, amount=bold).replace(f"**{bold}**",
+                                                                                                       bold)
+                out.append("  " + paid)
         table = Table(box=None, pad_edge=False, header_style="dim", title=tr("result.balances", lang),
                       title_justify="left", title_style="bold")
         table.add_column("")

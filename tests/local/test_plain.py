@@ -5,6 +5,7 @@ two AI players on the real service and store."""
 from __future__ import annotations
 
 import asyncio
+import re
 from dataclasses import replace
 from typing import Any
 
@@ -229,25 +230,45 @@ async def test_event_log_lines_and_liangdao_reveal() -> None:
                      "→ You discard 1p"]
 
 
+RESULT = ResultView(
+    table_id=1, hand_no=2, outcome="win",
+    winners=(WinnerView(1, AI1, fan=8, patterns=(("qingyise", 4), ("kawuxing", 2)), win_tile=Tile.P5,
+                        self_draw=False, from_seat=0),),
+    payments=(PaymentView(YOU, AI1, 8, "hu"), PaymentView(AI2, AI1, 2, "zhigang"), PaymentView(AI2, AI1, 3, "odd")),
+    net=(-8, 13, -5), scores=(-12, 21, -9),
+    hands=(RevealedHand(1, tuple(parse_tiles("4677p")), (MeldView("pung", Tile.GREEN, 0),)),),
+    next_dealer=1)
+
+
 async def test_result_block_has_fan_breakdown_payments_and_balances() -> None:
     console = make_console()
     fe = ConsoleFrontEnd(console, lang="en", clock=lambda: NOW)
-    result = ResultView(
-        table_id=1, hand_no=2, outcome="win",
-        winners=(WinnerView(1, AI1, fan=8, patterns=(("qingyise", 4), ("kawuxing", 2)), win_tile=Tile.P5,
-                            self_draw=False, from_seat=0),),
-        payments=(PaymentView(YOU, AI1, 8, "hu"), PaymentView(AI2, AI1, 2, "zhigang")),
-        net=(-8, 10, -2), scores=(-12, 18, -6),
-        hands=(RevealedHand(1, tuple(parse_tiles("4677p")), (MeldView("pung", Tile.GREEN, 0),)),),
-        next_dealer=1)
-    await fe.hand_finished(result, board(phase="finished"))
+    await fe.hand_finished(RESULT, board(phase="finished"))
     text = output(console)
     assert "Result of hand 2" in text
-    assert "清一色 Full Flush  ×4" in text and "卡五星 Closed Five  ×2" in text
+    assert "    Full Flush  ×4" in text and "    Closed Five  ×2" in text and "清一色" not in text  # one language
     assert "8 fan" in text
-    assert "电脑1 wins on your discard" in text and "You → 电脑1: 8 (win)" in text and "电脑2 → 电脑1: 2 (exposed kong)" in text
-    assert "−12" in text and "+18" in text and "−6" in text  # running balances at this table
-    assert "+10" in text  # this hand's net
+    assert "电脑1 wins on your discard" in text
+    # every payment says how it was reached, as the Discord result does (a reason the formula cannot read: bare)
+    assert "You → 电脑1: base 1 × 8 fan = 8" in text and "电脑2 → 电脑1: base 1 × 2 (exposed kong) = 2" in text
+    assert "电脑2 → 电脑1: 3 (odd)" in text and "**" not in text
+    assert "−12" in text and "+21" in text and "−9" in text  # running balances at this table
+    assert "+13" in text  # this hand's net
+
+
+async def test_the_result_block_in_chinese_is_chinese_with_no_space_between_characters() -> None:
+    console = make_console()
+    fe = ConsoleFrontEnd(console, lang="zh-CN", clock=lambda: NOW)
+    events = ({"kind": "discard", "seat": 0, "tile": "5p", "auto": False, "liangdao": False},)
+    await fe.board_changed(board(step=9, last_events=events))
+    you_won = replace(RESULT, winners=(replace(RESULT.winners[0], seat=0, player=YOU, from_seat=1),),
+                      payments=(PaymentView(AI1, YOU, 8, "hu"),))
+    await fe.hand_finished(you_won, board(phase="finished"))
+    text = output(console)
+    assert "→ 你打出 5筒" in text and "★ 你胡 电脑1 的炮" in text
+    assert "    清一色  ×4" in text and "Full Flush" not in text
+    assert "电脑1 → 你：底 1 × 8 番 = 8" in text
+    assert not re.search(r"你 [\u4e00-\u9fff]", text), text  # 你打出, 你胡: no space after 你 before the verb
 
 
 # -- a whole hand on the real service ---------------------------------------------------------------------------

@@ -33,9 +33,9 @@ CLAIMS_PLAN = ("0 discard 7z", "1 peng", "1 discard 9p", "2 gang", "1 liangdao 2
 
 # What the log shows of that hand, in order, in each language (the line mode and the game screen alike).
 CLAIMS_LOG = {
-    "zh-CN": ("→ 你 打出 中", "◆ AI 1 碰 中", "→ AI 1 打出 9筒", "◆ AI 2 直杠 9筒", "→ AI 2 打出 7筒",
-              "→ 你 打出 8条", "→ AI 1 打出 2条", "★ AI 1 亮倒：1筒 2筒 3筒 4筒 6筒 1条 1条 7条 8条 9条  听牌：5筒",
-              "→ AI 2 打出 3条", "→ 你 打出 4条", "⇢ AI 1 打出 6条", "→ AI 2 打出 5筒",
+    "zh-CN": ("→ 你打出 中", "◆ AI 1 碰 中", "→ AI 1 打出 9筒", "◆ AI 2 直杠 9筒", "→ AI 2 打出 7筒",
+              "→ 你打出 8条", "→ AI 1 打出 2条", "★ AI 1 亮倒：1筒 2筒 3筒 4筒 6筒 1条 1条 7条 8条 9条  听牌：5筒",
+              "→ AI 2 打出 3条", "→ 你打出 4条", "⇢ AI 1 打出 6条", "→ AI 2 打出 5筒",
               "★ AI 1 胡了 AI 2 打出的 5筒"),
     "en": ("→ You discard Red", "◆ AI 1 pungs Red", "→ AI 1 discards 9p", "◆ AI 2 makes an exposed kong of 9p",
            "→ AI 2 discards 7p", "→ You discard 8s", "→ AI 1 discards 2s",
