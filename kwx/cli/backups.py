@@ -23,7 +23,6 @@ from typing import Any
 from kwx.cli import chosen_language, problem_text, said, store_error_text
 from kwx.present.i18n import tr
 from kwx.present.ledger_text import signed_money, table
-from kwx.present.numbers import MINUS
 from kwx.store import StoreError
 from kwx.store.backup import BackupResult, back_up, back_up_to, default_backup_dir
 from kwx.store.db import database_url, default_db_path
@@ -169,7 +168,7 @@ def _restore_text(report: RestoreReport, lang: str) -> str:
         for player in [*new, *(p for p in old if p not in new)]:
             name = (new.get(player) or old[player])[0]
             was, now = old.get(player, (name, 0))[1], new.get(player, (name, 0))[1]
-            rows.append([name, player, _signed(was), _signed(now), _signed(now - was) if now != was else ""])
+            rows.append([name, player, signed_money(was), signed_money(now), signed_money(now - was) if now != was else ""])
         headers = [said(f"cli.restore.{h}", lang) for h in ("name", "player", "before", "after", "change")]
         lines += ["", said("cli.restore.server", lang, server=guild), table(rows, "llrrr", headers, sep="  ")]
     if report.problems_after:
@@ -180,8 +179,3 @@ def _restore_text(report: RestoreReport, lang: str) -> str:
 def fail(exc: Refused, lang: str) -> int:
     print(said("cli.backup.refused", lang, text=str(exc)), file=sys.stderr)
     return 2
-
-
-def _signed(amount: int) -> str:
-    """+1,200 / −300 (a minus sign, U+2212) / 0."""
-    return signed_money(amount).replace("-", MINUS)

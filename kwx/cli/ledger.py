@@ -37,6 +37,7 @@ import asyncpg
 
 from kwx.cli import Subcommands, backups, bounded_int, chosen_language, language, said, store_error_text
 from kwx.present.i18n import pattern_name, tr
+from kwx.present.ledger_text import signed_money
 from kwx.store import PERIODS, Store, StoreError, as_dict, default_db_path
 from kwx.store.db import database_url
 
@@ -211,9 +212,11 @@ async def _migrate(args: argparse.Namespace) -> int:
     if getattr(args, "json", False):
         print(_dumps(report.to_json()))
     else:
-        copied = ", ".join(f"{n} {table}" for table, n in report.rows.items())
-        print(f"Copied {copied}.")
-        print(f"Balances of {report.guilds} servers match." if report.matches else "\n".join(report.problems))
+        lang = chosen_language(getattr(args, "lang", None))
+        copied = tr("common.list_sep", lang).join(f"{n} {table}" for table, n in report.rows.items())
+        print(tr("cli.ledger.copied", lang, rows=copied))
+        print(tr("cli.ledger.balances_match", lang, servers=report.guilds) if report.matches
+              else "\n".join(report.problems))
     return 0 if report.matches else 1
 
 
@@ -355,7 +358,7 @@ def _dumps(value: Any) -> str:
 
 
 def _money(amount: int) -> str:
-    return f"{amount:+d}" if amount else "0"
+    return signed_money(amount)
 
 
 def catalog_has(key: str) -> bool:

@@ -10,6 +10,8 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Sequence
 
+from kwx.present.numbers import MINUS
+
 NAME_WIDTH = 12  # display columns a name may take in a table before it is cut with "…"
 ELLIPSIS = "…"
 
@@ -57,8 +59,8 @@ def money(amount: int) -> str:
 
 
 def signed_money(amount: int) -> str:
-    """+1,200 / -300 / 0."""
-    return f"+{amount:,}" if amount > 0 else f"{amount:,}"
+    """+1,200 / −300 (a minus sign, U+2212, as on the board and the result) / 0."""
+    return f"+{amount:,}" if amount > 0 else f"{MINUS}{-amount:,}" if amount < 0 else "0"
 
 
 def percent(rate: float) -> str:

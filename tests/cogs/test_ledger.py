@@ -44,7 +44,7 @@ async def test_balance_sheet_shows_the_ledgers_balances_with_signs_and_no_pings(
     sent = reply(out)
     shown = {row[1]: row[2] for row in block_rows(sent.embeds[0].description)}
     ledger = {r.name: signed_money(r.balance) for r in (await kit.store.balances(kit.guild)).rows}
-    assert shown == ledger == {"alice": "+3", "bob": "-2", "carol": "-1"}
+    assert shown == ledger == {"alice": "+3", "bob": "\u22122", "carol": "\u22121"}
     rows = block_rows(sent.embeds[0].description)
     assert [r[0] for r in rows] == ["+", "-", "-"]  # diff colouring: green winners, red losers
     assert sent.embeds[0].colour.value == GREEN  # alice is up
@@ -56,7 +56,7 @@ async def test_member_balance_is_green_when_up_and_red_when_down(kit: LedgerKit)
     up = reply(await kit.slash(kit.carol, "kwx balance", member=kit.alice))
     down = reply(await kit.slash(kit.carol, "kwx balance", member=kit.bob))
     assert "+5" in up.embeds[0].description and up.embeds[0].colour.value == GREEN
-    assert "-5" in down.embeds[0].description and down.embeds[0].colour.value == RED
+    assert "\u22125" in down.embeds[0].description and down.embeds[0].colour.value == RED
     assert f"<@{kit.bob.id}>" in down.embeds[0].description and no_pings(down)
 
 
@@ -92,7 +92,7 @@ async def test_history_lists_hands_newest_first_with_fan_and_net_and_pages(kit: 
     rows = block_rows(first.embeds[0].description)
     history = await kit.store.history(kit.guild, kit.id(kit.alice), limit=10)
     assert [r[1] for r in rows] == [f"#{h.hand_id}" for h in history]
-    assert rows[0][-1] == "-7" and rows[0][0] == "-"
+    assert rows[0][-1] == "\u22127" and rows[0][0] == "-"  # the diff marker stays ASCII
     assert rows[1][-1] == f"+{2 * 12}" and tr("term.zimo") in rows[1]
     turned = await kit.press(kit.carol, first, "▶")
     rest = block_rows(turned.records[0].embeds[0].description)

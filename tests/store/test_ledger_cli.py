@@ -164,3 +164,18 @@ def test_migrate_copies_every_server_and_the_balances_match(db, database, capsys
         assert _run(capsys, "balances", "--db", str(database), "--server", server, "--json") == before
     code, _, err = _run(capsys, "migrate", "--from", db, "--to", str(database))
     assert code == 2 and "already holds data" in err  # never merged into a database in use
+
+
+def test_a_loss_in_the_ledger_tables_has_the_minus_sign_of_the_board(db, capsys):
+    _, out, _ = _run(capsys, "balances", "--db", db, "--server", "local", "--lang", "en")
+    assert "\u22128" in out and "\u22126" in out and "+14" in out  # Bob −8, Cy −6: as the board writes a loss
+    assert "-8" not in out and "-6" not in out
+
+
+@pytest.mark.parametrize(("lang", "copied", "matched"), [("en", "Copied ", "Balances of 2 servers match."),
+                                                        ("zh-CN", "已复制", "2 个服务器的余额一致。")])
+def test_migrate_reports_in_the_chosen_language(db, tmp_path, capsys, monkeypatch, lang, copied, matched):
+    monkeypatch.setenv("KWX_LANG", lang)
+    code, out, err = _run(capsys, "migrate", "--from", db, "--to", str(tmp_path / "copy.sqlite3"))
+    assert (code, err) == (0, "")
+    assert out.splitlines()[0].startswith(copied) and out.splitlines()[1] == matched
