@@ -402,3 +402,15 @@ def test_two_concealed_kongs_are_both_offered_by_name_even_of_1_dots() -> None:
     said = Text.from_markup(str(refused.value)).plain
     assert "1p" in said and "5s" in said
     assert resolve_command(Command("gang", Tile.P1), view, "en") == ActionChoice("gang", Tile.P1)
+
+
+@pytest.mark.parametrize("lang", ["zh-CN", "en"])
+def test_the_commands_in_help_have_their_words_in_one_column(lang: str) -> None:
+    """As the terminal prints it (no code marks; a Chinese character two columns wide)."""
+    from rich.cells import cell_len
+
+    from kwx.local.text import say
+
+    rows = [re.match(r"(  \S.*?)( {2,})\S", line) for line in say("help", lang).splitlines()]
+    columns = {cell_len(row[1] + row[2]) for row in rows if row is not None}
+    assert len(columns) == 1 and len([r for r in rows if r]) >= 12, columns
