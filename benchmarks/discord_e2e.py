@@ -24,7 +24,8 @@ appears (a win, 漂 0, else a discard; no claims). The loopback enforces Discord
   one is a turn lost to the bot's lag; lag_timeouts_counted of them counted toward 托管 (goal 0);
 - requests_per_hand_by_route: where requests_per_hand goes (a DM and a channel message share a route);
 - bot_cpu_share, bench_cpu_share: CPU seconds per second of the window of the bot's process and of this one
-  (the loopback and the scripted players); load_average at the start and the end of the window (the machine
+  (the loopback and the scripted players); bot_cpu_share_warmup and bench_cpu_share_warmup: the same while the
+  tables open and deal; load_average at the start and the end of the window (the machine
   may be shared); budget: the bot's budget headroom on /metrics at the end of the window.
 """
 
@@ -228,7 +229,7 @@ async def run(tables: int, seconds: float, think: float, warmup: float,
                                   env={"KWX_METRICS_PORT": str(port)}, log=bot_log, profile=profile) as bot:
                 assert bot.proc is not None
                 pid = bot.proc.pid
-                opened = time.monotonic()
+                opened, cpu_opened, own_opened = time.monotonic(), cpu_seconds(pid), cpu_seconds()
                 for table in bench.tables.values():  # ten tables a second, as people would trickle in
                     asyncio.ensure_future(bench.open_table(table))
                     await asyncio.sleep(0.1)
@@ -239,6 +240,8 @@ async def run(tables: int, seconds: float, think: float, warmup: float,
                 before = discord.report()
                 metrics_before = await scrape(port)
                 cpu_before, own_before, load_before = cpu_seconds(pid), cpu_seconds(), load_average()
+                warmup = max(1e-9, time.monotonic() - opened)
+                warmup_cpu = ((cpu_before - cpu_opened) / warmup, (own_before - own_opened) / warmup)
                 routes_before = discord.stats.requests.copy()
                 hands_before = sum(results(discord, c) for c in bench.tables)
                 bench.measuring = True
@@ -271,6 +274,7 @@ async def run(tables: int, seconds: float, think: float, warmup: float,
                 "prompts_timed": len(bench.prompt_lags), "lag_timeouts": timeouts[0],
                 "lag_timeouts_counted": timeouts[1], "bot_exit": status,
                 "bot_cpu_share": round((cpu_after - cpu_before) / window, 2),
+                "bot_cpu_share_warmup": round(warmup_cpu[0], 2), "bench_cpu_share_warmup": round(warmup_cpu[1], 2),
                 "bench_cpu_share": round((own_after - own_before) / window, 2),
                 "load_average": [load_before, load_after], "budget": budget,
                 "requests_per_hand_by_route": {route: round(n / per_hand, 1) for route, n in routes.most_common()},

@@ -148,7 +148,8 @@ class KwxBot(commands.Bot):
         from cogs.telemetry import http_trace
 
         self.rest = rest if rest is not None else discord_rest(settings)
-        trace = http_trace(self.rest.counts, global_limited=self._global_limited, server_error=self._server_error)
+        trace = http_trace(self.rest.counts, global_limited=self._global_limited, server_error=self._server_error,
+                           gate=self.rest.budget.gate)
         super().__init__(command_prefix=commands.when_mentioned, intents=bot_intents(), help_command=None,
                          allowed_mentions=discord.AllowedMentions.none(), http_trace=trace,
                          connector=connector, shard_count=settings.shards.count if settings.shards else None)

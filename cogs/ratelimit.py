@@ -143,6 +143,47 @@ class GlobalRateLimiter:
         self.acquired += 1
 
 
+class SendGate:
+    """The bot token's last guard, where a request leaves (the HTTP session's trace: cogs.telemetry): at most
+    `limit` requests in any `per` seconds, by the time they are sent.
+
+    The budget grants tokens at its rate, but a granted call may leave later: after a stall of the event loop
+    (a collection, a busy machine) the calls of the second before go out together with the next second's, and a
+    call that waited in one of discord.py's route buckets, or that discord.py tries again after a route's 429,
+    leaves when that bucket resets, beside whatever else is leaving. Counted where they leave, none of them can
+    make a second hold more than Discord's limit: Discord would answer the surplus with global 429s, and every
+    call of the token would wait (`Budget.hold`)."""
+
+    def __init__(self, limit: int = DISCORD_GLOBAL_LIMIT - 2, per: float = 1.0, *,
+                 clock: Callable[[], float] = time.monotonic,
+                 sleep: Callable[[float], Awaitable[object]] = asyncio.sleep) -> None:
+        self.limit = limit
+        self.per = per
+        self._clock = clock
+        self._sleep = sleep
+        self._sent: deque[float] = deque()  # when the requests of the last `per` seconds left
+        self._line = asyncio.Lock()  # waiters leave in the order they came
+        self.waited = 0  # requests held back here (a burst the budget's grants did not prevent)
+
+    def _room(self) -> bool:
+        now = self._clock()
+        while self._sent and self._sent[0] <= now - self.per:
+            self._sent.popleft()
+        if len(self._sent) < self.limit:
+            self._sent.append(now)
+            return True
+        return False
+
+    async def wait(self) -> None:
+        """Return when one more request may leave now (and count it)."""
+        if not self._line.locked() and self._room():
+            return
+        self.waited += 1
+        async with self._line:
+            while not self._room():
+                await self._sleep(self._sent[0] + self.per - self._clock() + _EPSILON)
+
+
 class Priority(enum.IntEnum):
     """Who gets the next token: the lowest value waiting."""
 
@@ -213,6 +254,8 @@ class Budget:
         self._logged_at = self._checked_at = float("-inf")
         self._started = clock()
         self.granted: dict[Priority, int] = {p: 0 for p in Priority}
+        # Where the token's requests leave (None without a limit): never more in a second than Discord takes.
+        self.gate = SendGate(clock=clock, sleep=sleep) if limiter is not None else None
 
     @property
     def tokens(self) -> float | None:

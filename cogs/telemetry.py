@@ -34,7 +34,7 @@ from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metri
 from prometheus_client.registry import Collector
 
 from cogs.operations import DiscordCounts, Rest
-from cogs.ratelimit import Budget
+from cogs.ratelimit import Budget, SendGate
 from kwx.health import HealthServer
 from kwx.metrics import Metrics
 
@@ -43,9 +43,10 @@ RATE_LIMIT_SCOPES = ("user", "global", "shared")
 
 
 def http_trace(counts: DiscordCounts, *, global_limited: Callable[[float], None] | None = None,
-               server_error: Callable[[str], None] | None = None) -> aiohttp.TraceConfig:
-    """The trace config for discord.py's HTTP session (Client(http_trace=…)): counts every REST answer in
-    `counts`; tells
+               server_error: Callable[[str], None] | None = None, gate: SendGate | None = None) -> aiohttp.TraceConfig:
+    """The trace config for discord.py's HTTP session (Client(http_trace=…)): holds each request of the bot's
+    token at `gate` until it may leave (cogs.ratelimit.SendGate; interaction calls are not the token's); counts
+    every REST answer in `counts`; tells
     `global_limited` how long Discord asked the whole bot token to wait after a global 429, and `server_error`
     the path of every 5xx answer (discord.py tries those again for half a minute)."""
 
@@ -68,7 +69,14 @@ def http_trace(counts: DiscordCounts, *, global_limited: Callable[[float], None]
                 retry_after = 1.0
             global_limited(retry_after)
 
+    async def on_request_start(session: aiohttp.ClientSession, context: Any,
+                               params: aiohttp.TraceRequestStartParams) -> None:
+        path = params.url.path
+        if gate is not None and "/api/" in path and not _EXEMPT.search(path):
+            await gate.wait()
+
     trace = aiohttp.TraceConfig()
+    trace.on_request_start.append(on_request_start)
     trace.on_request_end.append(on_request_end)
     return trace
 

@@ -6,10 +6,15 @@ from __future__ import annotations
 import asyncio
 import logging
 from pathlib import Path
+from types import SimpleNamespace
+from typing import cast
 
+import aiohttp
 import pytest
+from multidict import CIMultiDict
+from yarl import URL
 
-from cogs.ratelimit import MAX_BOARD_INTERVAL, Budget, GlobalRateLimiter, Priority
+from cogs.ratelimit import MAX_BOARD_INTERVAL, Budget, GlobalRateLimiter, Priority, SendGate
 from kwx.devtools.fake_discord.kit import bot_kit, seat_table
 from kwx.present.i18n import tr
 from tests.support.clock import FakeClock
@@ -108,3 +113,47 @@ async def test_a_full_budget_stretches_the_boards_and_refuses_new_tables(tmp_pat
         assert budget.room_for_table()
         assert kit.reply(await kit.slash(kit.alice, "kwx start")) != refused
         await kit.until(lambda: kit.service.public_view_as_shown(table).phase != "lobby")
+
+
+async def test_requests_that_leave_together_never_make_a_second_over_discords_limit() -> None:
+    """A stall of the loop, or calls that waited in a route's bucket, send what was granted over a second at
+    once: the gate where requests leave holds the surplus, so no second ever carries more than the limit."""
+    vt = FakeClock(0.0)
+    gate = SendGate(limit=48, clock=vt, sleep=vt.sleep)
+    left: list[tuple[float, int]] = []
+
+    async def request(n: int) -> None:
+        await gate.wait()
+        left.append((vt.now, n))
+
+    tasks = [asyncio.create_task(request(n)) for n in range(120)]
+    while not all(t.done() for t in tasks):  # the waiters pass the gate's line one loop turn after another
+        await vt.settle(400)
+        if vt.pending:
+            vt.advance(max(0.0, vt.pending[0] - vt.now))
+    times = [at for at, _ in left]
+    assert [n for _, n in left] == list(range(120))  # in the order they came
+    assert max(sum(1 for t in times if start <= t < start + 1.0) for start in times) == 48
+    assert times[-1] == pytest.approx(2.0, abs=0.01) and gate.waited == 72
+
+
+async def test_the_bot_tokens_requests_wait_at_the_gate_and_interaction_calls_do_not() -> None:
+    from cogs.operations import DiscordCounts
+    from cogs.telemetry import http_trace
+
+    vt = FakeClock(0.0)
+    gate = SendGate(limit=2, clock=vt, sleep=vt.sleep)
+    trace = http_trace(DiscordCounts(), gate=gate)
+    (start,) = trace.on_request_start
+
+    async def leave(path: str) -> float:
+        params = aiohttp.TraceRequestStartParams("POST", URL(f"https://discord.com{path}"), CIMultiDict())
+        await start(cast(aiohttp.ClientSession, None), SimpleNamespace(), params)
+        return vt.now
+
+    bot_route, webhook = "/api/v10/channels/1/messages", "/api/v10/interactions/5/tok/callback"
+    tasks = [asyncio.create_task(leave(p)) for p in (bot_route, bot_route, webhook, bot_route, webhook)]
+    await vt.run(tasks)
+    done = [t.result() for t in tasks]
+    assert done[:3] == [0.0, 0.0, 0.0] and done[4] == 0.0  # interaction calls are not the token's: no wait
+    assert done[3] == pytest.approx(1.0, abs=0.01)  # the third of the token's waits out the second
