@@ -47,9 +47,7 @@ def source_modules() -> dict[str, Path]:
     return found
 
 
-def imported_names(path: Path, name: str) -> set[str]:
-    """Every module name an import statement in the file names (absolute; relative imports resolved)."""
-    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+def imported_names_of(tree: ast.AST, name: str, path: Path) -> set[str]:
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     out: set[str] = set()
     for node in ast.walk(tree):
@@ -60,9 +58,15 @@ def imported_names(path: Path, name: str) -> set[str]:
             if node.level:
                 anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
                 base = ".".join([*anchor, base] if base else anchor)
-            out.add(base)
-            out.update(f"{base}.{alias.name}" for alias in node.names)
+            out.update(f"{base}.{alias.name}" if base else alias.name for alias in node.names)
+            if base:
+                out.add(base)
     return out
+
+
+def imported_names(path: Path, name: str) -> set[str]:
+    """Every module name an import statement in the file names (absolute; relative imports resolved)."""
+    return imported_names_of(ast.parse(path.read_text(encoding="utf-8"), filename=str(path)), name, path)
 
 
 MODULES = source_modules()
@@ -227,23 +231,6 @@ def foreign_test_imports(path: Path, text: str | None = None) -> list[str]:
             continue
         found.append(module)
     return sorted(set(found))
-
-
-def imported_names_of(tree: ast.AST, name: str, path: Path) -> set[str]:
-    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-    out: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            out.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
-                base = ".".join([*anchor, base] if base else anchor)
-            out.update(f"{base}.{alias.name}" if base else alias.name for alias in node.names)
-            if base:
-                out.add(base)
-    return out
 
 
 def test_no_test_module_imports_another_test_module():
