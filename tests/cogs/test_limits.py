@@ -121,3 +121,36 @@ async def test_the_bots_real_command_tree_syncs_as_discord_takes_it() -> None:
             await kit.bot.sync_app_commands(CommandSync())
             assert {c["name"] for c in kit.fake.synced_commands[None]} == {"kwx", "kwx-admin"}
             assert kit.fake.off_spec == []
+
+
+_SELECT = {"type": 3, "custom_id": "s", "options": [{"label": "a", "value": "a"}]}
+
+
+def _in_row(component: dict) -> dict:
+    return {"components": [{"type": 1, "components": [component]}]}
+
+
+@pytest.mark.parametrize(("operation", "body", "why"), [
+    ("create_message", {"content": 5}, "content: Must be of type ['string', 'null']."),
+    ("create_message", {"flags": "x"}, "flags: Must be of type ['integer', 'null']."),
+    ("create_message", _in_row({"type": 2, "style": 9, "custom_id": "c", "label": "l"}),
+     "components.0.components.0.style: Value does not fit any of the allowed shapes."),
+    ("create_message", _in_row(_SELECT | {"options": [{"label": "a", "value": str(i)} for i in range(26)]}),
+     "components.0.components.0.options: Must be 25 or fewer in length."),
+    ("create_message", _in_row(_SELECT | {"options": []}),
+     "components.0.components.0.options: Must be 1 or more in length."),
+    ("create_message", _in_row(_SELECT | {"min_values": "-1"}),
+     "components.0.components.0.min_values: int value should be greater than or equal to 0."),
+    ("create_message", {"embeds": [{"fields": [{"name": "n"}]}]},
+     "embeds.0.fields.0: This field is required ('value' is a required property)."),
+    ("create_message", {"allowed_mentions": {"parse": ["users", "users"]}}, "allowed_mentions.parse: Items must be unique."),
+    ("create_dm", {"recipient_id": -1}, "recipient_id: int value should be greater than or equal to 0."),
+    ("create_interaction_response", {"type": 99}, "<body>: Value does not fit any of the allowed shapes."),
+])
+def test_every_kind_of_wrong_body_is_refused(operation: str, body: object, why: str) -> None:
+    """The quick yes/no reading that lets almost every body through at once refuses what the description does."""
+    spec = discord_spec()
+    assert limits.flatten(spec.body_errors(operation, body)) == [why]
+    fitting = {"create_message": _in_row(_SELECT), "create_dm": {"recipient_id": 1}, "create_interaction_response":
+               {"type": 4, "data": {"content": "x"}}}
+    assert spec.body_errors(operation, fitting[operation]) == {}
