@@ -128,15 +128,8 @@ class Scheduler:
             return  # the same prompt shown again (an edit, the ephemeral panel): its time runs from the first
         seats[seat] = self._ctx.clock()
         self._reached[t.id] = (t.window, seats)
-        if t.lock.locked():  # a move under way (it may have armed the table already): once it is done
-            self.spawn(self._arm_when_free(t))
-        else:
-            self.arm(t)
-
-    async def _arm_when_free(self, t: LiveTable) -> None:
-        async with t.lock:
-            if self._ctx.tables.get(t.id) is t:  # still run here
-                self.arm(t)
+        if self._ctx.running and t.paused is None:
+            self._arm_deadline(t)  # now, even during a move that armed the table already: its deadline moves
 
     def _waiting_humans(self, t: LiveTable) -> list[int]:
         return [s for s in t.to_act() if not t.is_ai_seat(s) and not t.machine_plays(s)]
@@ -190,9 +183,18 @@ class Scheduler:
                 t.ai_timer = clock.call_at(due, self.queue_ai, t.id, t.step)
             else:
                 self.queue_ai(t.id, t.step)
+        self._arm_deadline(t)
+
+    def _arm_deadline(self, t: LiveTable) -> None:
+        """Arm the open decision's deadline (when a human must answer it), in place of the one armed before. It
+        fires for its window alone, and `Play.on_deadline` checks it is due, so arming it while a move is under
+        way is safe: the move arms the table again when it is done."""
+        if t.timer is not None:
+            t.timer.cancel()
+            t.timer = None
         deadline = self.deadline(t)
-        if deadline is not None and any(not t.is_ai_seat(s) for s in to_act):
-            t.timer = timer_at(clock, deadline, self._spawn_later, targets.deadline, t.id, t.window)
+        if deadline is not None and any(not t.is_ai_seat(s) for s in t.to_act()):
+            t.timer = timer_at(self._ctx.clock, deadline, self._spawn_later, self.targets.deadline, t.id, t.window)
 
     @staticmethod
     def cancel(t: LiveTable) -> None:
