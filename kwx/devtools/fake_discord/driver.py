@@ -4,7 +4,6 @@ dispatches interactions to the client under test; `make_world` builds a server, 
 from __future__ import annotations
 
 import asyncio
-import copy
 import logging
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -16,7 +15,7 @@ from discord import app_commands
 from kwx.devtools.fake_discord.sent import Recorder, Sent
 from kwx.devtools.loopback.calls import Exchange
 from kwx.devtools.loopback.inprocess import InProcessSession, install
-from kwx.devtools.loopback.model import SEND_MESSAGES, DiscordModel, Message
+from kwx.devtools.loopback.model import SEND_MESSAGES, DiscordModel, Message, json_copy
 from kwx.devtools.loopback.rest import Fault, RestApi
 
 DEFAULT_LOCALE = "zh-CN"
@@ -409,7 +408,7 @@ class FakeDiscord:
             if match[0].disabled:
                 raise AssertionError(f"button {custom_id!r} is disabled")
         payload = self._base_interaction_payload(3, user, discord.Object(stored.channel_id))
-        payload["message"] = copy.deepcopy(stored.payload)
+        payload["message"] = json_copy(stored.payload)
         payload["data"] = {"custom_id": custom_id, "component_type": 2}
         self.model.interactions[payload["token"]].message_id = stored.id
         return payload

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -10,7 +9,7 @@ from typing import Any
 import discord
 
 from kwx.devtools.loopback.calls import Exchange
-from kwx.devtools.loopback.model import Component, DiscordModel, components_of
+from kwx.devtools.loopback.model import Component, DiscordModel, components_of, json_copy
 
 
 @dataclass(frozen=True)
@@ -146,7 +145,7 @@ def _from_message(kind: str, ex: Exchange, **fields: Any) -> Sent:
     payload = stored.payload
     fields.setdefault("ephemeral", stored.ephemeral_to is not None)
     fields.setdefault("channel_id", stored.channel_id)
-    fields.setdefault("raw", copy.deepcopy(ex.request.body or {}))
+    fields.setdefault("raw", json_copy(ex.request.body or {}))
     return Sent(kind, message_id=stored.id, content=payload.get("content") or None,
                 embeds=[discord.Embed.from_dict(e) for e in payload.get("embeds") or []],
                 components=components_of(payload.get("components") or []),
@@ -183,7 +182,7 @@ def _answered(ex: Exchange) -> Sent | None:
     common = _answering(ex)
     rtype = inter.response_type
     if rtype == 4:
-        return _from_message("response", ex, ephemeral=inter.ephemeral, raw=copy.deepcopy(data), **common)
+        return _from_message("response", ex, ephemeral=inter.ephemeral, raw=json_copy(data), **common)
     if rtype == 5:
         assert ex.message is not None
         return Sent("defer", ephemeral=inter.ephemeral, thinking=True, message_id=ex.message.id, route=ex.route,
@@ -192,7 +191,7 @@ def _answered(ex: Exchange) -> Sent | None:
         return Sent("defer", message_id=inter.message_id, route=ex.route, **common)
     if rtype == 7:
         return _from_message("edit", ex, user_id=ex.message.owner if ex.message else None,
-                             interaction_id=inter.id, raw=copy.deepcopy(data))
+                             interaction_id=inter.id, raw=json_copy(data))
     if rtype == 8:
         return Sent("autocomplete", raw=data, route=ex.route, **common)
     if rtype == 9:

@@ -6,7 +6,6 @@ request goes through first (authorization, rate limits, faults, the body's schem
 from __future__ import annotations
 
 import base64
-import copy
 import re
 import time
 from collections.abc import Callable
@@ -27,6 +26,7 @@ from kwx.devtools.loopback.model import (
     DiscordModel,
     Interaction,
     Message,
+    json_copy,
 )
 
 ENTRY_POINT = 4  # the application command type of an Activity's entry point (PRIMARY_ENTRY_POINT)
@@ -60,7 +60,7 @@ class Routes:
             "list_guild_application_commands": lambda ex: self._commands(int(ex.params["guild_id"])),
             "bulk_set_guild_application_commands": self._sync,
             "create_interaction_response": self._callback,
-            "get_original_webhook_message": lambda ex: copy.deepcopy(self._original(ex).payload),
+            "get_original_webhook_message": lambda ex: json_copy(self._original(ex).payload),
             "update_original_webhook_message": self._edit_original,
             "delete_original_webhook_message": self._delete_original,
             "execute_webhook": self._followup,
@@ -86,7 +86,7 @@ class Routes:
         instance = self.model.activities.instances.get(ex.params["instance_id"])
         if instance is None or ex.params["application_id"] != str(self.model.APP_ID):
             raise unknown("Activity Instance", 10_095)
-        return copy.deepcopy(instance)
+        return json_copy(instance)
 
     def _gateway_bot(self, ex: Exchange) -> dict[str, Any]:
         return {"url": self.gateway_url(), "shards": self.shards,
@@ -146,7 +146,7 @@ class Routes:
         self._check_message(ex, new=True, limit=limits.UPLOAD_LIMIT)
         ex.message = model.new_message(cid, body, files)
         model.message_changed(ex.message, True)
-        return copy.deepcopy(ex.message.payload)
+        return json_copy(ex.message.payload)
 
     def _live(self, message_id: str | int | None) -> Message:
         m = self.model.messages.get(int(message_id or 0))
@@ -156,13 +156,13 @@ class Routes:
 
     def _get_message(self, ex: Exchange) -> dict[str, Any]:
         self._channel(ex.params["channel_id"])
-        return copy.deepcopy(self._live(ex.params["message_id"]).payload)
+        return json_copy(self._live(ex.params["message_id"]).payload)
 
     def _edit_stored(self, ex: Exchange, m: Message, *, limit: int | None = None) -> dict[str, Any]:
         self._check_message(ex, new=False, limit=limit or self.model.upload_limit)
         ex.message = m
         self.model.edit(m, ex.request.body, ex.request.files)
-        return copy.deepcopy(m.payload)
+        return json_copy(m.payload)
 
     def _edit(self, ex: Exchange) -> dict[str, Any]:
         cid = ex.params["channel_id"]
@@ -256,7 +256,7 @@ class Routes:
             ex.message = model.new_message(inter.channel_id, shown, files if rtype == 4 else [], interaction=inter)
             inter.original_id = ex.message.id
             inter.loading = rtype == 5
-            resource["message"] = copy.deepcopy(ex.message.payload)
+            resource["message"] = json_copy(ex.message.payload)
         elif rtype == 6:
             inter.original_id = inter.message_id
         elif rtype == 12:  # LAUNCH_ACTIVITY: the presser's client opens the Activity in that channel
@@ -267,7 +267,7 @@ class Routes:
             m = self._live(inter.message_id)
             ex.message = m
             model.edit(m, data, files)
-            resource["message"] = copy.deepcopy(m.payload)
+            resource["message"] = json_copy(m.payload)
         inter.answered_at = time.monotonic()
         inter.answered.set()
         model.message_changed(ex.message if rtype == 4 else None, True)
@@ -315,7 +315,7 @@ class Routes:
             m = model.new_message(inter.channel_id, body, files, interaction=inter)
             model.message_changed(m, True)
         ex.message = m
-        return copy.deepcopy(m.payload)
+        return json_copy(m.payload)
 
     def _edit_followup(self, ex: Exchange) -> dict[str, Any]:
         self._interaction(ex, webhook=True)
