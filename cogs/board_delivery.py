@@ -47,6 +47,7 @@ HANDS_KEPT = 3  # boards and action lines of the last few hands, for late edits
 LINES_KEPT = 32  # recent events and notices kept per hand (the board shows the last few)
 LOBBY_INTERVAL = 1.0  # seconds between lobby edits at most
 MAX_CHANNEL_FAILURES = 3  # failed channel requests in a row after which a table stops trying (and pauses)
+RECHECK_S = 1.0  # seconds between looks at a waiting board's interval (the budget's load changes meanwhile)
 
 # A hand's result was posted (the message, or None when Discord would not take it for good): the DM side
 # collapses that hand's panels to their end line.
@@ -205,9 +206,16 @@ class BoardDelivery:
             await self.forget(tc)
 
     async def _coalesce(self, tc: DiscordTable, hand: int) -> None:
-        """Wait out the table's edit interval when this would be an edit; new messages go out at once."""
+        """Wait out the table's edit interval when this would be an edit; new messages go out at once. A busy
+        bot's interval is looked at again every RECHECK_S while the board waits: one stretched during a burst
+        (the deals of many tables) shrinks back as soon as the budget has room, not after the whole stretch."""
         if hand not in tc.boards and not (hand == 1 and 0 in tc.boards):
             return
+        while (wait := self._due(tc, hand) - self.clock()) > 0:
+            await asyncio.sleep(min(wait, RECHECK_S))
+
+    def _due(self, tc: DiscordTable, hand: int) -> float:
+        """When the board of `hand` may be edited, by the budget as it stands now."""
         view = tc.views.get(hand)
         humans = view is None or view.phase == "lobby" or any(not s.player.is_ai for s in view.seats)
         interval = self.board_interval if humans else self.ai_board_interval
@@ -218,9 +226,7 @@ class BoardDelivery:
         due = tc.last_call + interval
         if humans and view is not None and view.phase != "lobby":
             due = max(due, tc.marked_at.get(hand, 0.0) + self.board_settle)
-        wait = due - self.clock()
-        if wait > 0:
-            await asyncio.sleep(wait)
+        return due
 
     async def _flush_board(self, tc: DiscordTable, hand: int) -> None:
         view = tc.views.get(hand)

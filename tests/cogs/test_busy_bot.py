@@ -18,6 +18,7 @@ from cogs.ratelimit import MAX_BOARD_INTERVAL, Budget, GlobalRateLimiter, Priori
 from kwx.devtools.fake_discord.kit import bot_kit, seat_table
 from kwx.present.i18n import tr
 from tests.support.clock import FakeClock
+from tests.support.polling import eventually
 
 
 async def test_prompts_go_before_posts_before_board_edits() -> None:
@@ -113,6 +114,28 @@ async def test_a_full_budget_stretches_the_boards_and_refuses_new_tables(tmp_pat
         assert budget.room_for_table()
         assert kit.reply(await kit.slash(kit.alice, "kwx start")) != refused
         await kit.until(lambda: kit.service.public_view_as_shown(table).phase != "lobby")
+
+
+async def test_a_board_stretched_while_the_budget_was_full_is_edited_in_its_own_interval_once_there_is_room(
+        tmp_path: Path) -> None:
+    async with bot_kit(tmp_path, rate_limit=40, board_interval=0.5) as kit:
+        budget, stats = kit.rt.rest.budget, kit.rt.frontend.stats
+        table = await seat_table(kit, [kit.alice], ais=2)
+        await kit.slash(kit.alice, "kwx start")
+        await kit.until_asked(kit.alice)
+        # A burst (the deals of many tables): thirty other boards busy on a budget of two requests a second.
+        budget.rate = 2.0
+        for other in range(1000, 1030):
+            budget.board_changed(other)
+        assert budget.board_interval(0.5) > 30
+        edits = stats.public_edits
+        kit.rt.frontend.board.refresh(table)  # the board has news: its edit waits the stretched interval
+        await asyncio.sleep(0.2)
+        for other in range(1000, 1030):  # the burst is over: the budget has room again
+            budget.board_gone(other)
+        budget.rate = 40.0
+        # Edited within its own 0.5 s interval (and the budget's next look), not after the 30 s stretch.
+        await eventually(lambda: stats.public_edits > edits, timeout=3, what="the board's edit")
 
 
 async def test_requests_that_leave_together_never_make_a_second_over_discords_limit() -> None:
