@@ -1,7 +1,7 @@
 """The Discord front end under load: `python -m benchmarks.discord_load [--tables 100] [--hands 1] [--json]`.
 
 Everything real but the network: KwxBot (cogs, DynamicItems, the Discord front end), the TableService and a
-temporary SQLite store, over the fake Discord of kwx/devtools/fake_discord/ (discord.py's real Interaction, View and
+temporary SQLite store, over the fake Discord of cogs/fake_discord/ (discord.py's real Interaction, View and
 message code; the HTTP layer answers from memory and records every call).
 
 Two phases, each with `--tables` tables in their own channels, all at once:
@@ -44,7 +44,7 @@ from pathlib import Path
 from typing import Any
 
 from cogs.bot import BotSettings, KwxBot, Pace
-from kwx.devtools.fake_discord import FakeDiscord, Recorder, Sent
+from cogs.fake_discord import FakeDiscord, Recorder, Sent
 from kwx.table.defaults import DEFAULTS, MAX_TABLES
 from kwx.table.views import PlayerRef
 

@@ -1,7 +1,7 @@
 """Tables that end: `python -m benchmarks.lifecycle [--json]`.
 
 The real KwxBot (cogs, the Discord front end), TableService and a temporary SQLite store over the fake Discord
-of kwx/devtools/fake_discord/, with no AI or between-hands delays and a fake clock for the table timers (moved by the
+of cogs/fake_discord/, with no AI or between-hands delays and a fake clock for the table timers (moved by the
 harness: a simulated hour takes well under a second). One scenario each:
 
 - abandoned: two members and one AI seat; the members never answer from the first deal. The clock runs one
@@ -39,15 +39,15 @@ import time
 from pathlib import Path
 from typing import Any
 
-from kwx.devtools.clock import FakeClock
-from kwx.devtools.fake_discord import discord_error
-from kwx.devtools.fake_discord.kit import (
+from cogs.fake_discord import discord_error
+from cogs.fake_discord.kit import (
     Kit,
     bot_kit,
     count_failures,
     dispatch,
     seat_table,
 )
+from kwx.devtools.clock import FakeClock
 
 
 async def run_clock(kit: Kit, clock: FakeClock, seconds: float, step: float = 31.0) -> None:

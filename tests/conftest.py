@@ -33,7 +33,7 @@ def pytest_sessionfinish(session, exitstatus):
 
 
 # --------------------------------------------------------------------------- Discord's description of its API
-# Every request body the bot sends in this suite, to the in-process fake (kwx/devtools/fake_discord/) or to the loopback
+# Every request body the bot sends in this suite, to the in-process fake (cogs/fake_discord/) or to the loopback
 # Discord a real bot process talks to (tests/e2e), is checked against Discord's OpenAPI description
 # (kwx.devtools.loopback): a test during which any body was off spec fails, unless it asks for off_spec_expected.
 

@@ -8,8 +8,8 @@ import re
 
 from cogs.board import board_embeds, hand_text
 from cogs.emoji import BACK_KEY, CLAIMED_KEY, TileFormatter
+from cogs.fake_discord.kit import bot_kit, seat_table
 from cogs.result_post import result_embeds
-from kwx.devtools.fake_discord.kit import bot_kit, seat_table
 from kwx.engine.tiles import Tile, parse_tiles
 from kwx.table.deal import Deal
 from kwx.table.views import MeldView, PublicView, ResultView, RevealedHand, SeatView, WinnerView

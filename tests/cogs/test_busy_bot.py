@@ -14,8 +14,8 @@ import pytest
 from multidict import CIMultiDict
 from yarl import URL
 
+from cogs.fake_discord.kit import bot_kit, seat_table
 from cogs.ratelimit import MAX_BOARD_INTERVAL, Budget, GlobalRateLimiter, Priority, SendGate
-from kwx.devtools.fake_discord.kit import bot_kit, seat_table
 from kwx.present.i18n import tr
 from tests.support.clock import FakeClock
 from tests.support.polling import eventually

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import discord
 
+from cogs.fake_discord.kit import bot_kit, seat_table
 from cogs.panels import CONFIRM, panel_buttons, panel_embed
-from kwx.devtools.fake_discord.kit import bot_kit, seat_table
 from kwx.engine.tiles import Tile
 from kwx.store.settings import CONFIRM_DANGER
 from kwx.table.advice import FEED_WIN, Gain, MoveWarning

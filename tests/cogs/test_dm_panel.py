@@ -7,8 +7,8 @@ import discord
 import pytest
 
 from cogs.buttons import ActButton
+from cogs.fake_discord.kit import Kit, bot_kit, seat_table
 from cogs.panels import CONFIRM, LIANGDAO, hand_over_line, panel_buttons, panel_embed
-from kwx.devtools.fake_discord.kit import Kit, bot_kit, seat_table
 from kwx.engine.tiles import Tile, parse_tiles
 from kwx.store.settings import AUTO_PASS_CLAIMS
 from kwx.table.advice import FEED_KONG, Gain, MoveWarning

@@ -12,9 +12,9 @@ import pytest
 from PIL import Image
 
 from cogs.emoji import BACK_KEY, BACK_TEXT, CLAIMED_KEY, TileFormatter, emoji_name, ensure_tile_emojis
+from cogs.fake_discord import FakeDiscord, discord_error
 from cogs.operations import Rest
 from cogs.ratelimit import Budget
-from kwx.devtools.fake_discord import FakeDiscord, discord_error
 from kwx.engine.tiles import ALL_TILES, Tile, parse_tiles
 from kwx.present import art
 from kwx.present.art import tile_png_bytes

@@ -5,7 +5,7 @@ without an answer of our own the player reads "This interaction failed"."""
 
 from __future__ import annotations
 
-from kwx.devtools.fake_discord.kit import alice_asked, bot_kit
+from cogs.fake_discord.kit import alice_asked, bot_kit
 
 STALE = "这个按钮已过期，请用最新的消息。"
 

@@ -7,7 +7,7 @@ import pytest
 from discord import app_commands
 from discord.ext import commands
 
-from kwx.devtools.fake_discord import FakeDiscord, World, make_world
+from cogs.fake_discord import FakeDiscord, World, make_world
 
 
 @pytest.fixture

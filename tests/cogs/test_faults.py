@@ -8,8 +8,8 @@ import pytest
 
 import cogs.board_delivery
 import cogs.operations
-from kwx.devtools.fake_discord import discord_error
-from kwx.devtools.fake_discord.kit import Kit, alice_asked, bot_kit, seat_table
+from cogs.fake_discord import discord_error
+from cogs.fake_discord.kit import Kit, alice_asked, bot_kit, seat_table
 
 MESSAGES = "/channels/{channel_id}/messages"
 

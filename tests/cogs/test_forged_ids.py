@@ -12,10 +12,10 @@ import discord
 import pytest
 
 from cogs.buttons import ActId
+from cogs.fake_discord import StoredMessage
+from cogs.fake_discord.kit import ACT, Kit, alice_asked, bot_kit
 from cogs.forwarding import press_payload, run_forwarded_press
 from cogs.inputs import SNOWFLAKE_MAX, id_number, id_tile
-from kwx.devtools.fake_discord import StoredMessage
-from kwx.devtools.fake_discord.kit import ACT, Kit, alice_asked, bot_kit
 from kwx.engine.tiles import Tile
 
 

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
+from cogs.fake_discord.kit import ACT, Kit, alice_asked, bot_kit, seat_table
 from cogs.forwarding import forward_press, press_payload, rebuilt_interaction, run_forwarded_press
-from kwx.devtools.fake_discord.kit import ACT, Kit, alice_asked, bot_kit, seat_table
 from kwx.present.i18n import tr
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from kwx.devtools.fake_discord.kit import (
+from cogs.fake_discord.kit import (
     alice_asked,
     alice_played_a_hand,
     bot_kit,

@@ -11,12 +11,12 @@ import pytest
 from discord import app_commands
 
 import bot
+from cogs import fake_discord as fakes
 from cogs.bot import CommandSync, KwxBot, SyncError
+from cogs.fake_discord import discord_error
+from cogs.fake_discord.kit import bot_kit
 from cogs.group import KwxGroupCog
 from kwx.cli.settings import Settings
-from kwx.devtools import fake_discord as fakes
-from kwx.devtools.fake_discord import discord_error
-from kwx.devtools.fake_discord.kit import bot_kit
 from kwx.present.i18n import tr
 
 

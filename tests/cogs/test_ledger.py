@@ -14,8 +14,8 @@ import pytest
 from PIL import Image
 
 from cogs.confirm import CONFIRM_TTL
+from cogs.fake_discord import Sent
 from cogs.ledger_requests import LedgerRequests
-from kwx.devtools.fake_discord import Sent
 from kwx.present.i18n import tr
 from kwx.present.ledger_text import display_width, signed_money, table
 from kwx.store import LedgerHand, LedgerPayment, SeatResult, parse_csv

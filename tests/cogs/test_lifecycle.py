@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from kwx.devtools.fake_discord import discord_error
-from kwx.devtools.fake_discord.kit import (
+from cogs.fake_discord import discord_error
+from cogs.fake_discord.kit import (
     Kit,
     bot_kit,
     count_failures,

@@ -11,9 +11,9 @@ import pytest
 from discord import app_commands
 
 from cogs.bot import CommandSync
+from cogs.fake_discord import FakeDiscord, make_world
+from cogs.fake_discord.kit import bot_kit
 from kwx.devtools import limits
-from kwx.devtools.fake_discord import FakeDiscord, make_world
-from kwx.devtools.fake_discord.kit import bot_kit
 from kwx.devtools.loopback.spec import discord_spec
 
 

@@ -9,7 +9,7 @@ import discord
 import pytest
 
 from cogs import operations as ops
-from kwx.devtools.fake_discord import World, discord_error, make_world
+from cogs.fake_discord import World, discord_error, make_world
 
 rest = ops.Rest()
 

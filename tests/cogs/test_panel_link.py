@@ -10,8 +10,8 @@ from typing import Any
 
 import aiohttp
 
+from cogs.fake_discord.kit import bot_kit, seat_table
 from kwx.cli.settings import Settings
-from kwx.devtools.fake_discord.kit import bot_kit, seat_table
 from kwx.present.i18n import tr
 
 PUBLIC = "https://kwx.example/"

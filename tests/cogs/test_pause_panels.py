@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from kwx.devtools.fake_discord.kit import Kit, bot_kit, seat_table
+from cogs.fake_discord.kit import Kit, bot_kit, seat_table
 from kwx.table.deal import Deal
 from tests.support.clock import FakeClock
 from tests.support.hands import build_wall

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import discord
 
+from cogs.fake_discord.kit import bot_kit
 from cogs.permissions import BOT_PERMISSIONS
-from kwx.devtools.fake_discord.kit import bot_kit
 
 
 async def test_new_refuses_naming_the_permissions_the_bot_lacks_and_opens_nothing(tmp_path) -> None:

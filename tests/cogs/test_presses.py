@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from kwx.devtools.fake_discord.kit import ACT, Kit, bot_kit, seat_table
+from cogs.fake_discord.kit import ACT, Kit, bot_kit, seat_table
 
 
 def _table_state(kit: Kit, table: int) -> tuple[int, int]:

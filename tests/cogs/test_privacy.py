@@ -29,8 +29,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cogs import board as boards
-from kwx.devtools.fake_discord import Recorder, Sent
-from kwx.devtools.fake_discord.kit import Kit, bot_kit, seat_table
+from cogs.fake_discord import Recorder, Sent
+from cogs.fake_discord.kit import Kit, bot_kit, seat_table
 from kwx.engine.analysis import waits
 from kwx.engine.tiles import Tile, parse_tile
 from kwx.table.viewbuild import public_concealed

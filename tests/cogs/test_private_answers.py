@@ -6,7 +6,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from kwx.devtools.fake_discord import Sent
+from cogs.fake_discord import Sent
 from kwx.present.i18n import tr
 from tests.support.ledger_kit import LedgerKit, block_rows, close_kit, ledger_kit, no_pings, play
 

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from cogs import operations as ops
+from cogs.fake_discord import World, make_world
+from cogs.fake_discord.kit import bot_kit
 from cogs.ratelimit import DISCORD_GLOBAL_LIMIT, SEND_MARGIN, Budget, GlobalRateLimiter
-from kwx.devtools.fake_discord import World, make_world
-from kwx.devtools.fake_discord.kit import bot_kit
 from tests.support.clock import FakeClock
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import signal
 
-from kwx.devtools.fake_discord.kit import bot_kit, seat_table
+from cogs.fake_discord.kit import bot_kit, seat_table
 
 
 async def test_a_restarted_bot_edits_the_same_board_and_the_old_prompt_still_works(tmp_path) -> None:

@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from kwx.devtools.fake_discord.kit import Kit, alice_played_a_hand, bot_kit, seat_table
+from cogs.fake_discord.kit import Kit, alice_played_a_hand, bot_kit, seat_table
 from kwx.engine.seeds import check_reveal
 from kwx.present.i18n import tr
 

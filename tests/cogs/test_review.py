@@ -9,9 +9,9 @@ import re
 import discord
 import pytest
 
-from kwx.devtools import fake_discord as fakes
-from kwx.devtools.fake_discord import MEMBER_PERMISSIONS
-from kwx.devtools.fake_discord.kit import Kit, bot_kit, seat_table
+from cogs import fake_discord as fakes
+from cogs.fake_discord import MEMBER_PERMISSIONS
+from cogs.fake_discord.kit import Kit, bot_kit, seat_table
 
 REST_ROUTES = ("POST /channels", "PATCH /channels", "DELETE /channels")
 

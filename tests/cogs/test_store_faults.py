@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 
 from cogs.bot import BotSettings, KwxBot, Pace
+from cogs.fake_discord import make_world
+from cogs.fake_discord.kit import Kit, alice_asked
 from kwx.cli.settings import Settings
-from kwx.devtools.fake_discord import make_world
-from kwx.devtools.fake_discord.kit import Kit, alice_asked
 from kwx.store import StoreBusy
 from kwx.store.sqlite.conn import store_error
 

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from kwx.devtools.fake_discord.kit import Kit, bot_kit, seat_table
+from cogs.fake_discord.kit import Kit, bot_kit, seat_table
 
 EMOJI_TILE = re.compile(r"<:kwx_([1-9][psz])_[0-9a-f]+:\d+>")
 

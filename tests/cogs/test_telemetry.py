@@ -10,8 +10,8 @@ import pytest
 from aiohttp import web
 
 from cogs import operations as ops
+from cogs.fake_discord import make_world
 from cogs.telemetry import gateway_check, http_trace
-from kwx.devtools.fake_discord import make_world
 
 
 async def test_rest_answers_are_counted_by_scope_and_429s_by_discords_scope():

@@ -14,8 +14,8 @@ import discord
 import pytest
 
 from cogs.bot import CommandSync
+from cogs.fake_discord.kit import Kit, bot_kit
 from cogs.translator import KwxTranslator
-from kwx.devtools.fake_discord.kit import Kit, bot_kit
 from kwx.present.i18n import catalog
 
 MINE = ("cogs.ledger", "cogs.tools", "cogs.config")

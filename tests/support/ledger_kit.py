@@ -21,9 +21,9 @@ import discord
 from discord.ext import commands
 
 from cogs.emoji import TileFormatter
+from cogs.fake_discord import FakeDiscord, Outcome, Sent, World, make_world
 from cogs.languages import Languages
 from cogs.operations import Rest
-from kwx.devtools.fake_discord import FakeDiscord, Outcome, Sent, World, make_world
 from kwx.store import Store
 from kwx.table.manual import ManualWin, manual_payments, manual_record
 

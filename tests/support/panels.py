@@ -7,7 +7,7 @@ import discord
 
 from cogs.buttons import ActId
 from cogs.emoji import TileFormatter
-from kwx.devtools.fake_discord.kit import Kit
+from cogs.fake_discord.kit import Kit
 from kwx.engine.tiles import Tile, parse_tiles
 from kwx.table.views import (
     ActionChoice,

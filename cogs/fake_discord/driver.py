@@ -12,7 +12,7 @@ from typing import Any, cast
 import discord
 from discord import app_commands
 
-from kwx.devtools.fake_discord.sent import Recorder, Sent
+from cogs.fake_discord.sent import Recorder, Sent
 from kwx.devtools.loopback.calls import Exchange
 from kwx.devtools.loopback.inprocess import InProcessSession, install
 from kwx.devtools.loopback.model import SEND_MESSAGES, DiscordModel, Message, json_copy

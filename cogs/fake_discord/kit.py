@@ -27,8 +27,8 @@ from typing import Any
 import discord
 
 from cogs.bot import BotSettings, KwxBot, Pace
+from cogs.fake_discord import Component, FakeDiscord, Outcome, StoredMessage, World, make_world
 from cogs.runtime import Runtime
-from kwx.devtools.fake_discord import Component, FakeDiscord, Outcome, StoredMessage, World, make_world
 from kwx.engine.ai import choose, observe
 from kwx.table import TableService
 from kwx.table.deal import Deal

@@ -28,7 +28,7 @@ Typical use::
 `make_world(client, closed_dms=("bob",))` builds that server, channel and members in one call.
 """
 
-from kwx.devtools.fake_discord.driver import (
+from cogs.fake_discord.driver import (
            MEMBER_PERMISSIONS,
            FakeDiscord,
            Outcome,
@@ -36,8 +36,8 @@ from kwx.devtools.fake_discord.driver import (
            World,
            make_world,
 )
-from kwx.devtools.fake_discord.errors import discord_error, off_spec_error
-from kwx.devtools.fake_discord.sent import Recorder, Sent, SentFile
+from cogs.fake_discord.errors import discord_error, off_spec_error
+from cogs.fake_discord.sent import Recorder, Sent, SentFile
 from kwx.devtools.loopback.model import Component, components_of
 
 __all__ = ["MEMBER_PERMISSIONS", "Component", "FakeDiscord", "Outcome", "Recorder", "Sent", "SentFile",
