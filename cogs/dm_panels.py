@@ -32,6 +32,7 @@ from cogs.operations import (
     Failed,
     Rest,
     dms_closed,
+    release_done,
     safe_defer,
     safe_update_message,
     transient,
@@ -89,6 +90,7 @@ class PanelState:
     eph: discord.Interaction | None = None  # the latest ephemeral panel (My hand), while its token lives
     eph_shown: Shown | None = None
     refused_hand: int | None = None  # the hand in which a DM to this player was refused (retried next hand)
+    presses: list[discord.Interaction] = field(default_factory=list)  # held until done with (release_interaction)
     task: asyncio.Task[None] | None = None
 
 
@@ -196,8 +198,10 @@ class DmPanels:
             return
         if p.dm is not None and p.dm.message_id == message.id and interaction.guild_id is None:
             p.dm.token, p.dm.followup = interaction, False
+            p.presses.append(interaction)
         elif interaction.guild_id is not None and p.eph_shown is not None and p.eph_shown.message_id in (0, message.id):
             p.eph = interaction  # (0: the panel a slash command answered with, whose id it did not learn)
+            p.presses.append(interaction)
             p.eph_shown.message_id = message.id
 
     async def pressed(self, interaction: discord.Interaction, view: PrivateView, *, mode: str = NORMAL,
@@ -212,6 +216,7 @@ class DmPanels:
             p.latest = view
         taken = (p.dm is not None and p.dm.token is interaction) or p.eph is interaction  # by press_arrived
         if not taken:  # pressed on another message (an earlier hand's panel, an older My hand): that is the panel now
+            p.presses.append(interaction)
             self._adopt(p, interaction, p.latest, live=True, key="")  # "": unlike any panel, so it is written
         self.kick(p)
         if p.task is not None:
@@ -287,6 +292,8 @@ class DmPanels:
                 raise
             except Exception:
                 logger.exception("table %s: could not update the hand of player %s", p.table_id, p.player_id)
+        held = [p.eph, *(s.token for s in (p.dm, p.eph_shown, *p.past.values()) if s is not None)]
+        p.presses = release_done(p.presses, held)
 
     async def _flush_panel(self, p: PanelState) -> None:
         view = p.latest

@@ -39,7 +39,7 @@ from cogs.buttons import PANEL_MODE_VERBS, ActId, PanelVerb, press_of, release
 from cogs.forwarding import forward_press
 from cogs.group import KwxGroupCog, text
 from cogs.inputs import DISCORD_INT_LIMIT
-from cogs.operations import safe_defer, safe_respond
+from cogs.operations import PRESS_DONE, safe_defer, safe_respond
 from cogs.panels import CONFIRM, LIANGDAO, NORMAL, PanelMessage
 from cogs.permissions import missing_permissions, missing_text
 from kwx.engine.ai import AI_LEVELS
@@ -342,6 +342,12 @@ class Tables(KwxGroupCog, name="Tables"):
     async def on_act_press(self, interaction: discord.Interaction, act: ActId) -> None:
         """A press of a hand panel: one service call (TableService.press), answered here within Discord's 3
         seconds; the panel itself is then written by the DM worker alone, through this press's token."""
+        try:
+            await self._act_press(interaction, act)
+        finally:
+            interaction.extras[PRESS_DONE] = True  # the panel may release it once it edits through it no more
+
+    async def _act_press(self, interaction: discord.Interaction, act: ActId) -> None:
         if await forward_press(self.bot, interaction, act.table):  # a DM press of a table run elsewhere
             return
         rt = self.rt

@@ -3,6 +3,8 @@ auto-pass, a warned 直杠 feed, and one line at the end of the hand."""
 
 from __future__ import annotations
 
+import gc
+
 import discord
 import pytest
 
@@ -141,3 +143,26 @@ def test_the_liangdao_picks_say_what_each_would_wait_on_and_declared_waits_have_
     seats[2] = replace(seats[2], liangdao=True, waits=(Tile.S8,))
     text = panel_embed(view, "zh-CN", EMOJIS, board=_board(phase="turn", seats=tuple(seats))).description
     assert "carol 亮倒听 <:kwx_8s:" in text and ">(1)" in text.split("carol 亮倒听")[1].split("\n")[0]
+
+
+async def test_a_press_the_panel_no_longer_edits_through_is_freed_at_once_not_left_to_the_collector(kit: Kit) -> None:
+    """discord.py's Interaction and its response point at each other: a dropped press would wait for a full
+    garbage-collector pass (a stall of every table) unless the panel releases it."""
+    alice = kit.members[0]
+    await seat_table(kit, kit.members)
+    await kit.slash(alice, "kwx start")
+    await kit.settle()
+    gc.disable()
+    try:
+        first = (await kit.press(alice, kit.live_panel(alice), "ap")).interaction.token
+        await kit.settle()
+        assert _interactions(first), "still the panel's token: kept"
+        await kit.press(alice, kit.live_panel(alice), "discard", "7z")  # its token edits the panel now
+        await kit.settle()
+        assert not _interactions(first)
+    finally:
+        gc.enable()
+
+
+def _interactions(token: str) -> list[discord.Interaction]:
+    return [o for o in gc.get_objects() if isinstance(o, discord.Interaction) and o.token == token]
