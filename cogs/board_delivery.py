@@ -5,7 +5,9 @@ The board is one message per hand, edited in place; edits are coalesced: at most
 seconds (tables without a human seat: `ai_board_interval`), the latest state always last. When more boards are
 busy than the bot's budget can edit that often, every board waits longer alike (`Budget.board_interval`: the
 busy boards over what prompts and posts leave of the budget), so the boards slow down before anything a
-player must answer does; results, notices and 亮倒 (a board line) are never dropped, only shown later. At a table with a
+player must answer does; results, notices and 亮倒 (a board line) are never dropped, only shown later. While
+the budget is crowded, a finished hand's board is left at its last edit and its result post says how the hand
+ended (`_result_says_it`). At a table with a
 human an edit also waits `board_settle` seconds after the first change it carries (the claim pause after a
 discard, a little more): a discard and the draw or claim window that follows it are one edit, and since every
 discard is held the same time whatever the concealed tiles, the edit's timing tells nothing. The lobby message
@@ -83,6 +85,9 @@ class BoardDelivery:
     def hand_finished(self, result: ResultView, view: PublicView) -> None:
         tc = self.tables.get(view.table_id)
         self.take(tc, view)
+        tc.ended[view.hand_no] = tc.versions.get(view.hand_no)
+        for old in [h for h in tc.ended if h < view.hand_no - HANDS_KEPT]:
+            del tc.ended[old]
         self.post(tc, ("result", result, view))
 
     def notice(self, table_id: int, key: str, fmt: dict[str, object]) -> None:
@@ -211,6 +216,8 @@ class BoardDelivery:
         (the deals of many tables) shrinks back as soon as the budget has room, not after the whole stretch."""
         if hand not in tc.boards and not (hand == 1 and 0 in tc.boards):
             return
+        if self._result_says_it(tc, hand):
+            return  # not edited (see `_flush_board`): the result goes out without waiting for it
         while (wait := self._due(tc, hand) - self.clock()) > 0:
             await asyncio.sleep(min(wait, RECHECK_S))
 
@@ -228,10 +235,23 @@ class BoardDelivery:
             due = max(due, tc.marked_at.get(hand, 0.0) + self.board_settle)
         return due
 
+    def _result_says_it(self, tc: DiscordTable, hand: int) -> bool:
+        """While the budget is crowded, a finished hand's board is not edited to its end: the result post queued
+        behind the edit shows how the hand ended (every hand face up), and the edit would cost a request that
+        the boards of the hands in play are waiting for (hand ends come in waves: the tables of an evening
+        start together). A board not yet shown at all, a table closing, or a change after the end (a notice)
+        is still edited."""
+        view = tc.views.get(hand)
+        return (hand in tc.ended and tc.ended[hand] == tc.versions.get(hand) and view is not None
+                and tc.shown_versions.get(hand) is not None and view.phase != "closed" and self.rest.budget.crowded())
+
     async def _flush_board(self, tc: DiscordTable, hand: int) -> None:
         view = tc.views.get(hand)
         channel = self.tables.channel(tc)
         if view is None or channel is None:
+            return
+        if self._result_says_it(tc, hand):
+            self.stats.board_ends_skipped += 1
             return
         if hand == 0 and 1 in tc.views and tc.board_hand == 0:
             return  # the game has begun: the lobby message is about to become the board of hand 1

@@ -5,7 +5,11 @@ message, so Discord notifies the player; every later prompt edits it, buttons an
 shows the hand without buttons. The worker is the only writer of a panel: the Tables cog answers a press
 (a deferred update) and hands its token here (`pressed`), the panel's next edits go through that token (15
 minutes), and the next hand's panel is posted as a followup of the player's last press while its token lives:
-none of these counts toward the bot's global limit, so steady play costs the bot's token nothing in DMs. When
+none of these counts toward the bot's global limit, so steady play costs the bot's token nothing in DMs. A
+player's first DM costs two more calls (a user lookup, opening the DM channel, which Discord paces at a few a
+second for the whole bot): while the budget is crowded, that first panel is instead a followup of the player's
+/kwx new, join or start, in the table's channel and seen only by them, and the hand goes on there, through the
+tokens of their presses, until a quieter moment sends a DM (`_dm_would_wait`). When
 the result is posted, each player's panel of that hand collapses to one line: who won, how, the player's net,
 and a link to the result. (Auto-pass is the service's: a claim it passes never reaches a panel.) A refused DM
 (DMs closed) is said once in the channel; the player then uses the board's "My hand" button, whose ephemeral panel is kept up to date here for as
@@ -15,10 +19,9 @@ long as its interaction token lives. A player in 托管 gets no new DM per move 
 from __future__ import annotations
 
 import asyncio
-import datetime
 import logging
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import Any
 
 import discord
@@ -37,6 +40,7 @@ from cogs.operations import (
     safe_update_message,
     transient,
 )
+from cogs.panel_state import PanelState, Shown, alive
 from cogs.panels import NORMAL, PanelMessage, hand_over_line, panel_key, panel_message
 from cogs.ratelimit import Priority
 from cogs.web import personal_link
@@ -47,51 +51,8 @@ from kwx.table.views import ActionChoice, PlayerRef, PrivateView, PublicView, Re
 
 logger = logging.getLogger(__name__)
 
-# An interaction's token edits its message for 15 minutes; later edits use the bot's own token. The margin covers
-# an edit that waits a little and clocks that differ.
-TOKEN_LIFETIME = datetime.timedelta(minutes=14)
-
-
-@dataclass
-class Shown:
-    """What one panel message shows now."""
-
-    channel_id: int
-    message_id: int
-    hand: int
-    step: int
-    key: str
-    live: bool  # it has enabled buttons
-    dealt: bool  # it shows tiles (not just the 漂 choice)
-    view: PrivateView | None = None
-    ended: bool = False  # collapsed to the hand's one-line end
-    # The interaction whose token may edit this message (exempt from the global limit, for 15 minutes): a press
-    # answered by updating it (its @original), or the press whose followup posted it (`followup`).
-    token: discord.Interaction | None = None
-    followup: bool = False
-
-    def data(self) -> dict[str, Any]:
-        return {"hand": self.hand, "step": self.step, "key": self.key, "live": self.live, "dealt": self.dealt,
-                "ended": self.ended}
-
-
-@dataclass
-class PanelState:
-    table_id: int
-    player_id: str
-    latest: PrivateView | None = None
-    prompt: bool = False
-    dirty: bool = False
-    # The panel's mode for one decision (亮倒 picks, a question before a costly move): (hand, step, mode, choice)
-    mode: tuple[int, int, str, ActionChoice | None] | None = None
-    dm: Shown | None = None  # the panel of the current hand
-    past: dict[int, Shown] = field(default_factory=dict)  # earlier hands' panels, until their end line is shown
-    endings: dict[int, str] = field(default_factory=dict)  # hand -> its one-line end, not yet shown
-    eph: discord.Interaction | None = None  # the latest ephemeral panel (My hand), while its token lives
-    eph_shown: Shown | None = None
-    refused_hand: int | None = None  # the hand in which a DM to this player was refused (retried next hand)
-    presses: list[discord.Interaction] = field(default_factory=list)  # held until done with (release_interaction)
-    task: asyncio.Task[None] | None = None
+# First DMs under way at once past which another would wait: Discord paces opening DM channels for the whole bot.
+DM_OPENS_AT_ONCE = 5
 
 
 class DmPanels:
@@ -113,6 +74,7 @@ class DmPanels:
         self._dm_closed: set[str] = set()
         self._dm_owner: dict[int, str] = {}  # DM channel id -> player id
         self._dm_channel: dict[str, int] = {}  # player id -> DM channel id
+        self._opening = 0  # first DMs under way (a user lookup and an "open DM" call each)
 
     def get(self, table_id: int, player_id: str) -> PanelState:
         """The player's panel state at that table, made on first use."""
@@ -188,6 +150,20 @@ class DmPanels:
             self.stats.dm_sends += 1
             await self.rest.send_dm(user, priority=Priority.POST, **message)
 
+    def seated(self, interaction: discord.Interaction, table_id: int) -> None:
+        """The player's /kwx new, join or start (or a lobby button) at this table, answered: while its token lives,
+        it may post the player's first panel in the channel, seen only by them, when a DM would wait behind a
+        busy bot (`_dm_would_wait`)."""
+        if interaction.guild_id is not None:
+            self.get(table_id, str(interaction.user.id)).seat_token = interaction
+
+    def _dm_would_wait(self, p: PanelState) -> bool:
+        """Whether a first DM to this player would wait: no DM channel open to them yet (opening one is two more
+        calls, on a route Discord paces at a few a second for the whole bot) while the budget is crowded."""
+        if p.player_id in self._dm_channel:
+            return False
+        return self._opening >= DM_OPENS_AT_ONCE or self.rest.budget.crowded()
+
     def press_arrived(self, interaction: discord.Interaction, table_id: int) -> None:
         """A press of the player's current panel, before the service answers it: from now on the panel is
         edited through the press's token, so the worker's next edit (the service's change, coming first) is
@@ -196,7 +172,7 @@ class DmPanels:
         message = interaction.message
         if p is None or message is None:
             return
-        if p.dm is not None and p.dm.message_id == message.id and interaction.guild_id is None:
+        if p.dm is not None and p.dm.message_id == message.id and (interaction.guild_id is None or p.dm.ephemeral):
             p.dm.token, p.dm.followup = interaction, False
             p.presses.append(interaction)
         elif interaction.guild_id is not None and p.eph_shown is not None and p.eph_shown.message_id in (0, message.id):
@@ -279,7 +255,7 @@ class DmPanels:
                                                             name=f"kwx-panel-{p.table_id}-{p.player_id}")
 
     def _remember_dm(self, p: PanelState) -> None:
-        if p.dm is not None:
+        if p.dm is not None and not p.dm.ephemeral:
             self.refs.remember(p.table_id, f"dm:{p.player_id}", p.dm.channel_id, p.dm.message_id, p.dm.data())
 
     # == the panel worker =================================================================================
@@ -331,7 +307,7 @@ class DmPanels:
         """Edit a panel: through the token of the interaction that may edit it while that lives (exempt from the
         global limit), else with the bot's token."""
         token = shown.token
-        if token is not None and _alive(token):
+        if token is not None and alive(token):
             self.stats.dm_token_edits += 1
             if shown.followup:
                 edited = await self.rest.through_token(
@@ -344,6 +320,8 @@ class DmPanels:
             if edited:
                 return True
             shown.token = None  # expired or refused: the bot's token from now on
+        if shown.ephemeral:
+            return False  # the bot's token cannot edit a message only the player sees: the next change is a new DM
         self.stats.dm_edits += 1
         priority = Priority.PROMPT if urgent else Priority.BOARD
         return not isinstance(await self.rest.edit(self._dm_message(shown), priority=priority, **message), Failed)
@@ -361,7 +339,9 @@ class DmPanels:
             # The hand's one new DM (Discord notifies the player); the previous hand's panel waits for its end line.
             # Posted as a followup of the player's last press while its token lives (exempt from the global limit;
             # the same token then edits it), else by the bot.
-            token = shown.token if shown is not None and shown.token is not None and _alive(shown.token) else None
+            token = shown.token if shown is not None and shown.token is not None and alive(shown.token) else None
+            if token is None and p.seat_token is not None and alive(p.seat_token) and self._dm_would_wait(p):
+                token = p.seat_token  # the bot is busy: the first panel in the channel, seen only by the player
             if token is None or not await self._followup_dm(p, view, key, self.panel(view, lang), token):
                 # a fresh message: the refused followup's buttons were released with it
                 await self._send_dm(tc, p, view, key, self.panel(view, lang))
@@ -395,7 +375,12 @@ class DmPanels:
     async def _followup_dm(self, p: PanelState, view: PrivateView, key: str, message: PanelMessage,
                            token: discord.Interaction) -> bool:
         """The hand's panel as a followup of the player's last press. False when Discord would not take it."""
-        kwargs = {k: v for k, v in message.items() if k != "content" and not (k == "view" and v is None)}
+        kwargs: dict[str, Any] = {k: v for k, v in message.items() if k != "content" and not (k == "view" and v is None)}
+        # A token of the table's channel (a seat's command, a press on such a panel) posts there: only the player
+        # may see it.
+        ephemeral = token.guild_id is not None
+        if ephemeral:
+            kwargs |= {"ephemeral": True, "content": tr("dm.busy_here", self.tables.lang(self.tables.get(p.table_id)))}
         self.stats.dm_token_edits += 1
         send: Callable[..., Awaitable[discord.WebhookMessage]] = token.followup.send
         sent = await self.rest.through_token(token, lambda: send(wait=True, **kwargs),
@@ -405,7 +390,7 @@ class DmPanels:
             return False
         channel_id = token.channel_id or 0
         p.dm = Shown(channel_id, sent.id, view.hand_no, view.step, key, bool(view.choices), bool(view.concealed),
-                     view, token=token, followup=True)
+                     view, token=token, followup=True, ephemeral=ephemeral)
         self._remember_dm(p)
         self._reached(view)
         return True
@@ -421,10 +406,14 @@ class DmPanels:
             channel = self.bot.get_partial_messageable(known, type=discord.ChannelType.private)
             sent = await self.rest.send_channel(channel, priority=priority, **message)
         else:
-            user = await self.rest.fetch_user(self.bot, int(p.player_id), priority=priority)
-            if user is not None:
-                self.stats.dm_sends += 1
-                sent = await self.rest.send_dm(user, priority=priority, **message)
+            self._opening += 1
+            try:
+                user = await self.rest.fetch_user(self.bot, int(p.player_id), priority=priority)
+                if user is not None:
+                    self.stats.dm_sends += 1
+                    sent = await self.rest.send_dm(user, priority=priority, **message)
+            finally:
+                self._opening -= 1
         release(message["view"])
         if not isinstance(sent, discord.Message) and not dms_closed(sent):
             # Not the player's settings (a 5xx or a timeout, already retried; another refusal): no "DMs closed"
@@ -491,8 +480,3 @@ class DmPanels:
         """A prompt is in front of the player now: the service's turn timer counts from here."""
         if view.choices and self.prompt_reached is not None:
             self.prompt_reached(view.table_id, view.player_id, view.step)
-
-
-def _alive(token: discord.Interaction) -> bool:
-    """Whether an interaction's token may still edit and follow up (with a margin)."""
-    return discord.utils.utcnow() < token.created_at + TOKEN_LIFETIME

@@ -33,6 +33,7 @@ class FrontEndStats:
     dm_token_edits: int = 0  # panel edits through a press's interaction token (exempt from the global limit)
     ephemeral_edits: int = 0
     refused_dms: int = 0
+    board_ends_skipped: int = 0  # finished hands' last board edits left to their result post (a crowded budget)
 
 
 @dataclass
@@ -51,6 +52,7 @@ class DiscordTable:
     board_hand: int | None = None  # the newest hand that has a board message
     versions: dict[int, int] = field(default_factory=dict)  # hand -> count of its board's changes
     shown_versions: dict[int, int | None] = field(default_factory=dict)  # hand -> the version its message shows
+    ended: dict[int, int | None] = field(default_factory=dict)  # hand -> its board's version when it ended
     last_call: float = float("-inf")
     dm_notices: set[str] = field(default_factory=set)
     failures: int = 0  # failed channel requests in a row

@@ -134,6 +134,10 @@ class DiscordFrontEnd:
     def panel_key(self, view: PrivateView) -> str:
         return self.panels.panel_key(view)
 
+    def seated(self, interaction: discord.Interaction, table_id: int) -> None:
+        """A player's /kwx new, join or start at the table, answered (its token may show them their first panel)."""
+        self.panels.seated(interaction, table_id)
+
     def press_arrived(self, interaction: discord.Interaction, table_id: int) -> None:
         """A panel press, before the service answers it: the panel's next edit goes through its token."""
         self.panels.press_arrived(interaction, table_id)

@@ -37,6 +37,9 @@ DISCORD_GLOBAL_LIMIT = 50  # requests per second per bot token (interaction call
 # Calls that took their tokens apart may reach Discord closer together than they took them: a loaded event loop
 # renders a few boards, then sends them at once. The budget leaves this many requests a second for that.
 SEND_MARGIN = 5
+# Where the requests leave, at most this many in any second: a fifth of a second's worth bunched on the way
+# (a stalled loop at either end) still arrives under the limit.
+SEND_LIMIT = 42
 
 
 def discord_budget(rate: float, limit: int = DISCORD_GLOBAL_LIMIT) -> tuple[int, int]:
@@ -152,9 +155,10 @@ class SendGate:
     call that waited in one of discord.py's route buckets, or that discord.py tries again after a route's 429,
     leaves when that bucket resets, beside whatever else is leaving. Counted where they leave, none of them can
     make a second hold more than Discord's limit: Discord would answer the surplus with global 429s, and every
-    call of the token would wait (`Budget.hold`)."""
+    call of the token would wait (`Budget.hold`). SEND_LIMIT leaves room for the way there: calls that leave
+    evenly may arrive bunched (a busy loop on either side), and Discord counts them as they arrive."""
 
-    def __init__(self, limit: int = DISCORD_GLOBAL_LIMIT - 2, per: float = 1.0, *,
+    def __init__(self, limit: int = SEND_LIMIT, per: float = 1.0, *,
                  clock: Callable[[], float] = time.monotonic,
                  sleep: Callable[[float], Awaitable[object]] = asyncio.sleep) -> None:
         self.limit = limit
@@ -203,12 +207,17 @@ MAX_BOARD_INTERVAL = 10.0
 # interaction tokens). Admission projects from this, not from the moment's load: the deals of many tables at
 # once cost far more for a minute, and must not shut the door on tables that would fit.
 STEADY_POSTS_PER_TABLE = 0.02
-# Share of the rate the boards are planned to use at most: the rest absorbs the prompts and posts of a
-# moment busier than the window's average.
-BOARD_SHARE = 0.9
+# Share of the rate the boards are planned to use at most, less what prompts and posts took over the window: all
+# of it, as prompts and posts go first anyway (and few are prompts: a player's go through their presses' tokens);
+# less would stretch every board further when many hands end at once (their results and next boards are posts).
+BOARD_SHARE = 1.0
 ADMISSION_LOOKBACK_S = 1800.0  # how far back table closes tell how soon room frees up
 DEFAULT_WAIT_S = 600.0  # the wait said when no table has closed lately
 MAX_BACKLOG_HOLD_S = 2.0  # after a global 429, the most the budget waits for the calls already in flight
+# The budget is crowded (a new player's first hand is shown in the channel rather than wait for a DM) when a
+# prompt or post has waited this long, or the window granted this share of the rate.
+CROWDED_WAIT_S = 1.0
+CROWDED_SHARE = 0.5
 SATURATED_LOG_EVERY = 60.0  # seconds between the INFO lines that say the budget is full
 SATURATED_CHECK_EVERY = 5.0  # seconds between looks at whether it is
 
@@ -353,6 +362,19 @@ class Budget:
             self.log_if_saturated()
 
     # == the load ==============================================================================================
+    def crowded(self) -> bool:
+        """Whether a prompt or a post asking for a token now would wait long: one has waited CROWDED_WAIT_S
+        already, or the last whole window granted most of the rate (a young bot's first burst is not a busy
+        evening). No limit: never."""
+        if self.limiter is None:
+            return False
+        now = self._clock()
+        waiting = [at for p in (Priority.PROMPT, Priority.POST) for at, _, f in self._lines[p] if not f.done()]
+        if waiting and now - min(waiting) >= CROWDED_WAIT_S:
+            return True
+        granted = sum(1 for at, _ in self._grants if at >= now - WINDOW_S)
+        return granted / WINDOW_S >= CROWDED_SHARE * self.rate
+
     def board_changed(self, table_id: int) -> None:
         """A table's board has news to show: it shares the board budget for the next while."""
         self._boards[table_id] = self._clock()
@@ -393,15 +415,21 @@ class Budget:
         (projected: each table's board edits and its steady posts)."""
         return int(self.rate * BOARD_SHARE / (1 / MAX_BOARD_INTERVAL + STEADY_POSTS_PER_TABLE))
 
-    def room_for_table(self) -> bool:
-        """Whether the budget projected for the tables playing (and the one asking) still fits."""
-        return self._busy_boards(self._clock()) + 1 <= self.capacity()
+    def _with(self, table_id: int | None, now: float) -> int:
+        """The busy boards with the table asking (a table about to start already counts: its lobby's board)."""
+        busy = self._busy_boards(now)
+        return busy if table_id is not None and table_id in self._boards else busy + 1
 
-    def wait_for_room_s(self) -> float:
+    def room_for_table(self, table_id: int | None = None) -> bool:
+        """Whether the budget projected for the tables playing and the one asking (a new table, or `table_id`
+        about to start) still fits."""
+        return self._with(table_id, self._clock()) <= self.capacity()
+
+    def wait_for_room_s(self, table_id: int | None = None) -> float:
         """Roughly how long until one more table fits: the tables over the budget, at the pace tables have
         been closing over the last half hour (ten minutes when none has); between one minute and an hour."""
         now = self._clock()
-        over = self._busy_boards(now) + 1 - self.capacity()
+        over = self._with(table_id, now) - self.capacity()
         if over <= 0:
             return 0.0
         closes = [at for at in self._closes if at >= now - ADMISSION_LOOKBACK_S]

@@ -91,9 +91,9 @@ class Tables(KwxGroupCog, name="Tables"):
         """Admission: when the bot's budget is full (one more busy board would be edited too rarely), a new or
         starting table is refused, with roughly how long until there is room, instead of slowing every table."""
         budget = self.rt.rest.budget
-        if budget.room_for_table():
+        if budget.room_for_table(table_id):
             return False
-        minutes = max(1, round(budget.wait_for_room_s() / 60))
+        minutes = max(1, round(budget.wait_for_room_s(table_id) / 60))
         await self.refuse(interaction, "bot_busy", table_id, minutes=minutes)
         return True
 
@@ -181,6 +181,8 @@ class Tables(KwxGroupCog, name="Tables"):
             await self.refuse(interaction, err, table_id)
             return
         await self.say(interaction, done)
+        if op in (self.do_join, self.do_start):
+            self.rt.frontend.seated(interaction, table)
 
     # == slash commands ===================================================================================
     @app_commands.command(name="new", description=text("cmd.new"))
@@ -223,6 +225,7 @@ class Tables(KwxGroupCog, name="Tables"):
             await self.refuse(interaction, err)
             return
         await self.say(interaction, tr("cmd.opened", lang, table=table_id))
+        rt.frontend.seated(interaction, table_id)
 
     @app_commands.command(name="join", description=text("cmd.join"))
     async def join(self, interaction: discord.Interaction) -> None:
@@ -338,6 +341,8 @@ class Tables(KwxGroupCog, name="Tables"):
             await self.refuse(interaction, err, table_id)
             return
         await safe_defer(interaction)  # the lobby message itself shows the change
+        if verb in ("join", "start"):
+            self.rt.frontend.seated(interaction, table_id)
 
     async def on_act_press(self, interaction: discord.Interaction, act: ActId) -> None:
         """A press of a hand panel: one service call (TableService.press), answered here within Discord's 3

@@ -17,6 +17,7 @@ after a 429 count too:
   `kwx_discord_gateway_latency_seconds`: the gateway's heartbeat latency;
 - the budget's headroom (cogs.ratelimit.Budget): `kwx_discord_budget_in_use_ratio` (share of the budget granted
   over the last 20 s), `kwx_discord_budget_waiting{priority}` (calls waiting for a token: prompt, post, board),
+  `kwx_discord_budget_granted_total{priority}` (tokens granted),
   `kwx_discord_oldest_prompt_wait_seconds`, `kwx_discord_board_interval_seconds` (how often a busy board is
   edited now), `kwx_discord_busy_boards`, `kwx_discord_budget_saturated` (1: new tables are refused).
 """
@@ -122,6 +123,11 @@ def _headroom(budget: Budget) -> Iterator[Metric]:
     for priority, n in h.waiting.items():
         waiting.add_metric([priority.name.lower()], n)
     yield waiting
+    granted = CounterMetricFamily("kwx_discord_budget_granted", "Tokens of the REST budget granted, by priority",
+                                  labels=["priority"])
+    for priority, n in budget.granted.items():
+        granted.add_metric([priority.name.lower()], n)
+    yield granted
     yield GaugeMetricFamily("kwx_discord_oldest_prompt_wait_seconds", "How long the oldest prompt waiting for a "
                             "token has waited", value=h.oldest_prompt_s)
     yield GaugeMetricFamily("kwx_discord_board_interval_seconds", "Seconds between a busy board's edits now (grows "

@@ -19,6 +19,7 @@ Choices where the rules are silent:
 
 from __future__ import annotations
 
+import logging
 import time
 
 from kwx.engine.actions import VERBS, Action, IllegalAction
@@ -35,6 +36,8 @@ from kwx.table.player_settings import AUTO_PASS, PlayerSettings
 from kwx.table.presence import Presence
 from kwx.table.scheduler import MachineMove, Scheduler
 from kwx.table.writer import DurableWriter
+
+logger = logging.getLogger(__name__)
 
 
 class Play:
@@ -198,11 +201,21 @@ class Play:
                 by = "auto" if t.seat_player(seat).player_id in t.autoplay else self._scheduler.timeout_by(t, seat)
                 if by != "auto":
                     self._ctx.stats.timeouts[by] += 1
+                    self._log_timeout(t, seat, by)
                 move = timeout_move(t, seat)
                 if isinstance(move, int):
                     await self.apply_piao(t, seat, move, by, time.perf_counter())
                 else:
                     await self.apply_action(t, move, by, time.perf_counter())
+
+    def _log_timeout(self, t: LiveTable, seat: int, by: str) -> None:
+        """One line per human timeout, with how long the prompt was in front of the player (an operator tells
+        a player's slowness from the bot's lag)."""
+        reached = self._scheduler.reached_at(t, seat)
+        shown = f"shown {self._ctx.clock() - reached:.1f} s before" if reached is not None else "never shown"
+        started = t.wait_started
+        logger.info("table %s: seat %d ran out of time at step %d (%s; prompt %s, decision open %.1f s)", t.id, seat,
+                    t.step, by, shown, self._ctx.clock() - started if started is not None else -1.0)
 
     async def next_hand(self, table_id: int, step: int) -> None:
         t = self._ctx.tables.get(table_id)

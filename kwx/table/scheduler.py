@@ -153,6 +153,11 @@ class Scheduler:
                 due = max(due, base + seconds)  # not there yet: the bot is behind, the seat waits for it
         return due
 
+    def reached_at(self, t: LiveTable, seat: int) -> float | None:
+        """When the front end said the open decision's prompt reached `seat` (None: it has not said)."""
+        window, reached = self._reached.get(t.id, (-1, {}))
+        return reached.get(seat) if window == t.window else None
+
     def timeout_by(self, t: LiveTable, seat: int) -> str:
         """How a timed-out seat's move is recorded: "timeout" (counts toward 托管), or "late" when its prompt
         never reached the player (the bot's fault: it does not count)."""
