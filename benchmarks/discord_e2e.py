@@ -1,7 +1,7 @@
 """The Discord budget, measured: the real `python bot.py` against the loopback Discord, many tables of scripted
 human-paced players.
 
-    python -m benchmarks.discord_e2e [--tables 100] [--seconds 180] [--think 3] [--json]
+    python -m benchmarks.discord_e2e [--tables 100] [--seconds 180] [--think 3] [--json] [--lags FILE]
 
 Each table (ten to a server, a server's default cap) has three scripted players who open it (/kwx new,
 /kwx join, /kwx start) and then press what their DM prompts ask for, `--think` seconds after each prompt
@@ -26,7 +26,10 @@ appears (a win, 漂 0, else a discard; no claims). The loopback enforces Discord
 - bot_cpu_share, bench_cpu_share: CPU seconds per second of the window of the bot's process and of this one
   (the loopback and the scripted players); bot_cpu_share_warmup and bench_cpu_share_warmup: the same while the
   tables open and deal; load_average at the start and the end of the window (the machine
-  may be shared); budget: the bot's budget headroom on /metrics at the end of the window.
+  may be shared); budget: the bot's budget headroom on /metrics at the end of the window;
+- bench_loop_stalls: how often this process's loop (the loopback and the players) woke up over 100 ms late in
+  the window, and the worst: requests that left the bot evenly arrive bunched after such a stall, so a
+  global_429 beside a long stall may be the referee's, not the bot's.
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import gc
 import json
 import os
 import random
@@ -48,11 +52,14 @@ import aiohttp
 
 from kwx.devtools.loopback.players import ACT, BotProcess, Player, buttons, choose
 from kwx.devtools.loopback.server import LoopbackDiscord, Message
+from kwx.present.i18n import tr
 from kwx.table.defaults import DEFAULTS, MAX_TABLES
 
 # A server opens at most this many tables by default (`/kwx-admin config max_tables`): the tables are spread
 # over as many servers as that takes, or every table past the cap is refused and the load is that of the cap.
 TABLES_PER_SERVER = DEFAULTS[MAX_TABLES]
+OPEN_EVERY_S = 0.1  # one table opens every this many seconds
+FREEZE_EVERY_S = 5.0  # seconds between moves of what this process keeps out of the garbage collector's way
 CLAIM_PAUSE = 1.5  # the service's default (kwx.table.record_state.CLAIM_PAUSE): the bot runs with it
 
 
@@ -82,9 +89,15 @@ class Bench:
         self.by_user: dict[int, Table] = {}
         self.prompt_lags: list[float] = []
         self.board_lags: list[float] = []
+        self.timeline: list[tuple[str, float, float]] = []  # (kind, when it was seen, lag) for --lags
         self.measuring = False
         self.window_presses = 0
         self._seen_prompts: set[tuple[int, str]] = set()
+        self.unstarted: Counter[str] = Counter()  # tables that did not start, by what went wrong
+        # What the bot answers a command that worked (up to the table's number).
+        self.confirmation = {command: tr(key, "en", table="\0").split("\0")[0]
+                             for command, key in (("kwx new", "cmd.opened"), ("kwx join", "cmd.joined"),
+                                                  ("kwx start", "lobby.started"))}
         discord.observer = self.observe
 
     def observe(self, m: Message, new: bool) -> None:
@@ -107,24 +120,29 @@ class Bench:
             self._seen_prompts.add(key)
             pause = CLAIM_PAUSE if table.last_press_discard else 0.0
             self.prompt_lags.append(max(0.0, now - table.last_press - pause))
+            self.timeline.append(("prompt", now, self.prompt_lags[-1]))
             return
         table = self.tables.get(m.channel_id)
         if table is not None and table.pending_board and m.payload.get("embeds"):
             self.board_lags += [now - t for t in table.pending_board]
+            self.timeline += [("board", now, now - t) for t in table.pending_board]
             table.pending_board.clear()
 
     async def open_table(self, table: Table) -> None:
+        """/kwx new, join, start; a table that does not start is counted in `unstarted` by the command that
+        failed and the bot's answer (or "no answer" within 30 s)."""
         host, *others = table.players
-        try:
-            await host.command(table.channel, "kwx new", timeout=30)
-        except TimeoutError:
-            return
-        try:
-            for p in others:
-                await p.command(table.channel, "kwx join", timeout=30)
-            await host.command(table.channel, "kwx start", timeout=30)
-        except TimeoutError:
-            return  # the bot did not answer in time: its players are never asked anything
+        steps = [(host, "kwx new"), *((p, "kwx join") for p in others), (host, "kwx start")]
+        for player, command in steps:
+            try:
+                inter = await player.command(table.channel, command, timeout=30)
+            except TimeoutError:
+                self.unstarted[f"{command}: no answer"] += 1
+                return  # the bot did not answer in time: its players are never asked anything
+            reply = player.reply(inter)
+            if not reply.startswith(self.confirmation[command]):  # refused (the bot is busy, …): with its reason
+                self.unstarted[f"{command}: {reply[:60]}"] += 1
+                return
 
     async def run_player(self, table: Table, player: Player, stop: float) -> None:
         rng = random.Random(player.uid)
@@ -154,6 +172,32 @@ class Bench:
                 self.window_presses += 1
             with contextlib.suppress(TimeoutError):
                 await player.press(message, button["custom_id"], timeout=15)
+
+
+class LoopStalls:
+    """How late this process's event loop (the loopback Discord and the players) wakes up: a stall here bunches
+    the bot's requests as the loopback counts them, as a stalled Discord never would."""
+
+    def __init__(self) -> None:
+        self.over_100ms = 0
+        self.max_s = 0.0
+        self.measuring = False
+
+    async def watch(self, stop: float) -> None:
+        frozen = time.monotonic()
+        while time.monotonic() < stop:
+            if time.monotonic() - frozen > FREEZE_EVERY_S:
+                # The loopback keeps every message and request it saw: a full collection over all of them stalls
+                # this loop for up to a second and more. What is kept is kept for good, so it is moved out of the
+                # collector's way (the bot is measured, not this process's garbage collector).
+                gc.freeze()
+                frozen = time.monotonic()
+            before = time.monotonic()
+            await asyncio.sleep(0.05)
+            late = time.monotonic() - before - 0.05
+            if self.measuring:
+                self.max_s = max(self.max_s, late)
+                self.over_100ms += late > 0.1
 
 
 def hands_played(bench: Bench, finished: int) -> float:
@@ -210,7 +254,7 @@ def results(discord: LoopbackDiscord, channel: int) -> int:
 
 
 async def run(tables: int, seconds: float, think: float, warmup: float,
-              bot_log: Path | None = None, profile: Path | None = None) -> dict[str, object]:
+              bot_log: Path | None = None, profile: Path | None = None, lags: Path | None = None) -> dict[str, object]:
     with tempfile.TemporaryDirectory(prefix="kwx-bench-") as tmp:
         async with LoopbackDiscord() as discord:
             bench = Bench(discord, think)
@@ -230,12 +274,17 @@ async def run(tables: int, seconds: float, think: float, warmup: float,
                 assert bot.proc is not None
                 pid = bot.proc.pid
                 opened, cpu_opened, own_opened = time.monotonic(), cpu_seconds(pid), cpu_seconds()
-                for table in bench.tables.values():  # ten tables a second, as people would trickle in
+                # Ten tables a second, as people would trickle in; a table's players play from the moment they
+                # open it (players started only once every table was open would leave the first tables' first
+                # prompts to time out, and count that against the bot).
+                stop = opened + len(bench.tables) * OPEN_EVERY_S + warmup + seconds
+                workers: list[asyncio.Future[None]] = []
+                stalls = LoopStalls()
+                workers.append(asyncio.ensure_future(stalls.watch(stop)))
+                for table in bench.tables.values():
                     asyncio.ensure_future(bench.open_table(table))
-                    await asyncio.sleep(0.1)
-                stop = time.monotonic() + warmup + seconds
-                workers = [asyncio.ensure_future(bench.run_player(t, p, stop))
-                           for t in bench.tables.values() for p in t.players]
+                    workers += [asyncio.ensure_future(bench.run_player(table, p, stop)) for p in table.players]
+                    await asyncio.sleep(OPEN_EVERY_S)
                 await asyncio.sleep(max(0.0, opened + warmup - time.monotonic()))
                 before = discord.report()
                 metrics_before = await scrape(port)
@@ -244,7 +293,7 @@ async def run(tables: int, seconds: float, think: float, warmup: float,
                 warmup_cpu = ((cpu_before - cpu_opened) / warmup, (own_before - own_opened) / warmup)
                 routes_before = discord.stats.requests.copy()
                 hands_before = sum(results(discord, c) for c in bench.tables)
-                bench.measuring = True
+                bench.measuring = stalls.measuring = True
                 started = time.monotonic()
                 await asyncio.gather(*workers, return_exceptions=True)
                 window = time.monotonic() - started
@@ -256,6 +305,9 @@ async def run(tables: int, seconds: float, think: float, warmup: float,
                 hands = sum(results(discord, c) for c in bench.tables) - hands_before
                 played = hands_played(bench, hands)  # before the bot stops (stopping ends the hands in play)
                 status = await bot.stop()
+            if lags is not None:  # every lag with when it was seen, seconds into the window (what the p99s hide)
+                lags.write_text(json.dumps([(kind, round(at - started, 2), round(lag, 3))
+                                            for kind, at, lag in bench.timeline]))
             per_hand = max(played, 1.0)
             timeouts = [a - b for a, b in zip(lag_timeouts(metrics_after), lag_timeouts(metrics_before), strict=True)]
             budget = {key.removeprefix("kwx_discord_"): value for key, value in metrics_after.items()
@@ -263,6 +315,7 @@ async def run(tables: int, seconds: float, think: float, warmup: float,
                                          "kwx_discord_busy"))}
             return {
                 "tables": tables, "started_tables": sum(bool(t.presses) for t in bench.tables.values()),
+                "unstarted": dict(bench.unstarted),
                 "hands": hands, "hands_played": round(played, 1), "seconds": round(window, 1), "think_s": think,
                 "requests_per_hand": round((after["bot_requests"] - before["bot_requests"]) / per_hand, 1),
                 "requests_per_s": round((after["bot_requests"] - before["bot_requests"]) / window, 1),
@@ -277,6 +330,7 @@ async def run(tables: int, seconds: float, think: float, warmup: float,
                 "bot_cpu_share_warmup": round(warmup_cpu[0], 2), "bench_cpu_share_warmup": round(warmup_cpu[1], 2),
                 "bench_cpu_share": round((own_after - own_before) / window, 2),
                 "load_average": [load_before, load_after], "budget": budget,
+                "bench_loop_stalls": {"over_100ms": stalls.over_100ms, "max_s": round(stalls.max_s, 3)},
                 "requests_per_hand_by_route": {route: round(n / per_hand, 1) for route, n in routes.most_common()},
             }
 
@@ -290,8 +344,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--json", action="store_true")
     p.add_argument("--bot-log", type=Path, help="keep the bot's log there")
     p.add_argument("--profile", type=Path, help="run the bot under cProfile and write its stats there")
+    p.add_argument("--lags", type=Path, help="write every prompt and board lag there, with when it was seen")
     args = p.parse_args(argv)
-    out = asyncio.run(run(args.tables, args.seconds, args.think, args.warmup, args.bot_log, args.profile))
+    out = asyncio.run(run(args.tables, args.seconds, args.think, args.warmup, args.bot_log, args.profile, args.lags))
     board_goal = 5 if args.tables <= 100 else 10
     meets = (out["global_429"] == 0 and out["off_spec"] == 0 and (out["prompt_lag_p99_s"] or 0) <= 1
              and (out["board_lag_p99_s"] or 0) <= board_goal and out["lag_timeouts"] == 0)
