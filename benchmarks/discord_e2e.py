@@ -139,6 +139,9 @@ class Bench:
             except TimeoutError:
                 self.unstarted[f"{command}: no answer"] += 1
                 return  # the bot did not answer in time: its players are never asked anything
+            waited = time.monotonic()
+            while inter.loading and time.monotonic() - waited < 30:  # deferred ("thinking"): its answer follows
+                await asyncio.sleep(0.2)
             reply = player.reply(inter)
             if not reply.startswith(self.confirmation[command]):  # refused (the bot is busy, …): with its reason
                 self.unstarted[f"{command}: {reply[:60]}"] += 1

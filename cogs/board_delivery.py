@@ -44,6 +44,7 @@ from kwx.table.views import PublicView, ResultView
 
 logger = logging.getLogger(__name__)
 
+FINISHED = "finished"  # a hand's phase once it is over (its result is posted)
 RETRY_LATER = 5.0  # seconds before a board edit, a post or a DM that failed for a passing reason is tried again
 HANDS_KEPT = 3  # boards and action lines of the last few hands, for late edits
 LINES_KEPT = 32  # recent events and notices kept per hand (the board shows the last few)
@@ -85,15 +86,15 @@ class BoardDelivery:
     def hand_finished(self, result: ResultView, view: PublicView) -> None:
         tc = self.tables.get(view.table_id)
         self.take(tc, view)
-        tc.ended[view.hand_no] = tc.versions.get(view.hand_no)
-        for old in [h for h in tc.ended if h < view.hand_no - HANDS_KEPT]:
-            del tc.ended[old]
         self.post(tc, ("result", result, view))
 
     def notice(self, table_id: int, key: str, fmt: dict[str, object]) -> None:
         tc = self.tables.get(table_id)
         hand = max(tc.views, default=0)
         tc.lines.setdefault(hand, []).append(("notice", key, fmt))
+        if hand in tc.views and tc.views[hand].phase == FINISHED:
+            tc.noticed_after_end.add(hand)  # the board shows it, crowded or not
+            tc.noticed_after_end.difference_update([h for h in tc.noticed_after_end if h < hand - HANDS_KEPT])
         if hand in tc.views:
             self.mark(tc, hand)
         else:
@@ -237,13 +238,13 @@ class BoardDelivery:
 
     def _result_says_it(self, tc: DiscordTable, hand: int) -> bool:
         """While the budget is crowded, a finished hand's board is not edited to its end: the result post queued
-        behind the edit shows how the hand ended (every hand face up), and the edit would cost a request that
+        with it shows how the hand ended (every hand face up), and the edit would cost a request that
         the boards of the hands in play are waiting for (hand ends come in waves: the tables of an evening
         start together). A board not yet shown at all, a table closing, or a change after the end (a notice)
         is still edited."""
         view = tc.views.get(hand)
-        return (hand in tc.ended and tc.ended[hand] == tc.versions.get(hand) and view is not None
-                and tc.shown_versions.get(hand) is not None and view.phase != "closed" and self.rest.budget.crowded())
+        return (view is not None and view.phase == FINISHED and hand not in tc.noticed_after_end
+                and tc.shown_versions.get(hand) is not None and self.rest.budget.crowded())
 
     async def _flush_board(self, tc: DiscordTable, hand: int) -> None:
         view = tc.views.get(hand)

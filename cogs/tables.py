@@ -28,7 +28,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Awaitable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import discord
 from discord import app_commands
@@ -56,6 +56,7 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 LANGUAGE_NAMES = {"zh-CN": "简体中文", "en": "English"}
+T = TypeVar("T")
 ANSWER_WITHIN = 2.0  # seconds a press waits for the service before it is deferred (Discord allows 3)
 
 
@@ -176,7 +177,7 @@ class Tables(KwxGroupCog, name="Tables"):
         """A slash command: find the table (unless given), run the operation, answer privately."""
         try:
             table = table_id if table_id is not None else self.table_here(interaction)
-            done = await op(interaction, table, *args)
+            done = await self.in_time(interaction, op(interaction, table, *args), thinking=True)
         except TableError as err:
             await self.refuse(interaction, err, table_id)
             return
@@ -205,27 +206,36 @@ class Tables(KwxGroupCog, name="Tables"):
             return
         if await self.refuse_if_busy(interaction):
             return
+        # The store may be slow on a busy evening: past Discord's 3 s the command is deferred, then answered.
+        opened = await self.in_time(interaction, self.open_here(interaction, lang, rules, base, turn_seconds),
+                                    thinking=True)
+        if isinstance(opened, str):
+            await self.say(interaction, opened)
+            return
+        await self.say(interaction, tr("cmd.opened", lang, table=opened))
+        rt.frontend.seated(interaction, opened)
+
+    async def open_here(self, interaction: discord.Interaction, lang: str, rules: str | None, base: int | None,
+                        turn_seconds: int | None) -> int | str:
+        """/kwx new's table, opened in the interaction's channel with the server's defaults: its id, or what to
+        answer instead."""
+        rt = self.rt
         cluster = self.bot.cluster  # one process of several: this server's tables are this process's to run
         if cluster is not None and not await cluster.claim(str(interaction.guild_id)):
-            await self.refuse(interaction, "run_elsewhere")
-            return
+            return tr("error.run_elsewhere", lang)
         defaults = await table_defaults(rt.store, str(interaction.guild_id))
         turn = float(turn_seconds if turn_seconds is not None else defaults["turn_seconds"])
         try:
             ruleset = RuleSet.preset(rules or defaults["preset"], base=base if base is not None else defaults["base"])
         except RulesError as err:
-            await self.say(interaction, f"{tr('error.illegal', lang)} ({err})")
-            return
+            return f"{tr('error.illegal', lang)} ({err})"
         try:
-            table_id = await rt.service.open_table(
+            return await rt.service.open_table(
                 str(interaction.guild_id), str(interaction.channel_id), self.me(interaction), rules=ruleset,
                 turn_seconds=turn, claim_seconds=min(float(defaults["claim_seconds"]), turn), seed=rt.table_seed,
                 max_open=defaults["max_tables"], max_hosted=defaults["max_hosted"])
         except TableError as err:
-            await self.refuse(interaction, err)
-            return
-        await self.say(interaction, tr("cmd.opened", lang, table=table_id))
-        rt.frontend.seated(interaction, table_id)
+            return refusal_text(err, lang)
 
     @app_commands.command(name="join", description=text("cmd.join"))
     async def join(self, interaction: discord.Interaction) -> None:
@@ -391,13 +401,14 @@ class Tables(KwxGroupCog, name="Tables"):
         return view
 
     @staticmethod
-    async def in_time(interaction: discord.Interaction, call: Awaitable[PressOutcome]) -> PressOutcome:
-        """The service's answer; when it takes longer than Discord waits (a store write retried), the press is
-        deferred first, so it is answered in time and the answer follows."""
+    async def in_time(interaction: discord.Interaction, call: Awaitable[T], *, thinking: bool = False) -> T:
+        """The service's answer; when it takes longer than Discord waits (a busy store, a busy bot), the
+        interaction is deferred first, so it is answered in time and the answer follows (a command's as its
+        private "thinking" message, filled in by the answer)."""
         task = asyncio.ensure_future(call)
         done, _ = await asyncio.wait({task}, timeout=ANSWER_WITHIN)
         if not done:
-            await safe_defer(interaction)
+            await safe_defer(interaction, ephemeral=thinking, thinking=thinking)
         return await task
 
 

@@ -71,3 +71,32 @@ async def test_the_auto_pass_toggle_is_answered_when_its_setting_cannot_be_saved
         assert out.answered
         await kit.settle()
         assert any(c.label == "自动过：开" for c in kit.fake.message(panel.id).components)  # on, for this session
+
+
+async def test_a_new_table_the_store_is_slow_to_open_is_deferred_in_time_and_then_answered(tmp_path,
+                                                                                          monkeypatch) -> None:
+    """/kwx new on a busy evening: the store takes past Discord's 3 seconds to open the table, so the command is
+    deferred first (a private "thinking", here after 0.05 s instead of 2) and the answer fills it in."""
+    import asyncio
+    import sys
+
+    from kwx.present.i18n import tr
+    from kwx.table.service import TableService
+
+    async with bot_kit(tmp_path, names=("alice",)) as kit:
+        monkeypatch.setattr(sys.modules["cogs.tables"], "ANSWER_WITHIN", 0.05)  # the module the bot loaded
+        real = TableService.open_table
+
+        async def slow(self, *args, **kwargs):
+            await asyncio.sleep(0.3)
+            return await real(self, *args, **kwargs)
+
+        monkeypatch.setattr(TableService, "open_table", slow)
+        out = await kit.slash(kit.alice, "kwx new")
+        mine = [r for r in out.records if r.interaction_id == out.interaction.id]
+        assert mine and mine[0].kind == "defer" and mine[0].thinking and mine[0].ephemeral
+        await kit.settle()
+        table = kit.service.table_in_channel(str(kit.world.guild.id), str(kit.channel.id))
+        assert table is not None
+        assert any(r.kind in ("followup", "edit") and tr("cmd.opened", "zh-CN", table=table) in r.text
+                   for r in kit.fake.log)
