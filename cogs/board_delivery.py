@@ -92,9 +92,6 @@ class BoardDelivery:
         tc = self.tables.get(table_id)
         hand = max(tc.views, default=0)
         tc.lines.setdefault(hand, []).append(("notice", key, fmt))
-        if hand in tc.views and tc.views[hand].phase == FINISHED:
-            tc.noticed_after_end.add(hand)  # the board shows it, crowded or not
-            tc.noticed_after_end.difference_update([h for h in tc.noticed_after_end if h < hand - HANDS_KEPT])
         if hand in tc.views:
             self.mark(tc, hand)
         else:
@@ -243,7 +240,9 @@ class BoardDelivery:
         start together). A board not yet shown at all, a table closing, or a change after the end (a notice)
         is still edited."""
         view = tc.views.get(hand)
-        return (view is not None and view.phase == FINISHED and hand not in tc.noticed_after_end
+        lines = tc.lines.get(hand) or []
+        noticed = bool(lines) and lines[-1][0] == "notice"  # after the hand's last event: after its end
+        return (view is not None and view.phase == FINISHED and not noticed
                 and tc.shown_versions.get(hand) is not None and self.rest.budget.crowded())
 
     async def _flush_board(self, tc: DiscordTable, hand: int) -> None:

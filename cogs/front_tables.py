@@ -52,7 +52,6 @@ class DiscordTable:
     board_hand: int | None = None  # the newest hand that has a board message
     versions: dict[int, int] = field(default_factory=dict)  # hand -> count of its board's changes
     shown_versions: dict[int, int | None] = field(default_factory=dict)  # hand -> the version its message shows
-    noticed_after_end: set[int] = field(default_factory=set)  # recent hands with a notice after their end
     last_call: float = float("-inf")
     dm_notices: set[str] = field(default_factory=set)
     failures: int = 0  # failed channel requests in a row

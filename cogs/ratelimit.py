@@ -207,10 +207,6 @@ MAX_BOARD_INTERVAL = 10.0
 # interaction tokens). Admission projects from this, not from the moment's load: the deals of many tables at
 # once cost far more for a minute, and must not shut the door on tables that would fit.
 STEADY_POSTS_PER_TABLE = 0.02
-# Share of the rate the boards are planned to use at most, less what prompts and posts took over the window: all
-# of it, as prompts and posts go first anyway (and few are prompts: a player's go through their presses' tokens);
-# less would stretch every board further when many hands end at once (their results and next boards are posts).
-BOARD_SHARE = 1.0
 ADMISSION_LOOKBACK_S = 1800.0  # how far back table closes tell how soon room frees up
 DEFAULT_WAIT_S = 600.0  # the wait said when no table has closed lately
 MAX_BACKLOG_HOLD_S = 2.0  # after a global 429, the most the budget waits for the calls already in flight
@@ -372,8 +368,7 @@ class Budget:
         waiting = [at for p in (Priority.PROMPT, Priority.POST) for at, _, f in self._lines[p] if not f.done()]
         if waiting and now - min(waiting) >= CROWDED_WAIT_S:
             return True
-        granted = sum(1 for at, _ in self._grants if at >= now - WINDOW_S)
-        return granted / WINDOW_S >= CROWDED_SHARE * self.rate
+        return self._rate_of(now, tuple(Priority), span=WINDOW_S) >= CROWDED_SHARE * self.rate
 
     def board_changed(self, table_id: int) -> None:
         """A table's board has news to show: it shares the board budget for the next while."""
@@ -390,17 +385,22 @@ class Budget:
             del self._boards[t]
         return len(self._boards)
 
-    def _rate_of(self, now: float, priorities: tuple[Priority, ...]) -> float:
-        """Grants a second to these priorities over the last window (or since the first grant)."""
+    def _rate_of(self, now: float, priorities: tuple[Priority, ...], span: float | None = None) -> float:
+        """Grants a second to these priorities over the last window, divided by `span` (default: the window, or
+        since the start of a budget younger than it)."""
         if not self._grants:
             return 0.0
-        span = max(1.0, min(WINDOW_S, now - self._started))  # a budget younger than the window: since then
+        if span is None:
+            span = max(1.0, min(WINDOW_S, now - self._started))
         return sum(1 for at, p in self._grants if at >= now - WINDOW_S and p in priorities) / span
 
     def board_rate(self, now: float | None = None) -> float:
-        """Board edits a second the budget can take now: what prompts and posts leave of the planned share."""
+        """Board edits a second the budget can take now: what prompts and posts leave of the rate."""
         now = self._clock() if now is None else now
-        return max(1.0, self.rate * BOARD_SHARE - self._rate_of(now, (Priority.PROMPT, Priority.POST)))
+        # The whole rate less what prompts and posts took: they go first anyway (and few are prompts, a player's
+        # going through their presses' tokens); keeping a share back would stretch every board further when many
+        # hands end at once (their results and next boards are posts).
+        return max(1.0, self.rate - self._rate_of(now, (Priority.PROMPT, Priority.POST)))
 
     def board_interval(self, base: float | None = None) -> float:
         """Seconds between a board's edits: `base` while the budget has room; with more busy boards than it
@@ -413,7 +413,7 @@ class Budget:
     def capacity(self) -> int:
         """How many busy tables the budget can carry with each board edited every MAX_BOARD_INTERVAL seconds
         (projected: each table's board edits and its steady posts)."""
-        return int(self.rate * BOARD_SHARE / (1 / MAX_BOARD_INTERVAL + STEADY_POSTS_PER_TABLE))
+        return int(self.rate / (1 / MAX_BOARD_INTERVAL + STEADY_POSTS_PER_TABLE))
 
     def _with(self, table_id: int | None, now: float) -> int:
         """The busy boards with the table asking (a table about to start already counts: its lobby's board)."""

@@ -163,8 +163,7 @@ class Scheduler:
         never reached the player (the bot's fault: it does not count)."""
         if not self.confirms_prompts:
             return "timeout"
-        window, reached = self._reached.get(t.id, (-1, {}))
-        return "timeout" if window == t.window and seat in reached else "late"
+        return "timeout" if self.reached_at(t, seat) is not None else "late"
 
     # == arming ==========================================================================================
     def arm(self, t: LiveTable) -> None:

@@ -290,6 +290,12 @@ async def test_a_crowded_bot_leaves_a_finished_hands_board_to_its_result(tmp_pat
         assert ended not in await _hand_one_board_after_its_result(kit, crowded=True)
         assert kit.rt.frontend.stats.board_ends_skipped >= 1
         assert len(kit.results()) == 1
+        # A notice that comes after the end (a player left, the bot restarted) is still edited onto that board.
+        board = kit.rt.frontend.board
+        tc = board.tables.get(kit.service.table_in_channel(str(kit.world.guild.id), str(kit.channel.id)) or 0)
+        assert board._result_says_it(tc, 1)
+        tc.lines[1].append(("notice", "table.restarted", {}))
+        assert not board._result_says_it(tc, 1)
     async with bot_kit(tmp_path / "quiet") as kit:  # a quiet bot shows the board's end as well
         assert ended in await _hand_one_board_after_its_result(kit, crowded=False)
         assert kit.rt.frontend.stats.board_ends_skipped == 0
