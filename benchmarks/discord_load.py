@@ -18,7 +18,8 @@ Reported (one JSON object with --json):
 - ai_public_calls_per_hand: the same for all-AI tables (goal ≤ 30);
 - p50_ms / p99_ms: per action, from the button press to the moment every send it causes is queued in the
   front end (the press answered and the board change received), milliseconds (goal p99 ≤ 25). The board
-  change is the first the front end hears of with a public step past the one the board showed at the press;
+  change is the first the front end hears of with a public step past the one the board showed at the press
+  (a board change, or for a win the hand's end);
   a pass shows nothing on the board (how many seats answered a claim is not told), so it is timed by its answer.
 
 The tables are spread over servers of TABLES_PER_SERVER (a server's default cap on open tables), as many as
@@ -148,7 +149,14 @@ class Bench:
             self.actions[view.table_id] += bool(view.last_events)
             await original(view)
 
+        finished = rt.frontend.hand_finished
+
+        async def hand_finished(result: Any, view: Any) -> None:  # a win's board change is the hand's end
+            self.board_arrivals[view.table_id].append((view.step, time.perf_counter()))
+            await finished(result, view)
+
         rt.frontend.board_changed = board_changed  # type: ignore[method-assign]
+        rt.frontend.hand_finished = hand_finished  # type: ignore[method-assign]
         rt.service.context.frontend = rt.frontend
 
     def guild(self, n: int) -> Any:
