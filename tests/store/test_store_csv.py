@@ -85,6 +85,15 @@ async def test_formula_cells_are_neutralised_and_still_read_back(store):
     assert {e.created_by for e in parsed} == {"=evil"}
 
 
+async def test_an_export_read_in_batches_is_the_whole_ledger_once(store, table, hand, clock):
+    await _fill(store, table, hand, clock)
+    _, whole = await _export(store)
+    for batch in (2, 5, 6):  # 6 entries: batches that end exactly at the last one, and one that does not
+        out = io.StringIO()
+        assert await store.export_csv(GUILD, out, batch=batch) == 6
+        assert out.getvalue() == whole
+
+
 async def test_the_gzip_export_is_the_same_csv_and_reads_never_wait_for_the_writer(store, table, hand, clock,
                                                                                   tmp_path):
     import asyncio
