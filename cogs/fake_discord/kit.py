@@ -29,10 +29,10 @@ import discord
 from cogs.bot import BotSettings, KwxBot, Pace
 from cogs.fake_discord import Component, FakeDiscord, Outcome, StoredMessage, World, make_world
 from cogs.runtime import Runtime
+from kwx.devtools.polling import eventually
 from kwx.engine.ai import choose, observe
 from kwx.table import TableService
 from kwx.table.deal import Deal
-from tests.support.polling import eventually
 
 ACT = re.compile(r"kwx:act:(\d+):(\d+):(\d+):([a-z]+):([0-9a-z-]+)")
 
