@@ -87,9 +87,7 @@ class Bench:
         self.think = think
         self.tables: dict[int, Table] = {}  # by channel
         self.by_user: dict[int, Table] = {}
-        self.prompt_lags: list[float] = []
-        self.board_lags: list[float] = []
-        self.timeline: list[tuple[str, float, float]] = []  # (kind, when it was seen, lag) for --lags
+        self.timeline: list[tuple[str, float, float]] = []  # (prompt | board, when it was seen, its lag)
         self.measuring = False
         self.window_presses = 0
         self._seen_prompts: set[tuple[int, str]] = set()
@@ -99,6 +97,9 @@ class Bench:
                              for command, key in (("kwx new", "cmd.opened"), ("kwx join", "cmd.joined"),
                                                   ("kwx start", "lobby.started"))}
         discord.observer = self.observe
+
+    def lags(self, kind: str) -> list[float]:
+        return [lag for k, _, lag in self.timeline if k == kind]
 
     def observe(self, m: Message, new: bool) -> None:
         now = time.monotonic()
@@ -119,12 +120,10 @@ class Bench:
                 return
             self._seen_prompts.add(key)
             pause = CLAIM_PAUSE if table.last_press_discard else 0.0
-            self.prompt_lags.append(max(0.0, now - table.last_press - pause))
-            self.timeline.append(("prompt", now, self.prompt_lags[-1]))
+            self.timeline.append(("prompt", now, max(0.0, now - table.last_press - pause)))
             return
         table = self.tables.get(m.channel_id)
         if table is not None and table.pending_board and m.payload.get("embeds"):
-            self.board_lags += [now - t for t in table.pending_board]
             self.timeline += [("board", now, now - t) for t in table.pending_board]
             table.pending_board.clear()
 
@@ -326,8 +325,8 @@ async def run(tables: int, seconds: float, think: float, warmup: float,
                     (after["interaction_requests"] - before["interaction_requests"]) / per_hand, 1),
                 "global_429": after["global_429"], "route_429": after["route_429"],
                 "invalid_requests": after["invalid_requests"], "off_spec": after["off_spec"],
-                "prompt_lag_p99_s": p99(bench.prompt_lags), "board_lag_p99_s": p99(bench.board_lags),
-                "prompts_timed": len(bench.prompt_lags), "lag_timeouts": timeouts[0],
+                "prompt_lag_p99_s": p99(bench.lags("prompt")), "board_lag_p99_s": p99(bench.lags("board")),
+                "prompts_timed": len(bench.lags("prompt")), "lag_timeouts": timeouts[0],
                 "lag_timeouts_counted": timeouts[1], "bot_exit": status,
                 "bot_cpu_share": round((cpu_after - cpu_before) / window, 2),
                 "bot_cpu_share_warmup": round(warmup_cpu[0], 2), "bench_cpu_share_warmup": round(warmup_cpu[1], 2),

@@ -144,15 +144,18 @@ class Bench:
         rt = self.bot.kwx
         original = rt.frontend.board_changed
 
-        async def board_changed(view: Any) -> None:  # when the front end hears of each change
+        finished = rt.frontend.hand_finished
+
+        def arrived(view: Any) -> None:  # when the front end hears of each change
             self.board_arrivals[view.table_id].append((view.step, time.perf_counter()))
+
+        async def board_changed(view: Any) -> None:
+            arrived(view)
             self.actions[view.table_id] += bool(view.last_events)
             await original(view)
 
-        finished = rt.frontend.hand_finished
-
         async def hand_finished(result: Any, view: Any) -> None:  # a win's board change is the hand's end
-            self.board_arrivals[view.table_id].append((view.step, time.perf_counter()))
+            arrived(view)
             await finished(result, view)
 
         rt.frontend.board_changed = board_changed  # type: ignore[method-assign]

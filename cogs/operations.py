@@ -356,10 +356,13 @@ def release_done(presses: list[discord.Interaction], held: Iterable[discord.Inte
     """The presses still in use: those their handler is done with (PRESS_DONE) and not `held` (edited through
     by a panel) are released."""
     kept = {id(i) for i in held if i is not None}
-    done = [i for i in presses if id(i) not in kept and i.extras.get(PRESS_DONE)]
-    for interaction in done:
-        release_interaction(interaction)
-    return [i for i in presses if all(i is not d for d in done)]
+    in_use = []
+    for interaction in presses:
+        if id(interaction) in kept or not interaction.extras.get(PRESS_DONE):
+            in_use.append(interaction)
+        else:
+            release_interaction(interaction)
+    return in_use
 
 
 async def safe_original_response(interaction: discord.Interaction) -> discord.InteractionMessage | None:

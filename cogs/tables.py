@@ -182,7 +182,7 @@ class Tables(KwxGroupCog, name="Tables"):
             await self.refuse(interaction, err, table_id)
             return
         await self.say(interaction, done)
-        if op in (self.do_join, self.do_start):
+        if op in (self.do_join, self.do_start):  # once answered: a followup of an unanswered command fails
             self.rt.frontend.seated(interaction, table)
 
     # == slash commands ===================================================================================

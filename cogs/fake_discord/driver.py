@@ -17,6 +17,7 @@ from cogs.fake_discord.sent import Recorder, Sent
 from kwx.devtools.loopback.calls import Exchange
 from kwx.devtools.loopback.inprocess import InProcessSession, install
 from kwx.devtools.loopback.model import SEND_MESSAGES, DiscordModel, Message, json_copy
+from kwx.devtools.loopback.model import Interaction as SeenInteraction  # Discord's record of one
 from kwx.devtools.loopback.rest import Fault, RestApi
 
 DEFAULT_LOCALE = "zh-CN"
@@ -38,6 +39,8 @@ class Outcome:
 
     interaction: discord.Interaction
     records: list[Sent]
+    seen: SeenInteraction | None = None  # the interaction as Discord's side knows it
+
 
     @property
     def text(self) -> str:
@@ -45,7 +48,10 @@ class Outcome:
 
     @property
     def answered(self) -> bool:
-        """Whether the interaction got a response or deferral (else the player sees "interaction failed")."""
+        """Whether the interaction got a response or deferral (else the player sees "interaction failed"), as
+        Discord knows it: the bot may have released its own object of a finished press, which forgets."""
+        if self.seen is not None:
+            return self.seen.response_type is not None
         return self.interaction.response.is_done()
 
     def first(self, kind: str | None = None) -> Sent:
@@ -341,7 +347,7 @@ class FakeDiscord:
             raise getattr(err, "original", err)
         if raise_errors and len(self.off_spec) > off_spec_mark and not self.allow_off_spec:
             raise AssertionError(f"Discord would refuse what the bot sent: {self.off_spec[off_spec_mark:]}")
-        return Outcome(interaction, self.log.since(mark))
+        return Outcome(interaction, self.log.since(mark), self.model.interactions.get(interaction.token))
 
     def _base_interaction_payload(self, itype: int, user: discord.abc.User, channel: Any) -> dict[str, Any]:
         if user.id not in self.users:

@@ -207,7 +207,7 @@ class QueriesMixin(StoreBase):
         """Write the guild's ledger as CSV (see csvio) to `out`; return the number of entries. Each batch is
         turned into CSV (and compressed, when `out` is a gzip file) in a worker thread: done in the event
         loop, a big ledger's export held up every table playing meanwhile by 100-300 ms a batch."""
-        count = await asyncio.to_thread(write_csv, (), out)  # the header
+        count = write_csv((), out)  # the header
         async for rows in self._entry_rows(guild, batch):
             count += await asyncio.to_thread(write_csv, map(_entry, rows), out, header=False)
         return count

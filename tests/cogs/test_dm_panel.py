@@ -164,5 +164,21 @@ async def test_a_press_the_panel_no_longer_edits_through_is_freed_at_once_not_le
         gc.enable()
 
 
+async def test_a_press_whose_token_still_edits_the_panel_is_kept_until_it_does_no_more(kit: Kit) -> None:
+    """Three people play rounds: each panel is edited through its owner's last press long after that press was
+    answered. Released too early, the press would forget it was answered and answer again: Discord refuses that
+    (40060, an invalid request) and the edit falls back to the bot's own token."""
+    await seat_table(kit, kit.members)
+    await kit.slash(kit.alice, "kwx start")
+    await kit.settle()
+    for _ in range(9):
+        for member in kit.members:
+            panel = kit.live_panel(member)
+            if panel is not None:
+                await kit.play_turn(member, panel)
+                await kit.settle()
+    assert [(r.kind, r.error) for r in kit.fake.log if r.kind == "refused"] == []
+
+
 def _interactions(token: str) -> list[discord.Interaction]:
     return [o for o in gc.get_objects() if isinstance(o, discord.Interaction) and o.token == token]

@@ -26,6 +26,21 @@ async def test_a_double_tap_after_the_panel_was_edited_is_answered_once_as_stale
         assert kit.service.live_table(table).step == step  # nothing played twice
 
 
+async def test_taps_on_one_panel_at_once_are_each_answered_and_none_twice(tmp_path) -> None:
+    """Three discard buttons tapped at once: one is played, every tap gets its answer, and none is answered
+    a second time (Discord refuses that with 40060, an invalid request): a press is released only once its
+    handler is done with it."""
+    import asyncio
+
+    async with bot_kit(tmp_path, names=("alice",)) as kit:
+        _, panel, _, _ = await alice_asked(kit)
+        discards = [c for v, _, c in kit.acts(panel) if v == "discard"][:3]
+        taps = await asyncio.gather(*(kit.fake.press(kit.alice, panel, c.custom_id or "") for c in discards))
+        await kit.settle()
+        assert all(tap.answered for tap in taps)
+        assert [(r.kind, r.error) for r in kit.fake.log if r.kind == "refused"] == []
+
+
 async def test_a_tap_on_a_button_of_an_unknown_kwx_id_the_message_lacks_is_answered(tmp_path) -> None:
     async with bot_kit(tmp_path, names=("alice",)) as kit:
         _, panel, _, _ = await alice_asked(kit)
